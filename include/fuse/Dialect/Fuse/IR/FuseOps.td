@@ -1,0 +1,72 @@
+//===- FuseOps.td - fuse dialect operations ----------------*- tablegen -*-===//
+
+#ifndef FUSE_DIALECT_FUSE_IR_FUSEOPS_TD
+#define FUSE_DIALECT_FUSE_IR_FUSEOPS_TD
+
+include "fuse/Dialect/Fuse/IR/FuseBase.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Fuse_GroupOp : Fuse_Op<"group", [
+    IsolatedFromAbove, RecursiveMemoryEffects, RecursivelySpeculatable,
+    SingleBlock]> {
+  let summary = "a chain of ops that runs as one kernel";
+  let description = [{
+    The body is one block whose arguments are the group's `inputs`, in
+    order; it ends in `fuse.yield` with the group's results. Ops in the body
+    are `onnx` ops. The verifier checks that the body fits `kind`:
+
+    - `elementwise`: only elementwise ops;
+    - `pool_epilogue`: exactly one pooling op, the rest elementwise;
+    - `contraction_epilogue`: exactly one Conv, Gemm or MatMul, the rest
+      elementwise.
+
+    Scalar constants (e.g. Clip bounds) may be cloned into the body.
+
+    ```mlir
+    %y = fuse.group pool_epilogue ins(%x : tensor<1x1x128x3096xf32>)
+        -> tensor<1x1x16x387xf32> {
+    ^bb0(%in: tensor<1x1x128x3096xf32>):
+      %p = onnx.AveragePool(%in) {kernel_shape = array<i64: 8, 8>,
+                                  strides = array<i64: 8, 8>}
+          : (tensor<1x1x128x3096xf32>) -> tensor<1x1x16x387xf32>
+      %r = onnx.Relu(%p) : (tensor<1x1x16x387xf32>) -> tensor<1x1x16x387xf32>
+      fuse.yield %r : tensor<1x1x16x387xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Fuse_GroupKind:$kind, Variadic<AnyType>:$inputs);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind (`ins` `(` $inputs^ `:` type($inputs) `)`)? attr-dict
+    `->` type($results) $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    // Creates the group with an entry block whose arguments mirror `inputs`
+    // and no terminator; the caller fills the body.
+    OpBuilder<(ins "::fuse::GroupKind":$kind, "::mlir::TypeRange":$results,
+                   "::mlir::ValueRange":$inputs)>
+  ];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    YieldOp getYield();
+  }];
+}
+
+def Fuse_YieldOp : Fuse_Op<"yield", [Pure, ReturnLike, Terminator,
+                                     HasParent<"GroupOp">]> {
+  let summary = "returns the results of a fusion group";
+  let description = [{
+    ```mlir
+    fuse.yield %r : tensor<1x1x16x387xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // FUSE_DIALECT_FUSE_IR_FUSEOPS_TD

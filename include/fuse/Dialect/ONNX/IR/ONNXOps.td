@@ -1,0 +1,312 @@
+//===- ONNXOps.td - onnx dialect operations ----------------*- tablegen -*-===//
+//
+// Ops are grouped by family as in the ONNX operator list: elementwise math,
+// neural-network ops (pooling, convolution, normalization), linear algebra,
+// and tensor ops. Names of ops, operands and attributes are the ONNX ones.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_DIALECT_ONNX_IR_ONNXOPS_TD
+#define FUSE_DIALECT_ONNX_IR_ONNXOPS_TD
+
+include "fuse/Dialect/ONNX/IR/ONNXBase.td"
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+// A unary elementwise op `Y = f(X)`; `in`/`out` are the ONNX operand names.
+class ONNX_UnaryOp<string mnemonic, TypeConstraint T, string inName = "X",
+                   string outName = "Y", list<Trait> traits = []>
+    : ONNX_Op<mnemonic, !listconcat(traits, [ONNX_Elementwise,
+                                             SameOperandsAndResultElementType])> {
+  let arguments = !dag(ins, [T], [inName]);
+  let results = !dag(outs, [T], [outName]);
+  let summary = "elementwise " # mnemonic;
+  let description = "ONNX `" # mnemonic # "`, applied to every element:\n\n"
+    "```mlir\n%y = onnx." # mnemonic #
+    "(%x) : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>\n```";
+}
+
+def ONNXReluOp : ONNX_UnaryOp<"Relu", ONNX_NumericTensor>;
+def ONNXSigmoidOp : ONNX_UnaryOp<"Sigmoid", ONNX_FloatTensor>;
+def ONNXTanhOp : ONNX_UnaryOp<"Tanh", ONNX_FloatTensor, "input", "output">;
+def ONNXExpOp : ONNX_UnaryOp<"Exp", ONNX_FloatTensor, "input", "output">;
+def ONNXNegOp : ONNX_UnaryOp<"Neg", ONNX_NumericTensor>;
+def ONNXAbsOp : ONNX_UnaryOp<"Abs", ONNX_NumericTensor>;
+def ONNXSqrtOp : ONNX_UnaryOp<"Sqrt", ONNX_FloatTensor>;
+
+def ONNXLeakyReluOp : ONNX_Op<"LeakyRelu", [ONNX_Elementwise,
+                                           SameOperandsAndResultElementType]> {
+  let summary = "elementwise leaky ReLU: `X < 0 ? alpha * X : X`";
+  let description = [{
+    ```mlir
+    %y = onnx.LeakyRelu(%x) {alpha = 1.000000e-01 : f32}
+        : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X,
+                       DefaultValuedAttr<F32Attr, "0.01f">:$alpha);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+def ONNXClipOp : ONNX_Op<"Clip", [ONNX_Elementwise, AttrSizedOperandSegments,
+                                  SameOperandsAndResultElementType]> {
+  let summary = "elementwise clamp to [min, max]";
+  let description = [{
+    `min` and `max` are optional scalar (rank-0 or one-element) tensors; a
+    missing bound does not clamp. Clip-6 models carry the bounds as
+    attributes; the importer turns them into constant operands.
+
+    ```mlir
+    %y = onnx.Clip(%x) min(%lo) max(%hi)
+        : (tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+    %z = onnx.Clip(%x) max(%hi) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    ```
+  }];
+  let assemblyFormat = [{
+    `(` $input `)` (`min` `(` $min^ `)`)? (`max` `(` $max^ `)`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let arguments = (ins ONNX_NumericTensor:$input,
+                       Optional<ONNX_NumericTensor>:$min,
+                       Optional<ONNX_NumericTensor>:$max);
+  let results = (outs ONNX_NumericTensor:$output);
+}
+
+// A binary elementwise op with multidirectional (numpy) broadcasting.
+class ONNX_BinaryOp<string mnemonic>
+    : ONNX_Op<mnemonic, [ONNX_Elementwise, SameOperandsAndResultElementType]> {
+  let summary = "elementwise " # mnemonic # " with numpy broadcasting";
+  let description = "ONNX `" # mnemonic # "`; `A` and `B` broadcast to a "
+    "common shape, which is the result shape:\n\n```mlir\n%c = onnx." #
+    mnemonic # "(%a, %b) : (tensor<2x3xf32>, tensor<3xf32>) -> "
+    "tensor<2x3xf32>\n```";
+  let arguments = (ins ONNX_NumericTensor:$A, ONNX_NumericTensor:$B);
+  let results = (outs ONNX_NumericTensor:$C);
+}
+
+def ONNXAddOp : ONNX_BinaryOp<"Add">;
+def ONNXSubOp : ONNX_BinaryOp<"Sub">;
+def ONNXMulOp : ONNX_BinaryOp<"Mul">;
+def ONNXDivOp : ONNX_BinaryOp<"Div">;
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+def ONNXAveragePoolOp : ONNX_Op<"AveragePool", [ONNX_Pooling]> {
+  let summary = "average over sliding windows of the spatial dimensions";
+  let description = [{
+    `X` is `N x C x D1 x ... x Dn`. `kernel_shape`, `strides` and `dilations`
+    have one entry per spatial dimension, `pads` two (all begins, then all
+    ends). Absent `strides`/`dilations` mean 1, absent `pads` 0; the importer
+    writes them out. `auto_pad` is `NOTSET`, `SAME_UPPER`, `SAME_LOWER` or
+    `VALID`.
+
+    ```mlir
+    %y = onnx.AveragePool(%x) {kernel_shape = array<i64: 8, 8>,
+                               strides = array<i64: 8, 8>}
+        : (tensor<1x1x128x3096xf32>) -> tensor<1x1x16x387xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                       DefaultValuedAttr<I64Attr, "0">:$count_include_pad,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+def ONNXMaxPoolOp : ONNX_Op<"MaxPool", [ONNX_Pooling]> {
+  let summary = "maximum over sliding windows of the spatial dimensions";
+  let description = [{
+    Same window attributes as `onnx.AveragePool`. Only the `Y` output is
+    represented; a model that uses the optional `Indices` output is rejected
+    by the importer.
+
+    ```mlir
+    %y = onnx.MaxPool(%x) {kernel_shape = array<i64: 2, 2>,
+                           strides = array<i64: 2, 2>}
+        : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_NumericTensor:$X,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       DefaultValuedAttr<I64Attr, "0">:$storage_order,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs ONNX_NumericTensor:$Y);
+}
+
+def ONNXGlobalAveragePoolOp : ONNX_Op<"GlobalAveragePool", [ONNX_Pooling,
+    SameOperandsAndResultElementType]> {
+  let summary = "average over all spatial dimensions";
+  let description = [{
+    ```mlir
+    %y = onnx.GlobalAveragePool(%x)
+        : (tensor<1x64x7x7xf32>) -> tensor<1x64x1x1xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution, normalization, linear algebra
+//===----------------------------------------------------------------------===//
+
+def ONNXConvOp : ONNX_Op<"Conv", [ONNX_Contraction]> {
+  let summary = "N-d convolution with optional bias";
+  let description = [{
+    `X` is `N x C x D1...Dn`, `W` is `M x C/group x k1...kn`, the optional
+    bias `B` has `M` elements. `kernel_shape`, when present, must equal the
+    spatial dims of `W`.
+
+    ```mlir
+    %y = onnx.Conv(%x, %w, %b) {pads = array<i64: 1, 1, 1, 1>,
+                                strides = array<i64: 1, 1>}
+        : (tensor<1x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>)
+        -> tensor<1x16x32x32xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X, ONNX_FloatTensor:$W,
+                       Optional<ONNX_FloatTensor>:$B,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+def ONNXGemmOp : ONNX_Op<"Gemm", [ONNX_Contraction]> {
+  let summary = "`alpha * op(A) * op(B) + beta * C`";
+  let description = [{
+    `op(A)` is `A` or its transpose (`transA`), likewise for `B`; the result
+    is `M x N`. The optional `C` broadcasts to `M x N` (unidirectionally).
+
+    ```mlir
+    %y = onnx.Gemm(%a, %b, %c) {transB = 1 : i64}
+        : (tensor<8x64xf32>, tensor<32x64xf32>, tensor<32xf32>)
+        -> tensor<8x32xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_NumericTensor:$A, ONNX_NumericTensor:$B,
+                       Optional<ONNX_NumericTensor>:$C,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$alpha,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$beta,
+                       DefaultValuedAttr<I64Attr, "0">:$transA,
+                       DefaultValuedAttr<I64Attr, "0">:$transB);
+  let results = (outs ONNX_NumericTensor:$Y);
+}
+
+def ONNXMatMulOp : ONNX_Op<"MatMul", [ONNX_Contraction,
+                                      SameOperandsAndResultElementType]> {
+  let summary = "numpy matmul: batched, with broadcasting of batch dims";
+  let description = [{
+    ```mlir
+    %y = onnx.MatMul(%a, %b)
+        : (tensor<2x4x8xf32>, tensor<8x16xf32>) -> tensor<2x4x16xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_NumericTensor:$A, ONNX_NumericTensor:$B);
+  let results = (outs ONNX_NumericTensor:$Y);
+}
+
+def ONNXBatchNormalizationOp : ONNX_Op<"BatchNormalization", [
+    SameOperandsAndResultElementType]> {
+  let summary = "batch normalization in inference mode";
+  let description = [{
+    `Y = scale * (X - input_mean) / sqrt(input_var + epsilon) + B`, with the
+    per-channel vectors broadcast along dimension 1. Training mode is not
+    represented.
+
+    ```mlir
+    %y = onnx.BatchNormalization(%x, %s, %b, %m, %v)
+        : (tensor<1x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>,
+           tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X, ONNX_FloatTensor:$scale,
+                       ONNX_FloatTensor:$B, ONNX_FloatTensor:$input_mean,
+                       ONNX_FloatTensor:$input_var,
+                       DefaultValuedAttr<F32Attr, "1e-05f">:$epsilon,
+                       DefaultValuedAttr<F32Attr, "0.9f">:$momentum);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor ops
+//===----------------------------------------------------------------------===//
+
+def ONNXFlattenOp : ONNX_Op<"Flatten", [SameOperandsAndResultElementType]> {
+  let summary = "flatten to 2-D around `axis`";
+  let description = [{
+    The result is `(d0*...*d(axis-1)) x (d(axis)*...*dn)`; a negative `axis`
+    counts from the back.
+
+    ```mlir
+    %y = onnx.Flatten(%x) : (tensor<1x64x1x1xf32>) -> tensor<1x64xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$input,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs ONNX_AnyTensor:$output);
+}
+
+def ONNXReshapeOp : ONNX_Op<"Reshape"> {
+  let summary = "reshape to the shape given by a 1-D i64 tensor";
+  let description = [{
+    In `shape`, `0` copies the input dimension at that index (unless
+    `allowzero` is 1) and one `-1` is inferred. The result shape is static
+    when `shape` is a constant and the element count is known.
+
+    ```mlir
+    %s = onnx.Constant dense<[1, -1]> : tensor<2xi64>
+    %y = onnx.Reshape(%x, %s)
+        : (tensor<1x64x1x1xf32>, tensor<2xi64>) -> tensor<1x64xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data, ONNX_I64Tensor:$shape,
+                       DefaultValuedAttr<I64Attr, "0">:$allowzero);
+  let results = (outs ONNX_AnyTensor:$reshaped);
+}
+
+def ONNXConstantOp : ONNX_Op<"Constant", [ConstantLike]> {
+  let summary = "a constant tensor (graph initializers and Constant nodes)";
+  let description = [{
+    Large tensors (weights) are held as `dense_resource` blobs, so the IR
+    stays readable; small ones as `dense` literals.
+
+    ```mlir
+    %w = onnx.Constant dense_resource<conv1_weight> : tensor<16x3x3x3xf32>
+    %s = onnx.Constant dense<[1, -1]> : tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs ONNX_AnyTensor:$output);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def ONNXIdentityOp : ONNX_Op<"Identity", [ONNX_Elementwise,
+                                          SameOperandsAndResultElementType]> {
+  let summary = "the input, unchanged";
+  let description = [{
+    ```mlir
+    %y = onnx.Identity(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$input);
+  let results = (outs ONNX_AnyTensor:$output);
+}
+
+#endif // FUSE_DIALECT_ONNX_IR_ONNXOPS_TD

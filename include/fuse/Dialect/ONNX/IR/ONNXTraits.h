@@ -1,0 +1,47 @@
+//===- ONNXTraits.h - Fusion classes of onnx ops -----------------*- C++
+//-*-===//
+//
+// Marker traits that say which fusion role an op can play. They verify
+// nothing; the fusion pass and the `fuse.group` verifier query them with
+// `op->hasTrait<...>()`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_DIALECT_ONNX_IR_ONNXTRAITS_H
+#define FUSE_DIALECT_ONNX_IR_ONNXTRAITS_H
+
+#include "mlir/IR/OpDefinition.h"
+
+namespace fuse {
+namespace ONNXTrait {
+
+/// Each output element depends only on the input elements at the same
+/// (broadcast) index.
+template <typename ConcreteType>
+class Elementwise : public mlir::OpTrait::TraitBase<ConcreteType, Elementwise> {
+};
+
+/// Windowed or global pooling over the spatial dimensions.
+template <typename ConcreteType>
+class Pooling : public mlir::OpTrait::TraitBase<ConcreteType, Pooling> {};
+
+/// A contraction (Conv, Gemm, MatMul) that can anchor an epilogue.
+template <typename ConcreteType>
+class Contraction : public mlir::OpTrait::TraitBase<ConcreteType, Contraction> {
+};
+
+} // namespace ONNXTrait
+
+inline bool isElementwiseOp(mlir::Operation *op) {
+  return op->hasTrait<ONNXTrait::Elementwise>();
+}
+inline bool isPoolingOp(mlir::Operation *op) {
+  return op->hasTrait<ONNXTrait::Pooling>();
+}
+inline bool isContractionOp(mlir::Operation *op) {
+  return op->hasTrait<ONNXTrait::Contraction>();
+}
+
+} // namespace fuse
+
+#endif // FUSE_DIALECT_ONNX_IR_ONNXTRAITS_H

@@ -1,0 +1,61 @@
+//===- ONNXImporter.h - ONNX model to the onnx dialect -----------*- C++
+//-*-===//
+//
+// Imports an ONNX model (binary protobuf or ONNX text syntax) into one
+// `func.func` of `onnx` ops: graph inputs become arguments, initializers
+// `onnx.Constant`s, graph outputs results, each node one op located at
+// `loc("<node name>")`. Result types are inferred by the ops themselves.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_IMPORT_ONNXIMPORTER_H
+#define FUSE_IMPORT_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <utility>
+
+namespace fuse {
+
+struct ImportOptions {
+  enum class Format { Auto, Binary, Text };
+  /// How to read the bytes. Auto: ONNX text syntax when the file name ends
+  /// in `.onnxtxt` or the content starts with `<`, binary otherwise.
+  Format format = Format::Auto;
+  /// Shapes given for graph inputs (`--input-shape name=1x3x224x224`);
+  /// `ShapedType::kDynamic` for `?`.
+  llvm::SmallVector<std::pair<std::string, llvm::SmallVector<int64_t>>>
+      inputShapes;
+};
+
+/// Parses one `--input-shape` value, `name=d0xd1x...` (a dim may be `?`;
+/// `name=` alone is a scalar). Returns an error message on failure.
+std::string parseInputShapeSpec(llvm::StringRef spec, ImportOptions &options);
+
+/// Imports the model in `bytes`. `sourceName` names the file in
+/// diagnostics. Every problem with the model is reported through the
+/// context's diagnostic engine; the result is null after any error.
+mlir::OwningOpRef<mlir::ModuleOp> importONNXModel(llvm::StringRef bytes,
+                                                  llvm::StringRef sourceName,
+                                                  mlir::MLIRContext *context,
+                                                  const ImportOptions &options);
+
+/// Registers `--input-shape` and `--onnx-format` with LLVM's command line,
+/// for tools that import models. Call before parsing the command line.
+void registerImportCLOptions();
+
+/// The options given on the command line. Reports a malformed
+/// `--input-shape` to stderr and returns failure.
+mlir::FailureOr<ImportOptions> getImportOptionsFromCL();
+
+/// The ai.onnx opsets this importer understands.
+constexpr int64_t kMinSupportedOpset = 7;
+constexpr int64_t kMaxSupportedOpset = 28;
+
+} // namespace fuse
+
+#endif // FUSE_IMPORT_ONNXIMPORTER_H

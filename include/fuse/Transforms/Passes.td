@@ -1,0 +1,76 @@
+//===- Passes.td - fuse fusion passes ----------------------*- tablegen -*-===//
+
+#ifndef FUSE_TRANSFORMS_PASSES_TD
+#define FUSE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FuseChains : Pass<"fuse-chains", "mlir::func::FuncOp"> {
+  let summary = "Wrap each chain of fusible onnx ops in one fuse.group";
+  let description = [{
+    Forms `fuse.group` ops by pattern rewriting, in two phases:
+
+    1. Epilogues. From each pooling op (AveragePool, MaxPool,
+       GlobalAveragePool) and each contraction (Conv, Gemm, MatMul), follow
+       the chain of elementwise consumers forward: `pool_epilogue` and
+       `contraction_epilogue` groups.
+    2. Elementwise. Every remaining maximal DAG of elementwise ops with at
+       least two ops becomes an `elementwise` group.
+
+    A value is fused into its consumer only when that consumer is its only
+    user (an intermediate with another user outside the chain is not
+    swallowed) and the consumer's result has the value's (static) shape, so
+    every op in a group iterates over the same space; operands from outside
+    the group may broadcast into it. Scalar constants are cloned into the
+    group; everything else it reads becomes an input.
+
+    Before:
+    ```mlir
+    %0 = onnx.AveragePool(%x) {kernel_shape = array<i64: 8, 8>, ...}
+        : (tensor<1x1x128x3096xf32>) -> tensor<1x1x16x387xf32>
+    %1 = onnx.Relu(%0) : (tensor<1x1x16x387xf32>) -> tensor<1x1x16x387xf32>
+    ```
+    After:
+    ```mlir
+    %1 = fuse.group pool_epilogue ins(%x : tensor<1x1x128x3096xf32>)
+        -> tensor<1x1x16x387xf32> {
+    ^bb0(%in: tensor<1x1x128x3096xf32>):
+      %p = onnx.AveragePool(%in) {...}
+      %r = onnx.Relu(%p) : ...
+      fuse.yield %r : tensor<1x1x16x387xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::fuse::FuseDialect"];
+  let options = [
+    Option<"poolEpilogues", "pool-epilogue", "bool", "true",
+           "Fuse elementwise ops into the pooling op they follow">,
+    Option<"contractionEpilogues", "contraction-epilogue", "bool", "true",
+           "Fuse elementwise ops into the Conv/Gemm/MatMul they follow">,
+    Option<"elementwise", "elementwise", "bool", "true",
+           "Group chains of elementwise ops">,
+  ];
+}
+
+def FusionReport : Pass<"fusion-report", "mlir::ModuleOp"> {
+  let summary = "Print each fusion group, its ops and the memory traffic "
+                "it saves";
+  let description = [{
+    For every function, prints (to stderr) each `fuse.group` in order: its
+    kind, its ops, its intermediates (values produced and consumed inside
+    the group, which a fused kernel never writes to memory) and the bytes
+    of memory traffic that saves (each intermediate written once and read
+    once by each op that uses it), then the number of kernels before and
+    after fusion. The IR is left unchanged.
+
+    ```
+    fusion report for @avgpool_relu
+      group 0 (pool_epilogue): onnx.AveragePool -> onnx.Relu
+        intermediates: 1 x tensor<1x1x16x387xf32> (24768 bytes)
+        intermediate bytes saved: 49536 (24768 written + 24768 read)
+      kernels: 2 before fusion, 1 after (1 group, 0 unfused ops)
+    ```
+  }];
+}
+
+#endif // FUSE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,60 @@
+//===- InferenceUtils.h - Helpers for onnx result inference ------*- C++
+//-*-===//
+//
+// Private to the onnx dialect library. Result type inference runs both when
+// the importer creates an op (before the op is verified, so it must not
+// assume verified operands or attributes) and in the verifier.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_LIB_DIALECT_ONNX_IR_INFERENCEUTILS_H
+#define FUSE_LIB_DIALECT_ONNX_IR_INFERENCEUTILS_H
+
+#include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+namespace fuse {
+namespace detail {
+
+/// Reports an inference error for op `opName` at `loc` (when there is a
+/// location to report at) and returns failure.
+template <typename... Args>
+mlir::LogicalResult inferError(std::optional<mlir::Location> loc,
+                               llvm::StringRef opName, Args &&...args) {
+  return mlir::emitOptionalError(loc, "'", opName, "' op ",
+                                 std::forward<Args>(args)...);
+}
+
+/// The tensor type of `v`, or null when `v` is missing or not a tensor.
+inline mlir::TensorType getTensorType(mlir::Value v) {
+  if (!v)
+    return nullptr;
+  return llvm::dyn_cast<mlir::TensorType>(v.getType());
+}
+
+/// The tensor types of operands `a` and `b` (named `what` in messages),
+/// which must share an element type. Reports and fails otherwise.
+inline mlir::FailureOr<std::pair<mlir::TensorType, mlir::TensorType>>
+getTensorPair(std::optional<mlir::Location> loc, llvm::StringRef opName,
+              mlir::Value a, mlir::Value b, llvm::StringRef what) {
+  mlir::TensorType ta = getTensorType(a), tb = getTensorType(b);
+  if (!ta || !tb)
+    return inferError(loc, opName, "expects tensor operands");
+  if (ta.getElementType() != tb.getElementType())
+    return inferError(loc, opName, what, " have different element types (",
+                      ta.getElementType(), " and ", tb.getElementType(), ")");
+  return std::make_pair(ta, tb);
+}
+
+/// An unranked tensor of `elementType`: the answer when an input's rank is
+/// unknown.
+inline mlir::Type unranked(mlir::Type elementType) {
+  return mlir::UnrankedTensorType::get(elementType);
+}
+
+} // namespace detail
+} // namespace fuse
+
+#endif // FUSE_LIB_DIALECT_ONNX_IR_INFERENCEUTILS_H

@@ -1,0 +1,80 @@
+//===- ImportOptions.cpp - Command-line options of the importer ----------===//
+
+#include "fuse/Import/ONNXImporter.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ManagedStatic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace fuse;
+
+namespace {
+struct ImportCLOptions {
+  cl::list<std::string> inputShapes{
+      "input-shape",
+      cl::desc("Shape of a graph input, overriding or completing the model's "
+               "(repeatable): NAME=D0xD1x... where a dim is a number or ? "
+               "(e.g. --input-shape input=1x3x224x224). Symbolic dims the "
+               "shape fixes are bound in every other input too"),
+      cl::value_desc("name=shape")};
+  cl::opt<ImportOptions::Format> format{
+      "onnx-format", cl::desc("How to read an ONNX model file"),
+      cl::init(ImportOptions::Format::Auto),
+      cl::values(
+          clEnumValN(ImportOptions::Format::Auto, "auto",
+                     "text when the name ends in .onnxtxt or the file "
+                     "starts with '<', else binary (default)"),
+          clEnumValN(ImportOptions::Format::Binary, "binary",
+                     "binary protobuf (.onnx)"),
+          clEnumValN(ImportOptions::Format::Text, "text", "ONNX text syntax"))};
+};
+} // namespace
+
+static ManagedStatic<ImportCLOptions> clOptions;
+
+void fuse::registerImportCLOptions() { *clOptions; }
+
+std::string fuse::parseInputShapeSpec(StringRef spec, ImportOptions &options) {
+  auto [name, dims] = spec.split('=');
+  if (name.empty() || !spec.contains('='))
+    return "--input-shape expects NAME=D0xD1x..., got '" + spec.str() + "'";
+  SmallVector<int64_t> shape;
+  if (!dims.empty()) {
+    SmallVector<StringRef> parts;
+    dims.split(parts, 'x');
+    for (StringRef part : parts) {
+      int64_t d;
+      if (part == "?") {
+        shape.push_back(mlir::ShapedType::kDynamic);
+      } else if (!part.getAsInteger(10, d) && d >= 0 &&
+                 d < (int64_t(1) << 40)) {
+        shape.push_back(d);
+      } else {
+        return "--input-shape " + spec.str() + ": '" + part.str() +
+               "' is not a dimension (a non-negative number or ?)";
+      }
+    }
+  }
+  for (const auto &entry : options.inputShapes)
+    if (entry.first == name)
+      return "--input-shape gives '" + name.str() + "' twice";
+  options.inputShapes.emplace_back(name.str(), std::move(shape));
+  return "";
+}
+
+mlir::FailureOr<ImportOptions> fuse::getImportOptionsFromCL() {
+  ImportOptions options;
+  if (!clOptions.isConstructed())
+    return options;
+  options.format = clOptions->format;
+  for (const std::string &spec : clOptions->inputShapes) {
+    std::string error = parseInputShapeSpec(spec, options);
+    if (!error.empty()) {
+      errs() << "error: " << error << "\n";
+      return mlir::failure();
+    }
+  }
+  return options;
+}

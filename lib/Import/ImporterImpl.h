@@ -1,0 +1,134 @@
+//===- ImporterImpl.h - Importer internals -----------------------*- C++
+//-*-===//
+//
+// Private to the importer: conversion of ONNX types and tensors, and the
+// per-node context that op importers work with.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_LIB_IMPORT_IMPORTERIMPL_H
+#define FUSE_LIB_IMPORT_IMPORTERIMPL_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <vector>
+
+namespace fuse {
+namespace detail {
+
+//===----------------------------------------------------------------------===//
+// Types and tensors
+//===----------------------------------------------------------------------===//
+
+/// The MLIR element type of ONNX data type `dataType`, or null when fuse
+/// does not support it.
+mlir::Type convertElementType(int32_t dataType, mlir::MLIRContext *context);
+
+/// "FLOAT", "STRING", ... (or the number, for an unknown value).
+std::string dataTypeName(int32_t dataType);
+
+/// Converts `tensor` to an attribute: small or splat tensors as `dense`,
+/// others as a `dense_resource` blob keyed by `blobName`. On failure returns
+/// null and says why in `error`.
+mlir::ElementsAttr convertTensor(const ::onnx::TensorProto &tensor,
+                                 llvm::StringRef blobName,
+                                 mlir::MLIRContext *context,
+                                 std::string &error);
+
+//===----------------------------------------------------------------------===//
+// Op importers
+//===----------------------------------------------------------------------===//
+
+enum class AttrKind { Int, Float, Ints, Floats, String, Tensor };
+
+/// An ONNX attribute an op importer accepts, and its expected kind.
+struct AttrSpec {
+  const char *name;
+  AttrKind kind;
+};
+
+class NodeImporter;
+using ImportFn = mlir::LogicalResult (*)(NodeImporter &);
+
+/// How one ONNX operator is imported.
+struct OpImportInfo {
+  /// The `onnx` dialect op, e.g. "onnx.Relu".
+  const char *opName;
+  /// Opset versions at which the ONNX schema changed (`since_version`s, as
+  /// listed by onnx.defs); the node's version is the newest one not newer
+  /// than the model's opset.
+  std::vector<int> versions;
+  /// Every attribute the operator may carry in any of those versions.
+  std::vector<AttrSpec> attrs;
+  unsigned minInputs, maxInputs, maxOutputs;
+  ImportFn import;
+};
+
+/// The importer for `opType` in the default domain, or null.
+const OpImportInfo *lookupOpImporter(llvm::StringRef opType);
+
+/// The context of one node while it is imported.
+class NodeImporter {
+public:
+  NodeImporter(const ::onnx::NodeProto &node, const OpImportInfo &info,
+               int version, int64_t opset, mlir::OpBuilder &builder,
+               mlir::Location loc, std::string description)
+      : node(node), info(info), version(version), opset(opset),
+        builder(builder), loc(loc), description(std::move(description)) {}
+
+  const ::onnx::NodeProto &node;
+  const OpImportInfo &info;
+  /// The op version in effect (see OpImportInfo::versions).
+  int version;
+  /// The model's ai.onnx opset.
+  int64_t opset;
+  mlir::OpBuilder &builder;
+  mlir::Location loc;
+  /// "node 'conv1' (Conv, opset 13)"
+  std::string description;
+  /// Node inputs; null where an optional input is omitted.
+  llvm::SmallVector<mlir::Value> inputs;
+  /// What the handler produced for each node output; null for outputs it
+  /// does not produce.
+  llvm::SmallVector<mlir::Value> results;
+
+  mlir::MLIRContext *getContext() { return builder.getContext(); }
+  mlir::Value input(unsigned i) const {
+    return i < inputs.size() ? inputs[i] : mlir::Value();
+  }
+  /// Whether output `i` exists and is used (has a name).
+  bool outputUsed(int i) const {
+    return i < node.output_size() && !node.output(i).empty();
+  }
+
+  /// An error at the node, prefixed with its description.
+  mlir::InFlightDiagnostic emitError();
+
+  const ::onnx::AttributeProto *findAttr(llvm::StringRef name) const;
+
+  /// Converts the node's attributes (all of which were checked against
+  /// `info.attrs`) to MLIR attributes, leaving out those in `skip`.
+  mlir::FailureOr<llvm::SmallVector<mlir::NamedAttribute>>
+  convertAttributes(llvm::ArrayRef<llvm::StringRef> skip = {});
+
+  /// Creates `opName` on `operands` (null entries are omitted optional
+  /// operands; for ops with several optional operands, one entry per ODS
+  /// operand), infers its result types and verifies it.
+  mlir::FailureOr<mlir::Operation *>
+  createOp(llvm::StringRef opName, llvm::ArrayRef<mlir::Value> operands,
+           llvm::ArrayRef<mlir::NamedAttribute> attrs);
+
+  /// A rank-0 `onnx.Constant` of `elementType` holding `value`.
+  mlir::Value createScalarConstant(mlir::Type elementType, double value);
+};
+
+} // namespace detail
+} // namespace fuse
+
+#endif // FUSE_LIB_IMPORT_IMPORTERIMPL_H

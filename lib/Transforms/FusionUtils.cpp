@@ -1,0 +1,119 @@
+//===- FusionUtils.cpp - Legality checks and group construction ----------===//
+
+#include "FusionUtils.h"
+
+#include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace fuse;
+
+bool fuse::isUngrouped(Operation *op) {
+  return isa<ONNXDialect>(op->getDialect()) && !op->getParentOfType<GroupOp>();
+}
+
+/// Whether the op's tensor operands other than `except` are all scalars
+/// (rank 0 or every dim a static 1), so that they cannot widen its result.
+static bool otherOperandsAreScalars(Operation *op, Value except) {
+  for (Value operand : op->getOperands()) {
+    if (operand == except)
+      continue;
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type ||
+        !llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; }))
+      return false;
+  }
+  return true;
+}
+
+bool fuse::keepsShape(Value value, Operation *user) {
+  if (user->getNumResults() != 1)
+    return false;
+  auto valueType = dyn_cast<RankedTensorType>(value.getType());
+  auto resultType = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+  if (!valueType || !resultType ||
+      valueType.getShape() != resultType.getShape())
+    return false;
+  // Equal static shapes are a proof; with dynamic dims only when nothing
+  // else can broadcast the result wider at run time.
+  return valueType.hasStaticShape() || otherOperandsAreScalars(user, value);
+}
+
+Operation *fuse::getFusibleConsumer(Value value) {
+  if (value.use_empty())
+    return nullptr;
+  Operation *consumer = *value.user_begin();
+  // Every use must be by that one op (`x * x` is one user, two uses).
+  if (!llvm::all_of(value.getUsers(),
+                    [&](Operation *u) { return u == consumer; }))
+    return nullptr;
+  if (!isUngrouped(consumer) || !isElementwiseOp(consumer) ||
+      consumer->getBlock() != value.getParentBlock() ||
+      !keepsShape(value, consumer))
+    return nullptr;
+  return consumer;
+}
+
+/// Scalar constants are cheaper inside the kernel than as an input.
+static bool shouldCloneIntoGroup(Value value) {
+  auto constant = value.getDefiningOp<ONNXConstantOp>();
+  if (!constant)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(constant.getType());
+  return type &&
+         llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; });
+}
+
+FailureOr<GroupOp> fuse::formGroup(RewriterBase &rewriter, GroupKind kind,
+                                   ArrayRef<Operation *> ops) {
+  assert(!ops.empty());
+  Operation *root = ops.back();
+  llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
+  for (Operation *op : ops.drop_back())
+    for (Operation *user : op->getUsers())
+      if (!members.contains(user))
+        return rewriter.notifyMatchFailure(
+            op, "an intermediate of the group is used outside it");
+
+  // Inputs in order of first use; scalar constants are cloned instead.
+  llvm::SetVector<Value> inputs;
+  llvm::SetVector<Operation *> constants;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands()) {
+      if (Operation *def = operand.getDefiningOp();
+          def && members.contains(def))
+        continue;
+      if (shouldCloneIntoGroup(operand))
+        constants.insert(operand.getDefiningOp());
+      else
+        inputs.insert(operand);
+    }
+
+  SmallVector<Location> locs;
+  for (Operation *op : ops)
+    locs.push_back(op->getLoc());
+  rewriter.setInsertionPoint(root);
+  auto group = GroupOp::create(rewriter, rewriter.getFusedLoc(locs), kind,
+                               root->getResultTypes(), inputs.getArrayRef());
+
+  Block &body = group.getBodyBlock();
+  IRMapping mapping;
+  for (auto [input, arg] : llvm::zip(inputs, body.getArguments()))
+    mapping.map(input, arg);
+  rewriter.setInsertionPointToStart(&body);
+  for (Operation *constant : constants)
+    rewriter.clone(*constant, mapping);
+  for (Operation *op : ops)
+    rewriter.clone(*op, mapping);
+  SmallVector<Value> yielded;
+  for (Value result : root->getResults())
+    yielded.push_back(mapping.lookup(result));
+  YieldOp::create(rewriter, root->getLoc(), yielded);
+
+  rewriter.replaceOp(root, group.getResults());
+  for (Operation *op : llvm::reverse(ops.drop_back()))
+    rewriter.eraseOp(op);
+  return group;
+}

@@ -1,0 +1,37 @@
+//===- FusionUtils.h - Legality checks and group construction ----*- C++
+//-*-===//
+//
+// Private to the fusion passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_LIB_TRANSFORMS_FUSIONUTILS_H
+#define FUSE_LIB_TRANSFORMS_FUSIONUTILS_H
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace fuse {
+
+/// Whether `op` may join a group at all: an onnx op, not yet in a group.
+bool isUngrouped(mlir::Operation *op);
+
+/// Whether `user`'s result provably has `value`'s shape: `user` adds no
+/// broadcasting to `value`, so both can share one iteration space.
+bool keepsShape(mlir::Value value, mlir::Operation *user);
+
+/// The op `value` can be fused into: its only user, if that user is an
+/// ungrouped elementwise op in the same block whose result has `value`'s
+/// shape (so the consumer adds no broadcasting to the chain). Null if none.
+mlir::Operation *getFusibleConsumer(mlir::Value value);
+
+/// Replaces `ops` (in block order; the last one is the root, whose results
+/// the group returns, and no other op of `ops` may be used outside `ops`)
+/// by one `fuse.group` of `kind` placed at the root.
+mlir::FailureOr<GroupOp> formGroup(mlir::RewriterBase &rewriter, GroupKind kind,
+                                   llvm::ArrayRef<mlir::Operation *> ops);
+
+} // namespace fuse
+
+#endif // FUSE_LIB_TRANSFORMS_FUSIONUTILS_H

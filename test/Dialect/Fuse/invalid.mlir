@@ -1,0 +1,155 @@
+// RUN: fuse-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
+// Verifier errors of fuse.group and fuse.yield.
+
+func.func @arg_count(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fuse.group' op has 1 inputs but its body has 2 arguments}}
+  %0 = fuse.group elementwise ins(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+    %r = onnx.Add(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @arg_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fuse.group' op input #0 has type 'tensor<4xf32>' but body argument #0 has type 'tensor<?xf32>'}}
+  %0 = fuse.group elementwise ins(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<?xf32>):
+    %r = onnx.Relu(%a) : (tensor<?xf32>) -> tensor<?xf32>
+    %s = onnx.Relu(%r) : (tensor<?xf32>) -> tensor<4xf32>
+    fuse.yield %s : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @yield_types(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = fuse.group elementwise ins(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %r = onnx.Relu(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %c = onnx.Constant dense<1> : tensor<4xi64>
+    // expected-error @+1 {{'fuse.yield' op returns 'tensor<4xi64>' but the group results are 'tensor<4xf32>'}}
+    fuse.yield %c : tensor<4xi64>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @no_terminator(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = fuse.group elementwise ins(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @+1 {{block with no terminator}}
+    %r = onnx.Relu(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @wrong_terminator(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fuse.group' op body must end with 'fuse.yield'}}
+  %0 = fuse.group elementwise ins(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %r = onnx.Relu(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    "test.terminator"(%r) : (tensor<4xf32>) -> ()
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @empty(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fuse.group' op body has no ops to fuse}}
+  %0 = fuse.group elementwise ins(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    fuse.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @anchor_in_elementwise(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
+  %0 = fuse.group elementwise ins(%x : tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
+  ^bb0(%a: tensor<1x1x8x8xf32>):
+    // expected-error @+1 {{'onnx.MaxPool' op is not allowed in a group of kind 'elementwise'}}
+    %p = onnx.MaxPool(%a) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32>
+    fuse.yield %p : tensor<1x1x4x4xf32>
+  }
+  return %0 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @two_pools(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{'fuse.group' op of kind 'pool_epilogue' must contain exactly one pooling op, found 2}}
+  %0 = fuse.group pool_epilogue ins(%x : tensor<1x1x8x8xf32>) -> tensor<1x1x2x2xf32> {
+  ^bb0(%a: tensor<1x1x8x8xf32>):
+    %p = onnx.MaxPool(%a) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32>
+    %q = onnx.MaxPool(%p) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+    fuse.yield %q : tensor<1x1x2x2xf32>
+  }
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+func.func @no_contraction(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fuse.group' op of kind 'contraction_epilogue' must contain exactly one Conv, Gemm or MatMul, found 0}}
+  %0 = fuse.group contraction_epilogue ins(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %r = onnx.Relu(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @not_fusible(%x: tensor<2x3xf32>) -> tensor<6xf32> {
+  %0 = fuse.group elementwise ins(%x : tensor<2x3xf32>) -> tensor<6xf32> {
+  ^bb0(%a: tensor<2x3xf32>):
+    %s = onnx.Constant dense<[6]> : tensor<1xi64>
+    // expected-error @+1 {{'onnx.Reshape' op is not allowed in a group of kind 'elementwise' (it is neither elementwise nor the group's anchor)}}
+    %r = onnx.Reshape(%a, %s) : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<6xf32>
+    fuse.yield %r : tensor<6xf32>
+  }
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+func.func @foreign_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = fuse.group elementwise ins(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @+1 {{'func.call' op is not allowed in a 'fuse.group' body (only onnx ops are)}}
+    %r = func.call @foreign_op(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The body is isolated: values from outside must come in as inputs.
+func.func @isolated(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = fuse.group elementwise ins(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @+1 {{'onnx.Add' op using value defined outside the region}}
+    %r = onnx.Add(%a, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @yield_outside(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'fuse.yield' op expects parent op 'fuse.group'}}
+  fuse.yield %x : tensor<4xf32>
+}

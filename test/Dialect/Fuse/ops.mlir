@@ -1,0 +1,47 @@
+// RUN: fuse-opt %s | fuse-opt | FileCheck %s
+// fuse.group and fuse.yield parse, verify and print back.
+
+// CHECK-LABEL: func @pool_epilogue
+func.func @pool_epilogue(%x: tensor<1x1x16x16xf32>) -> tensor<1x1x2x2xf32> {
+  // CHECK: %[[G:.*]] = fuse.group pool_epilogue ins(%{{.*}} : tensor<1x1x16x16xf32>) -> tensor<1x1x2x2xf32> {
+  // CHECK-NEXT: ^bb0(%[[IN:.*]]: tensor<1x1x16x16xf32>):
+  // CHECK-NEXT: %[[P:.*]] = onnx.AveragePool(%[[IN]])
+  // CHECK-NEXT: %[[R:.*]] = onnx.Relu(%[[P]])
+  // CHECK-NEXT: fuse.yield %[[R]] : tensor<1x1x2x2xf32>
+  // CHECK-NEXT: }
+  // CHECK-NEXT: return %[[G]]
+  %0 = fuse.group pool_epilogue ins(%x : tensor<1x1x16x16xf32>) -> tensor<1x1x2x2xf32> {
+  ^bb0(%in: tensor<1x1x16x16xf32>):
+    %p = onnx.AveragePool(%in) {kernel_shape = array<i64: 8, 8>, strides = array<i64: 8, 8>} : (tensor<1x1x16x16xf32>) -> tensor<1x1x2x2xf32>
+    %r = onnx.Relu(%p) : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+    fuse.yield %r : tensor<1x1x2x2xf32>
+  }
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// CHECK-LABEL: func @contraction_epilogue
+func.func @contraction_epilogue(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %c: tensor<8xf32>) -> tensor<4x8xf32> {
+  // CHECK: fuse.group contraction_epilogue ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>)
+  %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%x: tensor<4x16xf32>, %y: tensor<16x8xf32>, %z: tensor<8xf32>):
+    %m = onnx.MatMul(%x, %y) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    %s = onnx.Add(%m, %z) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    fuse.yield %s : tensor<4x8xf32>
+  }
+  return %0 : tensor<4x8xf32>
+}
+
+// A scalar constant may live inside the group.
+// CHECK-LABEL: func @elementwise
+func.func @elementwise(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: fuse.group elementwise ins(%{{.*}} : tensor<4xf32>) -> tensor<4xf32>
+  // CHECK: onnx.Constant dense<6.000000e+00> : tensor<f32>
+  %0 = fuse.group elementwise ins(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%in: tensor<4xf32>):
+    %hi = onnx.Constant dense<6.0> : tensor<f32>
+    %r = onnx.Relu(%in) : (tensor<4xf32>) -> tensor<4xf32>
+    %c = onnx.Clip(%r) max(%hi) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    fuse.yield %c : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}

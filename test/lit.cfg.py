@@ -1,0 +1,32 @@
+# -*- Python -*-
+# lit configuration for fuse: finds fuse-opt/fuse-translate in the build
+# tree and FileCheck, not, count in LLVM's tools directory.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "fuse"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+
+# .onnxtxt tests are ONNX models in text syntax whose `#` comments carry the
+# RUN and CHECK lines.
+config.suffixes = [".mlir", ".onnxtxt", ".test"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fuse_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(
+    ("%fuse_src_root", os.path.dirname(config.test_source_root)))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tools = ["fuse-opt", "fuse-translate"]
+llvm_config.add_tool_substitutions(tools, [config.fuse_tools_dir])

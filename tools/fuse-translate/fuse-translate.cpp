@@ -1,0 +1,44 @@
+//===- fuse-translate.cpp - Translations into and out of MLIR -------------===//
+//
+// `fuse-translate --import-onnx model.onnx` prints the model as a func.func
+// of `onnx` ops. Accepts binary `.onnx` files and ONNX text syntax.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Dialect/ONNX/IR/ONNXDialect.h"
+#include "fuse/Import/ONNXImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+static void registerImportONNX() {
+  static TranslateToMLIRRegistration importONNX(
+      "import-onnx",
+      "Import an ONNX model (binary .onnx or ONNX text syntax) into the onnx "
+      "dialect",
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *context) -> OwningOpRef<Operation *> {
+        FailureOr<fuse::ImportOptions> options = fuse::getImportOptionsFromCL();
+        if (failed(options))
+          return nullptr;
+        const llvm::MemoryBuffer *buffer =
+            sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        return fuse::importONNXModel(buffer->getBuffer(),
+                                     buffer->getBufferIdentifier(), context,
+                                     *options);
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<fuse::ONNXDialect, func::FuncDialect>();
+      });
+}
+
+int main(int argc, char **argv) {
+  registerImportONNX();
+  fuse::registerImportCLOptions();
+  return failed(mlirTranslateMain(argc, argv, "fuse translation tool"));
+}
