@@ -28,5 +28,11 @@ config.substitutions.append(
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-tools = ["fuse-opt", "fuse-translate"]
+# ptxas (CUDA toolkit) assembles cubins; without it only PTX can be made.
+cuda_path = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+if os.path.exists(os.path.join(cuda_path, "bin", "ptxas")):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%cuda_path", cuda_path))
+
+tools = ["fuse-compile", "fuse-opt", "fuse-translate"]
 llvm_config.add_tool_substitutions(tools, [config.fuse_tools_dir])

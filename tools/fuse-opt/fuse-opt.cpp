@@ -7,9 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "fuse/Dialect/ONNX/IR/ONNXDialect.h"
 #include "fuse/Import/ONNXImporter.h"
+#include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -60,8 +62,10 @@ importToBuffer(llvm::StringRef path, DialectRegistry &registry) {
 
 int main(int argc, char **argv) {
   DialectRegistry registry;
-  registry.insert<fuse::ONNXDialect, fuse::FuseDialect, func::FuncDialect>();
+  fuse::registerCompilerDialects(registry);
   fuse::registerFuseTransformsPasses();
+  fuse::registerFuseConversionPasses();
+  fuse::registerFusePipelines();
   registerCanonicalizerPass();
   registerCSEPass();
   registerSymbolDCEPass();

@@ -73,4 +73,35 @@ def FusionReport : Pass<"fusion-report", "mlir::ModuleOp"> {
   }];
 }
 
+def OutlineKernels : Pass<"fuse-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Make each fuse.group, and each op outside a group, a kernel "
+                "function";
+  let description = [{
+    Every `fuse.group` becomes a `func.func` marked `fuse.kernel` whose body
+    is the group's body, and every onnx op left outside a group (other than
+    `onnx.Constant`) becomes a kernel of its own. The host function is left
+    with `onnx.Constant` ops (the weights), calls to the kernels and its
+    return: the execution plan, in order.
+
+    Splat constants, and the `shape` operand of Reshape, are cloned into the
+    kernel that uses them; every other value a kernel reads is a parameter.
+    Kernels are named `<prefix>k<N>_<kind>`, numbered in host order, where
+    `<kind>` is the group kind or the op name (`k0_pool_epilogue`,
+    `k1_conv`).
+
+    ```mlir
+    // before
+    %y = fuse.group pool_epilogue ins(%x : tensor<...>) -> tensor<...> {...}
+    // after
+    %y = call @k0_pool_epilogue(%x) : (tensor<...>) -> tensor<...>
+    func.func private @k0_pool_epilogue(%arg0: tensor<...>) -> tensor<...>
+        attributes {fuse.kernel} {...}
+    ```
+  }];
+  let options = [
+    Option<"prefix", "prefix", "std::string", "\"\"",
+           "Prefix of the kernel names (to keep two plans' kernels apart)">,
+  ];
+}
+
 #endif // FUSE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,106 @@
+//===- Passes.td - fuse lowering passes --------------------*- tablegen -*-===//
+//
+// The lowering of kernel functions (see fuse-outline-kernels): onnx ops to
+// linalg on tensors, one loop nest per kernel, buffers, then GPU or CPU code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_CONVERSION_PASSES_TD
+#define FUSE_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertONNXToLinalg : Pass<"convert-onnx-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Lower the onnx ops of kernel functions to linalg on tensors";
+  let description = [{
+    In functions marked `fuse.kernel`, rewrites every onnx op into linalg,
+    tensor and arith ops on tensors:
+
+    - elementwise ops: one `linalg.generic` each, broadcast operands read
+      through indexing maps, splat constants folded into the body;
+    - pooling: an optional `tensor.pad`, then a `linalg.generic` reducing
+      over a window operand (any number of spatial dims), then the division
+      for AveragePool;
+    - Conv: `tensor.pad`, the bias (or zero) as init, then a `linalg.generic`
+      with groups in its indexing map; Gemm and MatMul likewise;
+    - Reshape/Flatten: views (`tensor.collapse_shape`/`expand_shape`) and a
+      copy, so every kernel ends in a tileable op.
+
+    Shapes must be static; anything else is an error naming the op.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def FormKernelLoops : Pass<"fuse-form-kernel-loops", "mlir::func::FuncOp"> {
+  let summary = "Turn each kernel function into exactly one parallel loop nest";
+  let description = [{
+    Tiles the op that produces a kernel's result with tile size 1 on every
+    parallel dimension (an `scf.forall` over the output elements) and fuses
+    every producer into the tile, so the whole kernel body computes one
+    output element per iteration and intermediates never exist as whole
+    tensors. Fails, naming the op, when something cannot be fused into the
+    loop: a kernel is one loop nest or it is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def BufferizeKernels : Pass<"fuse-bufferize-kernels", "mlir::ModuleOp"> {
+  let summary = "Bufferize kernel functions; results become out-params";
+  let description = [{
+    One-shot bufferization of the whole module (which must hold only
+    kernels) with identity layouts at function boundaries; each result
+    becomes a trailing out-param and is written in place, and every copy is
+    a `linalg.copy`, which lowers to loops: kernels must not call runtime
+    library functions (there are none on the GPU).
+
+    ```mlir
+    func.func @k(%a: tensor<4xf32>) -> tensor<4xf32>
+    // becomes
+    func.func @k(%a: memref<4xf32>, %out: memref<4xf32>)
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Make each bufferized kernel a gpu.func, one thread per "
+                "iteration of its parallel loop";
+  let description = [{
+    Moves every kernel function (memref parameters, one top-level
+    `scf.parallel`) into the `gpu.module @fuse_kernels` as a `gpu.func`
+    kernel. The parallel loop becomes a flat 1-D launch: thread
+    `blockIdx.x * blockDim.x + threadIdx.x` runs the iteration with that
+    linear index, if it is in range. The launch dimensions are recorded on
+    the kernel as `fuse.grid` and `fuse.block`.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+  let options = [
+    Option<"blockSize", "block-size", "unsigned", "256",
+           "Threads per block">,
+  ];
+}
+
+def AddKernelEntryPoints : Pass<"fuse-add-kernel-entry-points", "mlir::ModuleOp"> {
+  let summary = "Add `<kernel>_packed(void **args)` entry points (CPU)";
+  let description = [{
+    For every kernel lowered to an LLVM function taking one pointer per
+    buffer (bare-pointer calling convention), adds
+    `void <kernel>_packed(void **args)` that loads `args[i]` and calls the
+    kernel, so the runtime can call any kernel through one signature.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // FUSE_CONVERSION_PASSES_TD

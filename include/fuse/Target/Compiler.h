@@ -1,0 +1,61 @@
+//===- Compiler.h - ONNX-imported module to artifact ------------*- C++ -*-===//
+//
+// The whole of fuse-compile after import:
+//
+//   fuse-chains (unless fusion is off) -> fuse-outline-kernels -> plans
+//   kernels -> fuse-lower-kernels-to-loops -> fuse-lower-loops-to-{cpu,nvvm}
+//   -> shared object (cpu) or cubin + PTX (cuda) -> artifact
+//
+// With a reference, the model is also outlined without fusion (kernels
+// `ref_k<N>_...`), as plan "reference" for `fuse-run --check`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_TARGET_COMPILER_H
+#define FUSE_TARGET_COMPILER_H
+
+#include "fuse/Pipelines/Pipelines.h"
+#include "fuse/runtime/Artifact.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace fuse {
+
+/// Where fuse-compile stops (`--emit`).
+enum class CompileStage {
+  Imported, // onnx dialect, as imported
+  Fused,    // after fuse-chains
+  Kernels,  // host plan + kernel functions
+  Loops,    // kernels as bufferized loops
+  LLVM,     // kernels in the LLVM dialect (cpu) or NVVM (cuda)
+  Assembly, // PTX text (cuda only)
+  Artifact, // the .fbin
+};
+
+struct CompileOptions {
+  artifact::Target target = artifact::Target::Cuda;
+  CudaOptions cuda;
+  /// CUDA toolkit root, for ptxas and libdevice.
+  std::string cudaPath = "/usr/local/cuda";
+  bool fuse = true;
+  /// Also compile the model unfused, as plan "reference".
+  bool reference = true;
+  /// Print the fusion report (to stderr) after fusion.
+  bool fusionReport = false;
+  CompileStage stopAfter = CompileStage::Artifact;
+};
+
+/// Compiles `module` (as imported). For stages before Artifact, prints that
+/// stage to `os` and returns an empty vector. Errors go through the
+/// context's diagnostics.
+mlir::FailureOr<std::vector<char>> compileModel(mlir::ModuleOp module,
+                                                const CompileOptions &options,
+                                                llvm::raw_ostream &os);
+
+} // namespace fuse
+
+#endif // FUSE_TARGET_COMPILER_H

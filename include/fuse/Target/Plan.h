@@ -1,0 +1,71 @@
+//===- Plan.h - Execution plans from host functions --------------*- C++
+//-*-===//
+//
+// After fuse-outline-kernels a host function is the plan: its arguments are
+// the inputs, its onnx.Constants the weights, its calls the launches in
+// order, its return the outputs. buildPlan() turns that into a PlanDesc
+// with every buffer placed: inputs and outputs for the whole run,
+// intermediates only while they are live, reusing the bytes of dead ones.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_TARGET_PLAN_H
+#define FUSE_TARGET_PLAN_H
+
+#include "fuse/Target/Artifact.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace fuse {
+namespace target {
+
+/// Alignment of every buffer in an arena and in the weights section:
+/// enough for coalesced GPU access and for any vector load.
+constexpr uint64_t kBufferAlignment = 256;
+
+/// The weights of all plans, each stored once.
+class WeightTable {
+public:
+  /// The offset of `value`'s bytes in the weights section, adding them the
+  /// first time. Fails for element types the format cannot hold.
+  mlir::FailureOr<uint64_t> add(mlir::ElementsAttr value);
+  std::vector<char> &bytes() { return data; }
+
+private:
+  llvm::DenseMap<mlir::Attribute, uint64_t> offsets;
+  std::vector<char> data;
+};
+
+/// The kernels of all plans, indexed by name.
+class KernelTable {
+public:
+  /// The index of kernel `name` (a kernel taking `numArgs` buffers).
+  uint32_t add(llvm::StringRef name, uint32_t numArgs);
+  std::vector<KernelDesc> &kernels() { return table; }
+  KernelDesc *lookup(llvm::StringRef name);
+
+private:
+  llvm::StringMap<uint32_t> indices;
+  std::vector<KernelDesc> table;
+};
+
+/// The ONNX data type number of an MLIR element type, or 0.
+uint32_t getDType(mlir::Type elementType);
+
+/// The inputs and outputs of host function `host`.
+mlir::LogicalResult getSignature(mlir::func::FuncOp host,
+                                 std::vector<TensorDesc> &inputs,
+                                 std::vector<TensorDesc> &outputs);
+
+/// Builds plan `name` from `host`, whose calls name kernels in `kernels`.
+mlir::FailureOr<PlanDesc> buildPlan(mlir::func::FuncOp host,
+                                    llvm::StringRef name, WeightTable &weights,
+                                    KernelTable &kernels);
+
+} // namespace target
+} // namespace fuse
+
+#endif // FUSE_TARGET_PLAN_H

@@ -1,0 +1,186 @@
+//===- MapKernelsToGPU.cpp - Kernels as gpu.func, one thread per element -===//
+//
+// A bufferized kernel is a function of memrefs whose work is one top-level
+// scf.parallel. It becomes a gpu.func in `gpu.module @fuse_kernels`; the
+// loop's iteration space is flattened to one dimension and each thread runs
+// the iteration with its linear id, so adjacent threads touch adjacent
+// output elements (coalesced stores, and coalesced loads for elementwise
+// and pooling kernels). A kernel with no parallel loop runs in one thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Conversion/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace fuse {
+#define GEN_PASS_DEF_MAPKERNELSTOGPU
+#include "fuse/Conversion/Passes.h.inc"
+} // namespace fuse
+
+using namespace mlir;
+using namespace fuse;
+
+static constexpr StringLiteral kModuleName = "fuse_kernels";
+
+/// The constant value of an index operand, or nullopt.
+static std::optional<int64_t> getConstantIndex(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
+    return c.value();
+  return std::nullopt;
+}
+
+/// Replaces the top-level `loop` by the iteration of the calling thread.
+/// Returns the number of iterations, or failure for non-constant bounds.
+static FailureOr<int64_t> distributeLoop(OpBuilder &b, scf::ParallelOp loop,
+                                         unsigned blockSize) {
+  Location loc = loop.getLoc();
+  SmallVector<int64_t> lbs, extents, steps;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> l = getConstantIndex(lb), u = getConstantIndex(ub),
+                           s = getConstantIndex(step);
+    if (!l || !u || !s || *s <= 0)
+      return failure();
+    lbs.push_back(*l);
+    steps.push_back(*s);
+    extents.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
+  }
+  int64_t total = 1;
+  for (int64_t e : extents)
+    total *= e;
+
+  b.setInsertionPoint(loop);
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value linear = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, bid, c(blockSize)), tid);
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        linear, c(total));
+  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(guard.thenBlock());
+  // Row-major delinearization: the last dim varies fastest.
+  SmallVector<Value> ivs(extents.size());
+  Value rest = linear;
+  for (int i = static_cast<int>(extents.size()) - 1; i >= 0; --i) {
+    Value idx = arith::RemUIOp::create(b, loc, rest, c(extents[i]));
+    rest = arith::DivUIOp::create(b, loc, rest, c(extents[i]));
+    ivs[i] = arith::AddIOp::create(
+        b, loc, c(lbs[i]), arith::MulIOp::create(b, loc, idx, c(steps[i])));
+  }
+  Block *body = loop.getBody();
+  body->getTerminator()->erase(); // scf.reduce, with no operands here
+  Block *target = guard.thenBlock();
+  target->getOperations().splice(std::prev(target->end()),
+                                 body->getOperations());
+  for (auto [arg, iv] : llvm::zip(body->getArguments(), ivs))
+    arg.replaceAllUsesWith(iv);
+  loop.erase();
+  return total;
+}
+
+/// Runs the whole body in thread 0 of block 0.
+static void guardSingleThread(OpBuilder &b, gpu::GPUFuncOp func) {
+  Block &entry = func.getBody().front();
+  Operation *terminator = entry.getTerminator();
+  b.setInsertionPointToStart(&entry);
+  Location loc = func.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+  auto guard = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  Block *target = guard.thenBlock();
+  target->getOperations().splice(
+      std::prev(target->end()), entry.getOperations(),
+      std::next(Block::iterator(guard)), Block::iterator(terminator));
+}
+
+namespace {
+struct MapKernelsToGPUPass
+    : public fuse::impl::MapKernelsToGPUBase<MapKernelsToGPUPass> {
+  using MapKernelsToGPUBase::MapKernelsToGPUBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    OpBuilder b(&getContext());
+    SmallVector<func::FuncOp> kernels;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (isKernel(func))
+        kernels.push_back(func);
+    if (kernels.empty())
+      return;
+
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>(kModuleName);
+    if (!gpuModule) {
+      b.setInsertionPointToEnd(module.getBody());
+      gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kModuleName);
+    }
+
+    for (func::FuncOp kernel : kernels) {
+      for (Type type : kernel.getArgumentTypes())
+        if (!isa<MemRefType>(type)) {
+          kernel.emitOpError("must be bufferized before it is mapped to the "
+                             "GPU (argument of type ")
+              << type << ")";
+          return signalPassFailure();
+        }
+      if (kernel.getNumResults() != 0) {
+        kernel.emitOpError("must return its results through out-params");
+        return signalPassFailure();
+      }
+      b.setInsertionPointToEnd(gpuModule.getBody());
+      auto gpuFunc = gpu::GPUFuncOp::create(
+          b, kernel.getLoc(), kernel.getName(), kernel.getFunctionType());
+      gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                       b.getUnitAttr());
+      // Move the body over; the entry block gpu.func made is replaced.
+      Region &region = gpuFunc.getBody();
+      region.getBlocks().clear();
+      region.takeBody(kernel.getBody());
+      Block &entry = region.front();
+      auto ret = cast<func::ReturnOp>(entry.getTerminator());
+      b.setInsertionPoint(ret);
+      gpu::ReturnOp::create(b, ret.getLoc());
+      ret.erase();
+
+      SmallVector<scf::ParallelOp> loops;
+      for (Operation &op : entry)
+        if (auto loop = dyn_cast<scf::ParallelOp>(op))
+          loops.push_back(loop);
+      int64_t grid = 1, block = 1;
+      if (loops.size() > 1) {
+        gpuFunc.emitOpError("has ")
+            << loops.size() << " parallel loops; one was expected";
+        return signalPassFailure();
+      }
+      if (loops.empty()) {
+        guardSingleThread(b, gpuFunc);
+      } else {
+        FailureOr<int64_t> total = distributeLoop(b, loops.front(), blockSize);
+        if (failed(total)) {
+          gpuFunc.emitOpError("parallel loop has non-constant bounds");
+          return signalPassFailure();
+        }
+        block = blockSize;
+        grid = std::max<int64_t>(1, (*total + blockSize - 1) / blockSize);
+      }
+      gpuFunc->setAttr("fuse.grid", b.getDenseI32ArrayAttr(
+                                        {static_cast<int32_t>(grid), 1, 1}));
+      gpuFunc->setAttr("fuse.block", b.getDenseI32ArrayAttr(
+                                         {static_cast<int32_t>(block), 1, 1}));
+      gpuFunc.setKnownBlockSizeAttr(
+          b.getDenseI32ArrayAttr({static_cast<int32_t>(block), 1, 1}));
+      gpuFunc.setKnownGridSizeAttr(
+          b.getDenseI32ArrayAttr({static_cast<int32_t>(grid), 1, 1}));
+      kernel.erase();
+    }
+  }
+};
+} // namespace

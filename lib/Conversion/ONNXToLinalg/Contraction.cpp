@@ -1,0 +1,236 @@
+//===- Contraction.cpp - Conv, Gemm and MatMul to linalg.generic ---------===//
+//
+// Each contraction is one linalg.generic that accumulates into an init
+// holding the bias (or zero), so the bias costs no extra pass over the
+// output. Conv handles groups in its input indexing map and any number of
+// spatial dims; MatMul broadcasts batch dims through its maps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace fuse;
+using namespace fuse::lowering;
+
+/// `init[...] += a * b` over `maps` (a, b, init) and `iterators`.
+static Value buildMulAccumulate(OpBuilder &b, Location loc,
+                                RankedTensorType resultType, Value lhs,
+                                Value rhs, Value init, ArrayRef<AffineMap> maps,
+                                ArrayRef<utils::IteratorType> iterators,
+                                double scale = 1.0) {
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value product = buildMul(nb, nloc, args[0], args[1]);
+        if (scale != 1.0)
+          product = buildMul(nb, nloc, product,
+                             buildScalar(nb, nloc, product.getType(), scale));
+        linalg::YieldOp::create(nb, nloc, buildAdd(nb, nloc, args[2], product));
+      });
+  return generic.getResult(0);
+}
+
+namespace {
+
+struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto xType = cast<RankedTensorType>(adaptor.getX().getType());
+    auto wType = cast<RankedTensorType>(adaptor.getW().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    size_t n = xType.getRank() - 2;
+    WindowParams params;
+    params.kernel.assign(wType.getShape().begin() + 2, wType.getShape().end());
+    params.strides = toVector(op.getStrides());
+    params.dilations = toVector(op.getDilations());
+    params.pads = toVector(op.getPads());
+    params.autoPad = op.getAutoPad().str();
+    std::string error;
+    if (failed(normalizeWindowParams(params, n, error)))
+      return rewriter.notifyMatchFailure(op, error);
+    SmallVector<int64_t> spatialIn(xType.getShape().begin() + 2,
+                                   xType.getShape().end());
+    SmallVector<int64_t> pads = resolveWindowPads(spatialIn, params);
+    SmallVector<int64_t> low{0, 0}, high{0, 0};
+    low.append(pads.begin(), pads.begin() + n);
+    high.append(pads.begin() + n, pads.end());
+    Type elementType = resultType.getElementType();
+    Value padded = buildPad(rewriter, loc, adaptor.getX(), low, high,
+                            rewriter.getZeroAttr(elementType));
+
+    // Init: the bias broadcast along dim 1, or zero.
+    Value init;
+    if (Value bias = adaptor.getB()) {
+      unsigned rank = resultType.getRank();
+      AffineMap biasMap =
+          AffineMap::get(rank, 0, getAffineDimExpr(1, ctx), ctx);
+      Value empty = tensor::EmptyOp::create(rewriter, loc,
+                                            resultType.getShape(), elementType);
+      SmallVector<utils::IteratorType> iterators(rank,
+                                                 utils::IteratorType::parallel);
+      init = linalg::GenericOp::create(
+                 rewriter, loc, resultType, bias, empty,
+                 ArrayRef<AffineMap>{biasMap,
+                                     rewriter.getMultiDimIdentityMap(rank)},
+                 iterators,
+                 [](OpBuilder &nb, Location nloc, ValueRange args) {
+                   linalg::YieldOp::create(nb, nloc, args[0]);
+                 })
+                 .getResult(0);
+    } else {
+      init = buildFilled(rewriter, loc, resultType,
+                         rewriter.getZeroAttr(elementType));
+    }
+
+    // Dims: n, m, out_1..out_k (parallel), c, w_1..w_k (reduction).
+    int64_t group = op.getGroup();
+    int64_t channelsPerGroup = wType.getDimSize(1);
+    int64_t filtersPerGroup = wType.getDimSize(0) / group;
+    unsigned numDims = 3 + 2 * n;
+    AffineExpr dn = getAffineDimExpr(0, ctx), dm = getAffineDimExpr(1, ctx),
+               dc = getAffineDimExpr(2 + n, ctx);
+    AffineExpr inChannel =
+        group == 1 ? dc : dm.floorDiv(filtersPerGroup) * channelsPerGroup + dc;
+    SmallVector<AffineExpr> xExprs{dn, inChannel}, wExprs{dm, dc},
+        outExprs{dn, dm};
+    for (size_t i = 0; i < n; ++i) {
+      AffineExpr o = getAffineDimExpr(2 + i, ctx);
+      AffineExpr k = getAffineDimExpr(3 + n + i, ctx);
+      xExprs.push_back(o * params.strides[i] + k * params.dilations[i]);
+      wExprs.push_back(k);
+      outExprs.push_back(o);
+    }
+    SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, xExprs, ctx),
+                                AffineMap::get(numDims, 0, wExprs, ctx),
+                                AffineMap::get(numDims, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(2 + n,
+                                               utils::IteratorType::parallel);
+    iterators.append(1 + n, utils::IteratorType::reduction);
+    rewriter.replaceOp(op, buildMulAccumulate(rewriter, loc, resultType, padded,
+                                              adaptor.getW(), init, maps,
+                                              iterators));
+    return success();
+  }
+};
+
+struct GemmLowering : public OpConversionPattern<ONNXGemmOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXGemmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    double alpha = op.getAlpha().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+
+    // Init: beta * C broadcast to M x N, or zero.
+    Value init;
+    if (Value c = adaptor.getC(); c && beta != 0.0) {
+      init = buildElementwise(
+          rewriter, loc, resultType, {c},
+          [&](OpBuilder &b, Location l, ArrayRef<Value> x) -> Value {
+            if (beta == 1.0)
+              return x[0];
+            return buildMul(b, l, x[0], buildScalar(b, l, elementType, beta));
+          });
+    } else {
+      init = buildFilled(rewriter, loc, resultType,
+                         rewriter.getZeroAttr(elementType));
+    }
+    AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+               k = getAffineDimExpr(2, ctx);
+    AffineMap aMap = op.getTransA() ? AffineMap::get(3, 0, {k, m}, ctx)
+                                    : AffineMap::get(3, 0, {m, k}, ctx);
+    AffineMap bMap = op.getTransB() ? AffineMap::get(3, 0, {n, k}, ctx)
+                                    : AffineMap::get(3, 0, {k, n}, ctx);
+    AffineMap outMap = AffineMap::get(3, 0, {m, n}, ctx);
+    SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel,
+                                               utils::IteratorType::parallel,
+                                               utils::IteratorType::reduction};
+    rewriter.replaceOp(op, buildMulAccumulate(rewriter, loc, resultType,
+                                              adaptor.getA(), adaptor.getB(),
+                                              init, {aMap, bMap, outMap},
+                                              iterators, alpha));
+    return success();
+  }
+};
+
+/// numpy matmul: a 1-D A is a row and a 1-D B a column, whose added dim is
+/// not in the result; batch dims broadcast.
+struct MatMulLowering : public OpConversionPattern<ONNXMatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXMatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto aType = cast<RankedTensorType>(adaptor.getA().getType());
+    auto bType = cast<RankedTensorType>(adaptor.getB().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    bool rowA = aType.getRank() == 1, colB = bType.getRank() == 1;
+    // Result dims: batch..., [m], [n]; then the reduction dim k.
+    unsigned resultRank = resultType.getRank();
+    unsigned numBatch = resultRank - (rowA ? 0 : 1) - (colB ? 0 : 1);
+    unsigned numDims = resultRank + 1;
+    AffineExpr k = getAffineDimExpr(resultRank, ctx);
+    ArrayRef<int64_t> batchShape = resultType.getShape().take_front(numBatch);
+
+    auto operandMap = [&](RankedTensorType type, bool isA) {
+      bool vector = isA ? rowA : colB;
+      unsigned ownBatch = vector ? 0 : type.getRank() - 2;
+      SmallVector<AffineExpr> exprs = llvm::to_vector(
+          getBroadcastMap(ctx, type.getShape().take_front(ownBatch), batchShape,
+                          numDims)
+              .getResults());
+      if (isA) {
+        if (!rowA)
+          exprs.push_back(getAffineDimExpr(numBatch, ctx)); // m
+        exprs.push_back(k);
+      } else {
+        exprs.push_back(k);
+        if (!colB)
+          exprs.push_back(getAffineDimExpr(resultRank - 1, ctx)); // n
+      }
+      return AffineMap::get(numDims, 0, exprs, ctx);
+    };
+    SmallVector<AffineExpr> outExprs;
+    for (unsigned i = 0; i < resultRank; ++i)
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+    SmallVector<AffineMap> maps{operandMap(aType, true),
+                                operandMap(bType, false),
+                                AffineMap::get(numDims, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(resultRank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Value init = buildFilled(rewriter, loc, resultType,
+                             rewriter.getZeroAttr(resultType.getElementType()));
+    rewriter.replaceOp(op, buildMulAccumulate(rewriter, loc, resultType,
+                                              adaptor.getA(), adaptor.getB(),
+                                              init, maps, iterators));
+    return success();
+  }
+};
+
+} // namespace
+
+void fuse::lowering::populateContractionPatterns(RewritePatternSet &patterns) {
+  patterns.add<ConvLowering, GemmLowering, MatMulLowering>(
+      patterns.getContext());
+}

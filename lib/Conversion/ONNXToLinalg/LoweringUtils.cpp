@@ -1,0 +1,152 @@
+//===- LoweringUtils.cpp - Builders shared by the onnx lowerings ---------===//
+
+#include "LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace fuse;
+using namespace fuse::lowering;
+
+TypedAttr fuse::lowering::getSplatScalar(Value value) {
+  Attribute attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)))
+    return nullptr;
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (!dense || !dense.isSplat())
+    return nullptr;
+  return dense.getSplatValue<TypedAttr>();
+}
+
+AffineMap fuse::lowering::getBroadcastMap(MLIRContext *ctx,
+                                          ArrayRef<int64_t> operandShape,
+                                          ArrayRef<int64_t> outputShape,
+                                          unsigned numDims, unsigned firstDim) {
+  SmallVector<AffineExpr> exprs;
+  size_t offset = outputShape.size() - operandShape.size();
+  for (auto [i, size] : llvm::enumerate(operandShape)) {
+    if (size == 1 && outputShape[offset + i] != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(firstDim + offset + i, ctx));
+  }
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+Value fuse::lowering::buildElementwise(OpBuilder &b, Location loc,
+                                       RankedTensorType resultType,
+                                       ValueRange operands, ScalarFn fn) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = resultType.getRank();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  // For each present operand: the index of its input, or -1 for a splat.
+  SmallVector<int> slots;
+  SmallVector<TypedAttr> splats;
+  for (Value operand : operands) {
+    if (!operand)
+      continue;
+    if (TypedAttr splat = getSplatScalar(operand)) {
+      slots.push_back(-1);
+      splats.push_back(splat);
+      continue;
+    }
+    auto type = cast<RankedTensorType>(operand.getType());
+    slots.push_back(inputs.size());
+    splats.push_back(nullptr);
+    inputs.push_back(operand);
+    maps.push_back(
+        getBroadcastMap(ctx, type.getShape(), resultType.getShape(), rank));
+  }
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        SmallVector<Value> scalars;
+        for (auto [slot, splat] : llvm::zip(slots, splats))
+          scalars.push_back(
+              slot >= 0
+                  ? args[slot]
+                  : arith::ConstantOp::create(nb, nloc, splat).getResult());
+        linalg::YieldOp::create(nb, nloc, fn(nb, nloc, scalars));
+      });
+  return generic.getResult(0);
+}
+
+Value fuse::lowering::buildFilled(OpBuilder &b, Location loc,
+                                  RankedTensorType type, TypedAttr value) {
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, init).getResult(0);
+}
+
+Value fuse::lowering::buildScalar(OpBuilder &b, Location loc, Type type,
+                                  double value) {
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+TypedAttr fuse::lowering::getLowestAttr(Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return FloatAttr::get(type, APFloat::getInf(floatType.getFloatSemantics(),
+                                                /*Negative=*/true));
+  unsigned width = type.getIntOrFloatBitWidth();
+  return IntegerAttr::get(type, APInt::getSignedMinValue(width));
+}
+
+Value fuse::lowering::buildAdd(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value fuse::lowering::buildMul(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MulFOp::create(b, loc, x, y);
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+Value fuse::lowering::buildMax(OpBuilder &b, Location loc, Value x, Value y) {
+  // maximumf propagates NaN, as ONNX's Max, Relu and MaxPool do.
+  if (isa<FloatType>(x.getType()))
+    return arith::MaximumFOp::create(b, loc, x, y);
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+
+Value fuse::lowering::buildMin(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MinimumFOp::create(b, loc, x, y);
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
+Value fuse::lowering::buildPad(OpBuilder &b, Location loc, Value source,
+                               ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+                               TypedAttr padValue) {
+  if (llvm::all_of(low, [](int64_t x) { return x == 0; }) &&
+      llvm::all_of(high, [](int64_t x) { return x == 0; }))
+    return source;
+  auto type = cast<RankedTensorType>(source.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t i = 0; i < shape.size(); ++i)
+    shape[i] += low[i] + high[i];
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  Value value = arith::ConstantOp::create(b, loc, padValue);
+  SmallVector<OpFoldResult> lowOfr, highOfr;
+  for (int64_t x : low)
+    lowOfr.push_back(b.getIndexAttr(x));
+  for (int64_t x : high)
+    highOfr.push_back(b.getIndexAttr(x));
+  return tensor::PadOp::create(b, loc, resultType, source, lowOfr, highOfr,
+                               value);
+}

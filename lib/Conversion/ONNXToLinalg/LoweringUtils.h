@@ -1,0 +1,86 @@
+//===- LoweringUtils.h - Builders shared by the onnx lowerings ---*- C++
+//-*-===//
+//
+// Private to the ONNXToLinalg library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_LIB_CONVERSION_ONNXTOLINALG_LOWERINGUTILS_H
+#define FUSE_LIB_CONVERSION_ONNXTOLINALG_LOWERINGUTILS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace fuse {
+namespace lowering {
+
+/// Builds the scalar result of an elementwise op from its operands'
+/// scalars (in operand order).
+using ScalarFn = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, llvm::ArrayRef<mlir::Value>)>;
+
+/// The splat value of a constant tensor `value`, or null.
+mlir::TypedAttr getSplatScalar(mlir::Value value);
+
+/// The map from an iteration space of `numDims` dims, whose dims
+/// [firstDim, firstDim + outputShape.size()) walk `outputShape`, to the
+/// elements of an operand of `operandShape` broadcast (numpy rules, aligned
+/// at the back) to `outputShape`.
+mlir::AffineMap getBroadcastMap(mlir::MLIRContext *ctx,
+                                llvm::ArrayRef<int64_t> operandShape,
+                                llvm::ArrayRef<int64_t> outputShape,
+                                unsigned numDims, unsigned firstDim = 0);
+
+/// A `linalg.generic` computing `resultType` elementwise from `operands`
+/// (broadcast as needed); splat constant operands become scalars in the
+/// body instead of inputs. Null operands are skipped (absent optional
+/// operands): `fn` gets only the present ones.
+mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::RankedTensorType resultType,
+                             mlir::ValueRange operands, ScalarFn fn);
+
+/// A tensor of `type` filled with `value`.
+mlir::Value buildFilled(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type, mlir::TypedAttr value);
+
+/// A scalar constant of `type` with `value` (float or integer).
+mlir::Value buildScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                        double value);
+
+/// The lowest value of `type` (-inf for floats), the identity of max.
+mlir::TypedAttr getLowestAttr(mlir::Type type);
+
+/// `a + b`, `a * b`, `max(a, b)` for float or signless integer scalars.
+mlir::Value buildAdd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     mlir::Value y);
+mlir::Value buildMul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     mlir::Value y);
+mlir::Value buildMax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     mlir::Value y);
+mlir::Value buildMin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     mlir::Value y);
+
+/// Pads `source` with `padValue`, `low`/`high` elements per dim; returns
+/// `source` itself when no padding is needed.
+mlir::Value buildPad(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source,
+                     llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
+                     mlir::TypedAttr padValue);
+
+/// An optional array attribute's values; empty when absent.
+inline llvm::SmallVector<int64_t>
+toVector(std::optional<llvm::ArrayRef<int64_t>> values) {
+  return values ? llvm::SmallVector<int64_t>(values->begin(), values->end())
+                : llvm::SmallVector<int64_t>();
+}
+
+void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
+void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
+void populateContractionPatterns(mlir::RewritePatternSet &patterns);
+void populateTensorPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace lowering
+} // namespace fuse
+
+#endif // FUSE_LIB_CONVERSION_ONNXTOLINALG_LOWERINGUTILS_H

@@ -1,0 +1,43 @@
+//===- CodegenInternal.h - Kernel code generation ----------------*- C++
+//-*-===//
+//
+// Private to the Target library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_LIB_TARGET_CODEGENINTERNAL_H
+#define FUSE_LIB_TARGET_CODEGENINTERNAL_H
+
+#include "fuse/Target/Plan.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <vector>
+
+namespace fuse {
+namespace codegen {
+
+/// An ELF shared object holding the kernels of `module` (LLVM dialect,
+/// with `<kernel>_packed` entry points).
+mlir::FailureOr<std::vector<char>> compileCpuKernels(mlir::ModuleOp module);
+
+struct CudaImage {
+  std::vector<char> cubin;
+  std::vector<char> ptx;
+};
+
+/// The PTX of `gpu.module @fuse_kernels` in `module` (NVVM, with a target
+/// attached) and, with `withCubin`, its cubin (assembled by ptxas).
+mlir::FailureOr<CudaImage> compileCudaKernels(mlir::ModuleOp module,
+                                              llvm::StringRef cudaPath,
+                                              bool withCubin);
+
+/// Copies the launch dimensions that fuse-map-kernels-to-gpu recorded on
+/// each kernel into `kernels`.
+mlir::LogicalResult recordLaunchDims(mlir::ModuleOp module,
+                                     target::KernelTable &kernels);
+
+} // namespace codegen
+} // namespace fuse
+
+#endif // FUSE_LIB_TARGET_CODEGENINTERNAL_H

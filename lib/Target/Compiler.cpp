@@ -1,0 +1,165 @@
+//===- Compiler.cpp - ONNX-imported module to artifact --------------------===//
+
+#include "fuse/Target/Compiler.h"
+
+#include "CodegenInternal.h"
+#include "fuse/Target/Artifact.h"
+#include "fuse/Target/Plan.h"
+#include "fuse/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+using namespace fuse;
+using namespace fuse::target;
+
+static LogicalResult
+runPasses(ModuleOp module, llvm::function_ref<void(OpPassManager &)> build) {
+  PassManager pm(module.getContext());
+  build(pm);
+  return pm.run(module);
+}
+
+/// The one host function of an imported model.
+static FailureOr<func::FuncOp> getHost(ModuleOp module) {
+  func::FuncOp host;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func->hasAttr("fuse.kernel"))
+      continue;
+    if (host)
+      return emitError(module.getLoc(), "expected one host function, found @")
+             << host.getName() << " and @" << func.getName();
+    host = func;
+  }
+  if (!host)
+    return emitError(module.getLoc(), "the module has no function to compile");
+  return host;
+}
+
+/// Moves the kernel functions of `from` into `to`, public (their callers
+/// stay behind).
+static void moveKernels(ModuleOp from, ModuleOp to) {
+  for (auto func : llvm::make_early_inc_range(from.getOps<func::FuncOp>()))
+    if (func->hasAttr("fuse.kernel")) {
+      func->remove();
+      func.setPublic();
+      to.push_back(func);
+    }
+}
+
+FailureOr<std::vector<char>> fuse::compileModel(ModuleOp module,
+                                                const CompileOptions &options,
+                                                llvm::raw_ostream &os) {
+  auto stop = [&](CompileStage stage, Operation *op) {
+    if (options.stopAfter != stage)
+      return false;
+    op->print(os);
+    os << "\n";
+    return true;
+  };
+  if (stop(CompileStage::Imported, module))
+    return std::vector<char>();
+
+  // The reference is the model before fusion, outlined one op per kernel.
+  OwningOpRef<ModuleOp> reference;
+  if (options.reference)
+    reference = module.clone();
+
+  if (failed(runPasses(module, [&](OpPassManager &pm) {
+        if (options.fuse)
+          pm.nest<func::FuncOp>().addPass(createFuseChains());
+        if (options.fusionReport)
+          pm.addPass(createFusionReport());
+      })))
+    return failure();
+  if (stop(CompileStage::Fused, module))
+    return std::vector<char>();
+
+  if (failed(runPasses(module, [](OpPassManager &pm) {
+        pm.addPass(createOutlineKernels());
+      })))
+    return failure();
+  if (reference && failed(runPasses(*reference, [](OpPassManager &pm) {
+        OutlineKernelsOptions outline;
+        outline.prefix = "ref_";
+        pm.addPass(createOutlineKernels(outline));
+      })))
+    return failure();
+  if (stop(CompileStage::Kernels, module))
+    return std::vector<char>();
+
+  // Plans, from the host functions.
+  ArtifactDesc artifact;
+  artifact.target = options.target;
+  artifact.arch =
+      options.target == artifact::Target::Cuda ? options.cuda.chip : "x86-64";
+  WeightTable weights;
+  KernelTable kernels;
+  FailureOr<func::FuncOp> host = getHost(module);
+  if (failed(host) ||
+      failed(getSignature(*host, artifact.inputs, artifact.outputs)))
+    return failure();
+  FailureOr<PlanDesc> mainPlan = buildPlan(*host, "main", weights, kernels);
+  if (failed(mainPlan))
+    return failure();
+  artifact.plans.push_back(std::move(*mainPlan));
+  if (reference) {
+    FailureOr<func::FuncOp> refHost = getHost(*reference);
+    if (failed(refHost))
+      return failure();
+    FailureOr<PlanDesc> refPlan =
+        buildPlan(*refHost, "reference", weights, kernels);
+    if (failed(refPlan))
+      return failure();
+    artifact.plans.push_back(std::move(*refPlan));
+  }
+
+  // The kernels, on their own.
+  OwningOpRef<ModuleOp> kernelModule = ModuleOp::create(module.getLoc());
+  moveKernels(module, *kernelModule);
+  if (reference)
+    moveKernels(*reference, *kernelModule);
+  if (failed(runPasses(*kernelModule, buildKernelsToLoopsPipeline)))
+    return failure();
+  if (stop(CompileStage::Loops, *kernelModule))
+    return std::vector<char>();
+
+  if (options.target == artifact::Target::Cpu) {
+    if (failed(runPasses(*kernelModule, buildLoopsToCPUPipeline)))
+      return failure();
+    if (stop(CompileStage::LLVM, *kernelModule))
+      return std::vector<char>();
+    if (options.stopAfter == CompileStage::Assembly)
+      return emitError(module.getLoc(),
+                       "there is no PTX stage for the cpu target");
+    FailureOr<std::vector<char>> image =
+        codegen::compileCpuKernels(*kernelModule);
+    if (failed(image))
+      return failure();
+    artifact.image = std::move(*image);
+  } else {
+    if (failed(runPasses(*kernelModule, [&](OpPassManager &pm) {
+          buildLoopsToNVVMPipeline(pm, options.cuda);
+        })))
+      return failure();
+    if (stop(CompileStage::LLVM, *kernelModule))
+      return std::vector<char>();
+    if (failed(codegen::recordLaunchDims(*kernelModule, kernels)))
+      return failure();
+    FailureOr<codegen::CudaImage> image = codegen::compileCudaKernels(
+        *kernelModule, options.cudaPath,
+        options.stopAfter != CompileStage::Assembly);
+    if (failed(image))
+      return failure();
+    if (options.stopAfter == CompileStage::Assembly) {
+      os.write(image->ptx.data(), image->ptx.size());
+      return std::vector<char>();
+    }
+    artifact.image = std::move(image->cubin);
+    artifact.ptx = std::move(image->ptx);
+  }
+  artifact.kernels = kernels.kernels();
+  artifact.weights = std::move(weights.bytes());
+  return serializeArtifact(artifact);
+}

@@ -1,0 +1,104 @@
+//===- CpuCodegen.cpp - LLVM-dialect kernels to a shared object -----------===//
+//
+// The kernels are translated to LLVM IR, optimized at O3 for generic
+// x86-64 (the artifact runs on any x86-64 host) and emitted as an object
+// file, which the system linker (`cc -shared`) turns into the shared object
+// the runtime dlopens.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodegenInternal.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace fuse;
+
+namespace {
+/// Removes a temporary file when it goes out of scope.
+struct TempFile {
+  llvm::SmallString<128> path;
+  ~TempFile() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+};
+} // namespace
+
+FailureOr<std::vector<char>> fuse::codegen::compileCpuKernels(ModuleOp module) {
+  Location loc = module.getLoc();
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "fuse_kernels");
+  if (!llvmModule)
+    return emitError(loc, "cannot translate the kernels to LLVM IR");
+
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return emitError(loc, "no LLVM target for ")
+           << triple.str() << ": " << error;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, "x86-64", "", llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+  if (llvm::Error err =
+          makeOptimizingTransformer(3, 0, machine.get())(llvmModule.get()))
+    return emitError(loc, "LLVM optimization failed: ")
+           << llvm::toString(std::move(err));
+
+  llvm::SmallVector<char, 0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager pm;
+    if (machine->addPassesToEmitFile(pm, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return emitError(loc, "the host target cannot emit object files");
+    pm.run(*llvmModule);
+  }
+
+  // Link: cc -shared kernels.o -o kernels.so -lm (tanhf and friends).
+  TempFile obj, so;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("fuse-kernels", "o", fd, obj.path))
+    return emitError(loc, "cannot create a temporary file");
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(object.data(), object.size());
+  }
+  if (llvm::sys::fs::createTemporaryFile("fuse-kernels", "so", so.path))
+    return emitError(loc, "cannot create a temporary file");
+  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
+  if (!cc)
+    return emitError(loc, "no C compiler driver (cc) to link the CPU "
+                          "kernels; install gcc or clang");
+  llvm::SmallVector<llvm::StringRef> args{*cc,     "-shared", "-o",
+                                          so.path, obj.path,  "-lm"};
+  std::string message;
+  int rc =
+      llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0)
+    return emitError(loc, "linking the CPU kernels failed (")
+           << *cc << " exited with " << rc << ") " << message;
+  auto buffer = llvm::MemoryBuffer::getFile(so.path);
+  if (!buffer)
+    return emitError(loc, "cannot read the linked kernels");
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  return std::vector<char>(bytes.begin(), bytes.end());
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Compiles a model with fuse-compile, runs it with fuse-run and compares
+every output with onnxruntime.
+
+    check_model.py MODEL.onnx --fuse-compile BIN --fuse-run BIN --workdir DIR
+                   [--target cpu|cuda] [--no-fuse] [--rtol R] [--atol A]
+                   [--seed N]
+
+Inputs are seeded random floats in [-1, 1]. Prints one line per output:
+`output NAME: max_abs_err=... max_rel_err=... PASS|FAIL`, then
+`RESULT: PASS` or `RESULT: FAIL` (exit 1). An element passes when
+|fuse - ort| <= atol + rtol * |ort|.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+NUMPY_TYPES = {1: np.float32, 6: np.int32, 7: np.int64, 11: np.float64}
+
+
+def run(cmd):
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write("command failed (%d): %s\n%s%s" % (
+            proc.returncode, " ".join(cmd), proc.stdout, proc.stderr))
+        sys.exit(1)
+    return proc.stdout
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("model")
+    p.add_argument("--fuse-compile", required=True)
+    p.add_argument("--fuse-run", required=True)
+    p.add_argument("--workdir", required=True)
+    p.add_argument("--target", default="cpu")
+    p.add_argument("--no-fuse", action="store_true")
+    p.add_argument("--rtol", type=float, default=1e-4)
+    p.add_argument("--atol", type=float, default=1e-5)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+
+    os.makedirs(args.workdir, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(args.model))[0]
+    stem += "-unfused" if args.no_fuse else ""
+    artifact = os.path.join(args.workdir, stem + ".fbin")
+    inputs_path = os.path.join(args.workdir, stem + ".inputs.npz")
+    outputs_path = os.path.join(args.workdir, stem + ".outputs.npz")
+
+    model = onnx.load(args.model)
+    rng = np.random.default_rng(args.seed)
+    inputs = {}
+    for value in model.graph.input:
+        t = value.type.tensor_type
+        shape = [d.dim_value for d in t.shape.dim]
+        dtype = NUMPY_TYPES[t.elem_type]
+        inputs[value.name] = rng.uniform(-1, 1, shape).astype(dtype)
+    np.savez(inputs_path, **inputs)
+
+    compile_cmd = [args.fuse_compile, args.model, "-o", artifact,
+                   "--target=" + args.target]
+    if args.no_fuse:
+        compile_cmd.append("--no-fuse")
+    run(compile_cmd)
+    run([args.fuse_run, artifact, "--inputs", inputs_path,
+         "--outputs", outputs_path])
+
+    session = ort.InferenceSession(args.model,
+                                   providers=["CPUExecutionProvider"])
+    expected = session.run(None, inputs)
+    got = np.load(outputs_path)
+    ok = True
+    for value, want in zip(model.graph.output, expected):
+        have = got[value.name]
+        if have.shape != want.shape:
+            print("output %s: shape %s, onnxruntime %s FAIL" % (
+                value.name, have.shape, want.shape))
+            ok = False
+            continue
+        diff = np.abs(have.astype(np.float64) - want.astype(np.float64))
+        rel = diff / np.maximum(np.abs(want.astype(np.float64)), 1e-30)
+        passed = bool(np.all(diff <= args.atol + args.rtol * np.abs(want)))
+        ok &= passed
+        print("output %s: max_abs_err=%.3g max_rel_err=%.3g %s" % (
+            value.name, diff.max() if diff.size else 0.0,
+            rel.max() if rel.size else 0.0, "PASS" if passed else "FAIL"))
+    print("RESULT: " + ("PASS" if ok else "FAIL"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+// RUN: fuse-opt %s -split-input-file -fuse-outline-kernels | FileCheck %s
+// RUN: fuse-opt %s -split-input-file -fuse-outline-kernels=prefix=ref_ | FileCheck %s --check-prefix=PREFIX
+
+// A group becomes a kernel; the host keeps weights and calls, in order.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>)
+// CHECK: %[[W:.*]] = onnx.Constant dense_resource<w>
+// CHECK-NEXT: %[[A:.*]] = call @k0_contraction_epilogue(%[[X]], %[[W]])
+// CHECK-NEXT: %[[B:.*]] = call @k1_maxpool(%[[A]])
+// CHECK-NEXT: %[[C:.*]] = call @k2_reshape(%[[B]])
+// CHECK-NEXT: return %[[C]]
+// The splat Clip bound is inside the kernel; the weight is a parameter.
+// CHECK: func.func private @k0_contraction_epilogue(%{{.*}}: tensor<1x3x8x8xf32>, %{{.*}}: tensor<4x3x1x1xf32>) -> tensor<1x4x8x8xf32> attributes {fuse.kernel}
+// CHECK-NEXT: onnx.Constant dense<6.000000e+00>
+// CHECK-NEXT: onnx.Conv
+// CHECK-NEXT: onnx.Clip
+// CHECK-NEXT: return
+// CHECK: func.func private @k1_maxpool(%{{.*}}: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> attributes {fuse.kernel}
+// Reshape's shape is read at compile time: it is inside its kernel too.
+// CHECK: func.func private @k2_reshape(%{{.*}}: tensor<1x4x4x4xf32>) -> tensor<4x16xf32> attributes {fuse.kernel}
+// CHECK-NEXT: onnx.Constant dense<[4, 16]>
+// PREFIX: call @ref_k0_contraction_epilogue
+// PREFIX: func.func private @ref_k0_contraction_epilogue
+func.func @main(%x: tensor<1x3x8x8xf32>) -> tensor<4x16xf32> {
+  %w = onnx.Constant dense_resource<w> : tensor<4x3x1x1xf32>
+  %six = onnx.Constant dense<6.0> : tensor<f32>
+  %s = onnx.Constant dense<[4, 16]> : tensor<2xi64>
+  %0 = fuse.group contraction_epilogue ins(%x, %w, %six : tensor<1x3x8x8xf32>, tensor<4x3x1x1xf32>, tensor<f32>) -> tensor<1x4x8x8xf32> {
+  ^bb0(%a: tensor<1x3x8x8xf32>, %b: tensor<4x3x1x1xf32>, %c: tensor<f32>):
+    %1 = onnx.Conv(%a, %b) : (tensor<1x3x8x8xf32>, tensor<4x3x1x1xf32>) -> tensor<1x4x8x8xf32>
+    %2 = onnx.Clip(%1) max(%c) : (tensor<1x4x8x8xf32>, tensor<f32>) -> tensor<1x4x8x8xf32>
+    fuse.yield %2 : tensor<1x4x8x8xf32>
+  }
+  %3 = onnx.MaxPool(%0) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %4 = onnx.Reshape(%3, %s) : (tensor<1x4x4x4xf32>, tensor<2xi64>) -> tensor<4x16xf32>
+  return %4 : tensor<4x16xf32>
+}
+{-#
+  dialect_resources: { builtin: { w: "0x040000000000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F" } }
+#-}
+
+// -----
+
+// Returning an input or a weight needs no kernel.
+// CHECK-LABEL: func.func @passthrough
+// CHECK-NOT: call
+// CHECK: return %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<2xf32>
+func.func @passthrough(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+  %c = onnx.Constant dense<[1.0, 2.0]> : tensor<2xf32>
+  return %x, %c : tensor<4xf32>, tensor<2xf32>
+}
