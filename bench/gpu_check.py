@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""GPU numerics, on the GPU machine: every test model compiled for cuda
+(bench/prepare_device.sh) is run by fuse-run on seeded random inputs and
+compared with onnxruntime (CPU) on the same inputs; `fuse-run --check` also
+compares the fused plan with the unfused reference plan on the GPU.
+
+    python3 gpu_check.py DIR     # DIR/models/*.onnx, DIR/*.fbin, DIR/bin
+
+An element passes when |fuse - ort| <= atol + rtol * |ort| (rtol 1e-4,
+atol 1e-5, float32). Prints a markdown table last; exit 1 on any failure.
+"""
+
+import glob
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+RTOL, ATOL = 1e-4, 1e-5
+
+
+def main():
+    root = sys.argv[1]
+    fuse = os.path.join(root, "bin", "fuse-run")
+    rows, ok = [], True
+    for model_path in sorted(glob.glob(os.path.join(root, "models", "*.onnx"))):
+        name = os.path.splitext(os.path.basename(model_path))[0]
+        artifact = os.path.join(root, name + ".fbin")
+        model = onnx.load(model_path)
+        rng = np.random.default_rng(1)
+        inputs = {}
+        for value in model.graph.input:
+            shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+            inputs[value.name] = rng.uniform(-1, 1, shape).astype(np.float32)
+        in_path = os.path.join(root, name + ".in.npz")
+        out_path = os.path.join(root, name + ".out.npz")
+        np.savez(in_path, **inputs)
+        run = subprocess.run([fuse, artifact, "--inputs", in_path,
+                              "--outputs", out_path],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            rows.append((name, "fuse-run failed: " + run.stderr.strip(), "", ""))
+            ok = False
+            continue
+        want = ort.InferenceSession(model_path, providers=[
+            "CPUExecutionProvider"]).run(None, inputs)
+        got = np.load(out_path)
+        worst, passed = 0.0, True
+        for value, expected in zip(model.graph.output, want):
+            have = got[value.name]
+            diff = np.abs(have.astype(np.float64) - expected)
+            worst = max(worst, float(diff.max()))
+            passed &= bool(np.all(diff <= ATOL + RTOL * np.abs(expected)))
+        check = subprocess.run([fuse, artifact, "--check"],
+                               capture_output=True, text=True)
+        check_ok = check.returncode == 0
+        ok &= passed and check_ok
+        rows.append((name, "PASS" if passed else "FAIL", "%.2e" % worst,
+                     "PASS" if check_ok else "FAIL"))
+    print("| model | vs onnxruntime | max abs err | fused vs reference (--check) |")
+    print("|---|---|---|---|")
+    for row in rows:
+        print("| %s | %s | %s | %s |" % row)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds, here, everything the GPU machine needs into .device/ (ignored by
+# git, carried by the device call; the GPU machine has no LLVM, so models
+# are compiled here):
+#   .device/gpu_check/     the numeric test models and their cuda artifacts
+#   .device/avgpool_relu/  the seed benchmark (see avgpool_relu/prepare.sh)
+# Then, on the GPU machine:  bash bench/device_run.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${FUSE_BUILD_DIR:-build}
+ARCH=${FUSE_GPU_ARCH:-sm_90}
+OUT=.device/gpu_check
+
+./scripts/build.sh >/dev/null
+rm -rf "$OUT" && mkdir -p "$OUT/models" "$OUT/bin"
+cp "$BUILD/bin/fuse-run" "$OUT/bin/"
+for name in $(python3 test/Numerics/Inputs/models.py --list); do
+  python3 test/Numerics/Inputs/models.py "$name" "$OUT/models/$name.onnx"
+  "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
+    --gpu-arch="$ARCH" 2>/dev/null
+done
+bench/avgpool_relu/prepare.sh
+du -sh .device
