@@ -28,5 +28,5 @@ config.substitutions.append(
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-tools = ["fuse-opt", "fuse-translate"]
+tools = ["fuse-opt", "fuse-run", "fuse-runtime-api-test", "fuse-translate"]
 llvm_config.add_tool_substitutions(tools, [config.fuse_tools_dir])
