@@ -98,7 +98,7 @@ public:
   /// count never drives a huge allocation or loop.
   uint32_t count(const char *what, uint64_t minBytes) {
     uint32_t n = u32(what);
-    if (!hasFailed && uint64_t(n) * minBytes > remaining())
+    if (!hasFailed && n > remaining() / minBytes)
       error(format("%s is %u but only %llu bytes are left", what, n,
                    ull(remaining())));
     return hasFailed ? 0 : n;
@@ -183,13 +183,20 @@ fuse_status readTensorDesc(Cursor &cursor, const char *role, size_t index,
 
 fuse_status checkUniqueNames(const std::vector<TensorDesc> &tensors,
                              const char *role) {
-  for (size_t i = 0; i < tensors.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (tensors[i].name == tensors[j].name)
-        return fail(FUSE_ERROR_FORMAT,
-                    "artifact: %ss %zu and %zu are both "
-                    "named '%s'",
-                    role, j, i, tensors[i].name.c_str());
+  // Sorted, so that a file with many inputs is not quadratic.
+  std::vector<size_t> order(tensors.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return tensors[x].name < tensors[y].name ||
+           (tensors[x].name == tensors[y].name && x < y);
+  });
+  for (size_t i = 1; i < order.size(); ++i)
+    if (tensors[order[i]].name == tensors[order[i - 1]].name)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: %ss %zu and %zu are both named "
+                  "'%s'",
+                  role, order[i - 1], order[i], tensors[order[i]].name.c_str());
   return FUSE_OK;
 }
 

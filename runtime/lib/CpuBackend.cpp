@@ -157,12 +157,14 @@ public:
 
   fuse_status copyIn(uint64_t offset, const void *data,
                      uint64_t bytes) override {
-    std::memcpy(memory + offset, data, bytes);
+    if (bytes) // An empty tensor's data may be NULL.
+      std::memcpy(memory + offset, data, bytes);
     return FUSE_OK;
   }
 
   fuse_status copyOut(uint64_t offset, void *data, uint64_t bytes) override {
-    std::memcpy(data, memory + offset, bytes);
+    if (bytes)
+      std::memcpy(data, memory + offset, bytes);
     return FUSE_OK;
   }
 

@@ -91,35 +91,53 @@ fuse_status checkPlan(const fuse_model *model, size_t plan) {
   return FUSE_OK;
 }
 
-/// Checks a caller's host buffer for tensor `index` of `tensors`.
-fuse_status checkTransfer(const std::vector<TensorDesc> &tensors,
-                          const char *role, size_t index, const void *data,
-                          size_t bytes) {
+/// Tensor `index` of the model's inputs or outputs, range-checked.
+fuse_status tensorAt(const fuse_model *model, bool output, size_t index,
+                     const TensorDesc *&tensor) {
+  if (fuse_status s = checkModel(model))
+    return s;
+  const std::vector<TensorDesc> &tensors =
+      output ? model->artifact.outputs : model->artifact.inputs;
+  const char *role = output ? "output" : "input";
   if (index >= tensors.size())
     return fail(FUSE_ERROR_ARGUMENT,
                 "%s %zu is out of range (the model has %zu %ss)", role, index,
                 tensors.size(), role);
-  const TensorDesc &tensor = tensors[index];
-  if (bytes != tensor.bytes)
+  tensor = &tensors[index];
+  return FUSE_OK;
+}
+
+/// Checks a caller's host buffer for input or output `index`.
+fuse_status checkTransfer(const fuse_model *model, bool output, size_t index,
+                          const void *data, size_t bytes) {
+  const TensorDesc *tensor = nullptr;
+  if (fuse_status s = tensorAt(model, output, index, tensor))
+    return s;
+  const char *role = output ? "output" : "input";
+  if (bytes != tensor->bytes)
     return fail(FUSE_ERROR_ARGUMENT, "%s %zu '%s' is %llu bytes (%s), not %zu",
-                role, index, tensor.name.c_str(), ull(tensor.bytes),
-                typeString(tensor.dtype, tensor.rank, tensor.dims).c_str(),
+                role, index, tensor->name.c_str(), ull(tensor->bytes),
+                typeString(tensor->dtype, tensor->rank, tensor->dims).c_str(),
                 bytes);
   if (!data && bytes != 0)
     return fail(FUSE_ERROR_ARGUMENT, "the %s data pointer is NULL", role);
   return FUSE_OK;
 }
 
-fuse_status tensorInfo(const TensorDesc &tensor, fuse_tensor_info *info) {
+fuse_status tensorInfo(const fuse_model *model, bool output, size_t index,
+                       fuse_tensor_info *info) {
+  const TensorDesc *tensor = nullptr;
+  if (fuse_status s = tensorAt(model, output, index, tensor))
+    return s;
   if (!info)
     return fail(FUSE_ERROR_ARGUMENT, "the fuse_tensor_info pointer is NULL");
   *info = fuse_tensor_info();
-  info->name = tensor.name.c_str();
-  info->dtype = tensor.dtype;
-  info->rank = tensor.rank;
-  for (uint32_t i = 0; i < tensor.rank; ++i)
-    info->dims[i] = tensor.dims[i];
-  info->bytes = tensor.bytes;
+  info->name = tensor->name.c_str();
+  info->dtype = tensor->dtype;
+  info->rank = tensor->rank;
+  for (uint32_t i = 0; i < tensor->rank; ++i)
+    info->dims[i] = tensor->dims[i];
+  info->bytes = tensor->bytes;
   return FUSE_OK;
 }
 
@@ -181,24 +199,12 @@ size_t fuse_model_num_outputs(const fuse_model *model) {
 
 fuse_status fuse_model_input_info(const fuse_model *model, size_t index,
                                   fuse_tensor_info *info) {
-  if (fuse_status s = checkModel(model))
-    return s;
-  if (index >= model->artifact.inputs.size())
-    return fail(FUSE_ERROR_ARGUMENT,
-                "input %zu is out of range (the model has %zu inputs)", index,
-                model->artifact.inputs.size());
-  return tensorInfo(model->artifact.inputs[index], info);
+  return tensorInfo(model, /*output=*/false, index, info);
 }
 
 fuse_status fuse_model_output_info(const fuse_model *model, size_t index,
                                    fuse_tensor_info *info) {
-  if (fuse_status s = checkModel(model))
-    return s;
-  if (index >= model->artifact.outputs.size())
-    return fail(FUSE_ERROR_ARGUMENT,
-                "output %zu is out of range (the model has %zu outputs)", index,
-                model->artifact.outputs.size());
-  return tensorInfo(model->artifact.outputs[index], info);
+  return tensorInfo(model, /*output=*/true, index, info);
 }
 
 size_t fuse_model_num_plans(const fuse_model *model) {
@@ -225,10 +231,8 @@ uint64_t fuse_model_plan_bytes(const fuse_model *model, size_t plan) {
 
 fuse_status fuse_model_set_input(fuse_model *model, size_t index,
                                  const void *data, size_t bytes) {
-  if (fuse_status s = checkModel(model))
-    return s;
   if (fuse_status s =
-          checkTransfer(model->artifact.inputs, "input", index, data, bytes))
+          checkTransfer(model, /*output=*/false, index, data, bytes))
     return s;
   // Each plan has its own copy of the inputs, in its own arena.
   for (const PlanDesc &plan : model->artifact.plans) {
@@ -252,10 +256,7 @@ fuse_status fuse_model_run(fuse_model *model, size_t plan) {
 
 fuse_status fuse_model_get_output(fuse_model *model, size_t index, void *data,
                                   size_t bytes) {
-  if (fuse_status s = checkModel(model))
-    return s;
-  if (fuse_status s =
-          checkTransfer(model->artifact.outputs, "output", index, data, bytes))
+  if (fuse_status s = checkTransfer(model, /*output=*/true, index, data, bytes))
     return s;
   if (model->lastPlan < 0)
     return fail(FUSE_ERROR_ARGUMENT,

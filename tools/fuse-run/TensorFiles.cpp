@@ -97,59 +97,66 @@ uint16_t floatToBfloat16(float f) {
   return uint16_t(bits >> 16);
 }
 
-template <typename T> T load(const Tensor &t, uint64_t i) {
+template <typename T> double getAs(const uint8_t *p) {
   T value;
-  std::memcpy(&value, t.data.data() + i * sizeof(T), sizeof(T));
-  return value;
+  std::memcpy(&value, p, sizeof(T));
+  return double(value);
 }
 
-template <typename T> void store(Tensor &t, uint64_t i, T value) {
-  std::memcpy(t.data.data() + i * sizeof(T), &value, sizeof(T));
+template <typename T> void setAs(uint8_t *p, double value) {
+  T typed = T(value);
+  std::memcpy(p, &typed, sizeof(T));
 }
 
-//===----------------------------------------------------------------------===//
-// .npy
-//===----------------------------------------------------------------------===//
-
-/// numpy's type string for a dtype ("<f4"); bfloat16, which numpy lacks,
-/// travels as its bits, "<u2".
-const char *npyDescr(uint32_t dtype) {
-  switch (static_cast<DType>(dtype)) {
-  case DType::Float32:
-    return "<f4";
-  case DType::UInt8:
-    return "|u1";
-  case DType::Int8:
-    return "|i1";
-  case DType::UInt16:
-  case DType::BFloat16:
-    return "<u2";
-  case DType::Int16:
-    return "<i2";
-  case DType::Int32:
-    return "<i4";
-  case DType::Int64:
-    return "<i8";
-  case DType::Bool:
-    return "|b1";
-  case DType::Float16:
-    return "<f2";
-  case DType::Float64:
-    return "<f8";
-  case DType::UInt32:
-    return "<u4";
-  case DType::UInt64:
-    return "<u8";
-  }
-  return "|V1";
+double getBool(const uint8_t *p) { return *p ? 1 : 0; }
+void setBool(uint8_t *p, double value) { *p = value != 0; }
+double getHalf(const uint8_t *p) { return halfToFloat(le16(p)); }
+void setHalf(uint8_t *p, double value) {
+  setAs<uint16_t>(p, floatToHalf(float(value)));
+}
+double getBfloat16(const uint8_t *p) { return bfloat16ToFloat(le16(p)); }
+void setBfloat16(uint8_t *p, double value) {
+  setAs<uint16_t>(p, floatToBfloat16(float(value)));
 }
 
-/// The dtype of a numpy type string, or 0.
+/// How fuse-run names, reads and writes each dtype's elements.
+struct DTypeCodec {
+  DType dtype;
+  /// numpy's type string; bfloat16, which numpy lacks, travels as its bits.
+  const char *npyDescr;
+  double (*get)(const uint8_t *);
+  void (*set)(uint8_t *, double);
+};
+
+// UInt16 before BFloat16: a "<u2" array is a uint16 one.
+const DTypeCodec kCodecs[] = {
+    {DType::Float32, "<f4", getAs<float>, setAs<float>},
+    {DType::UInt8, "|u1", getAs<uint8_t>, setAs<uint8_t>},
+    {DType::Int8, "|i1", getAs<int8_t>, setAs<int8_t>},
+    {DType::UInt16, "<u2", getAs<uint16_t>, setAs<uint16_t>},
+    {DType::Int16, "<i2", getAs<int16_t>, setAs<int16_t>},
+    {DType::Int32, "<i4", getAs<int32_t>, setAs<int32_t>},
+    {DType::Int64, "<i8", getAs<int64_t>, setAs<int64_t>},
+    {DType::Bool, "|b1", getBool, setBool},
+    {DType::Float16, "<f2", getHalf, setHalf},
+    {DType::Float64, "<f8", getAs<double>, setAs<double>},
+    {DType::UInt32, "<u4", getAs<uint32_t>, setAs<uint32_t>},
+    {DType::UInt64, "<u8", getAs<uint64_t>, setAs<uint64_t>},
+    {DType::BFloat16, "<u2", getBfloat16, setBfloat16},
+};
+
+const DTypeCodec *codecOf(uint32_t dtype) {
+  for (const DTypeCodec &codec : kCodecs)
+    if (uint32_t(codec.dtype) == dtype)
+      return &codec;
+  return nullptr;
+}
+
+/// The dtype of a numpy type string ("<f4", "=f4" and "f4" alike), or 0.
 uint32_t dtypeOfDescr(const std::string &descr) {
-  static const uint32_t all[] = {1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13};
-  for (uint32_t dtype : all)
-    if (descr.substr(1) == std::string(npyDescr(dtype)).substr(1))
-      return dtype;
+  for (const DTypeCodec &codec : kCodecs)
+    if (descr.substr(1) == std::string(codec.npyDescr).substr(1))
+      return uint32_t(codec.dtype);
   return 0;
 }
 
@@ -572,66 +579,13 @@ std::string typeString(uint32_t dtype, const std::vector<int64_t> &dims) {
 }
 
 double getElement(const Tensor &t, uint64_t i) {
-  switch (static_cast<DType>(t.dtype)) {
-  case DType::Float32:
-    return load<float>(t, i);
-  case DType::UInt8:
-    return load<uint8_t>(t, i);
-  case DType::Int8:
-    return load<int8_t>(t, i);
-  case DType::UInt16:
-    return load<uint16_t>(t, i);
-  case DType::Int16:
-    return load<int16_t>(t, i);
-  case DType::Int32:
-    return load<int32_t>(t, i);
-  case DType::Int64:
-    return double(load<int64_t>(t, i));
-  case DType::Bool:
-    return load<uint8_t>(t, i) ? 1 : 0;
-  case DType::Float16:
-    return halfToFloat(load<uint16_t>(t, i));
-  case DType::Float64:
-    return load<double>(t, i);
-  case DType::UInt32:
-    return load<uint32_t>(t, i);
-  case DType::UInt64:
-    return double(load<uint64_t>(t, i));
-  case DType::BFloat16:
-    return bfloat16ToFloat(load<uint16_t>(t, i));
-  }
-  return 0;
+  const DTypeCodec *codec = codecOf(t.dtype);
+  return codec ? codec->get(t.data.data() + i * dtypeSize(t.dtype)) : 0;
 }
 
-void setElement(Tensor &t, uint64_t i, double v) {
-  switch (static_cast<DType>(t.dtype)) {
-  case DType::Float32:
-    return store<float>(t, i, float(v));
-  case DType::UInt8:
-    return store<uint8_t>(t, i, uint8_t(v));
-  case DType::Int8:
-    return store<int8_t>(t, i, int8_t(v));
-  case DType::UInt16:
-    return store<uint16_t>(t, i, uint16_t(v));
-  case DType::Int16:
-    return store<int16_t>(t, i, int16_t(v));
-  case DType::Int32:
-    return store<int32_t>(t, i, int32_t(v));
-  case DType::Int64:
-    return store<int64_t>(t, i, int64_t(v));
-  case DType::Bool:
-    return store<uint8_t>(t, i, v != 0);
-  case DType::Float16:
-    return store<uint16_t>(t, i, floatToHalf(float(v)));
-  case DType::Float64:
-    return store<double>(t, i, v);
-  case DType::UInt32:
-    return store<uint32_t>(t, i, uint32_t(v));
-  case DType::UInt64:
-    return store<uint64_t>(t, i, uint64_t(v));
-  case DType::BFloat16:
-    return store<uint16_t>(t, i, floatToBfloat16(float(v)));
-  }
+void setElement(Tensor &t, uint64_t i, double value) {
+  if (const DTypeCodec *codec = codecOf(t.dtype))
+    codec->set(t.data.data() + i * dtypeSize(t.dtype), value);
 }
 
 bool readFile(const std::string &path, std::vector<uint8_t> &bytes,
@@ -722,7 +676,9 @@ std::vector<uint8_t> serializeNpy(const Tensor &tensor) {
     shape +=
         format(i ? ", %lld" : "%lld", static_cast<long long>(tensor.dims[i]));
   shape += tensor.dims.size() == 1 ? ",)" : ")";
-  std::string header = "{'descr': '" + std::string(npyDescr(tensor.dtype)) +
+  const DTypeCodec *codec = codecOf(tensor.dtype);
+  std::string header = "{'descr': '" +
+                       std::string(codec ? codec->npyDescr : "|V1") +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Version 2.0 (a u32 header length) only when 1.0's u16 is too small.
   size_t prefix = header.size() + 64 > 0xffff ? 12 : 10;
@@ -914,55 +870,49 @@ bool parseTensorProto(const std::vector<uint8_t> &bytes,
     return true;
   }
 
-  // Typed fields: which one holds a dtype is fixed by onnx.proto.
-  uint64_t count = size / elementSize;
-  const char *field;
-  uint64_t have;
+  // Typed fields: which one holds a dtype is fixed by onnx.proto. The float
+  // and double ones hold little-endian bytes, the others varints.
+  const char *field = "int32_data";
+  const std::vector<uint64_t> *varints = &int32s;
+  const std::vector<uint8_t> *fixed = nullptr;
   switch (static_cast<DType>(tensor.dtype)) {
   case DType::Float32:
     field = "float_data";
-    have = floats.size() / 4;
+    fixed = &floats;
     break;
   case DType::Float64:
     field = "double_data";
-    have = doubles.size() / 8;
+    fixed = &doubles;
     break;
   case DType::Int64:
     field = "int64_data";
-    have = int64s.size();
+    varints = &int64s;
     break;
   case DType::UInt32:
   case DType::UInt64:
     field = "uint64_data";
-    have = uint64s.size();
+    varints = &uint64s;
     break;
   default:
-    field = "int32_data";
-    have = int32s.size();
+    break;
   }
+  uint64_t count = size / elementSize;
+  uint64_t have = fixed ? fixed->size() / elementSize : varints->size();
   if (have != count)
     return failWith(error,
                     where + format("%s has %llu values but %s needs "
                                    "%llu",
                                    field, ull(have), type.c_str(), ull(count)));
+  if (fixed) {
+    tensor.data = *fixed;
+    return true;
+  }
   tensor.data.resize(size);
-  if (tensor.dtype == uint32_t(DType::Float32))
-    tensor.data = floats;
-  else if (tensor.dtype == uint32_t(DType::Float64))
-    tensor.data = doubles;
-  else
-    for (uint64_t i = 0; i < count; ++i) {
-      const std::vector<uint64_t> &values =
-          tensor.dtype == uint32_t(DType::Int64) ? int64s
-          : tensor.dtype == uint32_t(DType::UInt32) ||
-                  tensor.dtype == uint32_t(DType::UInt64)
-              ? uint64s
-              : int32s;
-      // Little-endian truncation to the element size; float16 and bfloat16
-      // are stored as their bits.
-      uint64_t value = values[i];
-      std::memcpy(tensor.data.data() + i * elementSize, &value, elementSize);
-    }
+  // Little-endian truncation to the element size (a negative int32 is a
+  // sign-extended varint); float16 and bfloat16 come as their bits.
+  for (uint64_t i = 0; i < count; ++i)
+    std::memcpy(tensor.data.data() + i * elementSize, &(*varints)[i],
+                elementSize);
   return true;
 }
 

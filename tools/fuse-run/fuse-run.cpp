@@ -11,6 +11,7 @@
 #include "TensorFiles.h"
 
 #include "fuse/runtime.h"
+#include "fuse/runtime/Artifact.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 
 using namespace fuserun;
+using fuse::artifact::DType;
 
 namespace {
 
@@ -40,7 +42,7 @@ Inputs (default: seeded random values):
                        match the model's exactly (bfloat16 inputs take
                        uint16 arrays of their bits)
   --seed N             seed of the random inputs (default 0): floats
-                       uniform in [-1, 1], integers in [0, 10), bools 0/1,
+                       uniform in [-1, 1), integers in [0, 10), bools 0/1,
                        drawn with splitmix64 in input order, so the same
                        on every machine
 
@@ -53,9 +55,10 @@ shape, min, max and mean):
                                 if missing)
   --check              run plan "main" and plan "reference" on the same
                        inputs and compare every output element:
-                       |main - reference| <= atol + rtol * |reference|;
-                       prints each output's max abs and rel error, then
-                       "check: PASS" (exit 0) or "check: FAIL" (exit 1)
+                       |main - reference| <= atol + rtol * |reference|
+                       (a NaN matches only a NaN); prints each output's max
+                       abs and rel error, then "check: PASS" (exit 0) or
+                       "check: FAIL" (exit 1)
   --rtol X             relative tolerance of --check (default 1e-4)
   --atol Y             absolute tolerance of --check (default 1e-5)
   --bench              time the plan: --warmup untimed runs, then
@@ -64,7 +67,7 @@ shape, min, max and mean):
                        bench: plan=NAME launches=N median_ms=M min_ms=A
                        max_ms=B bytes=BYTES GB/s=G
                        (BYTES is what the plan's kernels move at least; GB/s
-                       is BYTES / median)
+                       is BYTES / median); after --check if both are given
   --warmup N           untimed runs before timing (default 10)
   --iterations N       timed runs (default 100)
   --plan NAME          the plan to run or bench (default "main"); repeat to
@@ -151,8 +154,10 @@ Options parseOptions(int argc, char **argv) {
     };
     auto takeCount = [&](long &out) {
       uint64_t n;
-      if (!parseUnsigned(takeValue(), n) || n > 1000000000)
-        usageError(name + " needs a count, not '" + value + "'");
+      // Bounded: --iterations sizes the array of times.
+      if (!parseUnsigned(takeValue(), n) || n > 10000000)
+        usageError(name + " needs a count from 0 to 10000000, not '" + value +
+                   "'");
       out = long(n);
     };
     auto takeTolerance = [&](double &out) {
@@ -330,7 +335,8 @@ private:
       error("input '" + input.name + "' is given twice (again by '" + path +
             "')");
     // bfloat16 has no numpy dtype: its bits come as uint16.
-    bool bits = input.dtype == 16 && file.dtype == 4;
+    bool bits = input.dtype == uint32_t(DType::BFloat16) &&
+                file.dtype == uint32_t(DType::UInt16);
     if ((file.dtype != input.dtype && !bits) || file.dims != input.dims)
       error("input '" + input.name + "': file has " +
             typeString(file.dtype, file.dims) + ", model expects " +
@@ -359,7 +365,15 @@ private:
 };
 
 bool isFloat(uint32_t dtype) {
-  return dtype == 1 || dtype == 10 || dtype == 11 || dtype == 16;
+  switch (static_cast<DType>(dtype)) {
+  case DType::Float32:
+  case DType::Float16:
+  case DType::Float64:
+  case DType::BFloat16:
+    return true;
+  default:
+    return false;
+  }
 }
 
 void randomize(std::vector<Tensor> &inputs, uint64_t seed) {
@@ -371,7 +385,7 @@ void randomize(std::vector<Tensor> &inputs, uint64_t seed) {
       double value;
       if (isFloat(input.dtype))
         value = double(bits >> 11) * 0x1p-53 * 2.0 - 1.0; // [-1, 1)
-      else if (input.dtype == 9)
+      else if (input.dtype == uint32_t(DType::Bool))
         value = double(bits & 1);
       else
         value = double(bits % 10);

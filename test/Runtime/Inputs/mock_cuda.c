@@ -53,9 +53,11 @@ struct CUfunc_st {
   Kernel kernel;
   int numArgs;
   char name[64];
+  struct CUfunc_st *next; /* The module's functions, freed with it. */
 };
 struct CUmod_st {
   void *library;
+  struct CUfunc_st *functions;
 };
 struct Node {
   struct CUfunc_st *function;
@@ -268,11 +270,18 @@ CUresult cuModuleGetFunction(struct CUfunc_st **function,
   (*function)->kernel = kernel;
   (*function)->numArgs = numArgs;
   snprintf((*function)->name, sizeof((*function)->name), "%s", name);
+  (*function)->next = module->functions;
+  module->functions = *function;
   return SUCCESS;
 }
 
 CUresult cuModuleUnload(struct CUmod_st *module) {
   trace("cuModuleUnload");
+  while (module->functions) {
+    struct CUfunc_st *next = module->functions->next;
+    free(module->functions);
+    module->functions = next;
+  }
   dlclose(module->library);
   free(module);
   return SUCCESS;
