@@ -34,5 +34,6 @@ if os.path.exists(os.path.join(cuda_path, "bin", "ptxas")):
     config.available_features.add("ptxas")
     config.substitutions.append(("%cuda_path", cuda_path))
 
-tools = ["fuse-compile", "fuse-opt", "fuse-translate"]
+tools = ["fuse-compile", "fuse-opt", "fuse-run", "fuse-runtime-api-test",
+         "fuse-translate"]
 llvm_config.add_tool_substitutions(tools, [config.fuse_tools_dir])

@@ -113,6 +113,40 @@ inline uint32_t dtypeSize(uint32_t dtype) {
   return 0;
 }
 
+/// The dtype's name as in numpy ("float32", "int64", "bool", ...), or
+/// nullptr for a value that is not a DType.
+inline const char *dtypeName(uint32_t dtype) {
+  switch (static_cast<DType>(dtype)) {
+  case DType::Float32:
+    return "float32";
+  case DType::UInt8:
+    return "uint8";
+  case DType::Int8:
+    return "int8";
+  case DType::UInt16:
+    return "uint16";
+  case DType::Int16:
+    return "int16";
+  case DType::Int32:
+    return "int32";
+  case DType::Int64:
+    return "int64";
+  case DType::Bool:
+    return "bool";
+  case DType::Float16:
+    return "float16";
+  case DType::Float64:
+    return "float64";
+  case DType::UInt32:
+    return "uint32";
+  case DType::UInt64:
+    return "uint64";
+  case DType::BFloat16:
+    return "bfloat16";
+  }
+  return nullptr;
+}
+
 enum class BufferKind : uint32_t {
   /// Graph input `index`; lives in the arena at `offset`.
   Input = 0,

@@ -1,0 +1,245 @@
+//===- CpuBackend.cpp - Run a plan's kernels on the host ------------------===//
+//
+// The kernel image is an ELF shared object; it is loaded from memory
+// (memfd_create, then dlopen of /proc/self/fd/N) so that no file is left
+// behind, with a mkstemp file as the fallback where memfd_create is missing.
+// Each kernel is `void <name>_packed(void **args)`, args[i] being the i-th
+// buffer's address; the weights and the plans' arenas share one mapping.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+#include "Error.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace fuse {
+namespace runtime {
+
+namespace {
+
+using ull = unsigned long long;
+
+#if defined(__x86_64__)
+constexpr uint16_t kHostMachine = 62; // EM_X86_64
+#elif defined(__aarch64__)
+constexpr uint16_t kHostMachine = 183; // EM_AARCH64
+#else
+constexpr uint16_t kHostMachine = 0; // Unknown: let dlopen decide.
+#endif
+
+uint16_t le16(const uint8_t *p) { return uint16_t(p[0] | p[1] << 8); }
+uint64_t le64(const uint8_t *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i)
+    v = v << 8 | p[i];
+  return v;
+}
+
+/// Checks the ELF header and that every segment lies in the image, so that
+/// a wrong or truncated image is a clear error: the dynamic loader maps
+/// segments past the end of a truncated file and dies of SIGBUS on them.
+fuse_status checkElf(const Blob &image, const std::string &arch) {
+  const uint8_t *p = image.data;
+  const uint64_t size = image.size;
+  if (size < 64 || std::memcmp(p,
+                               "\x7f"
+                               "ELF",
+                               4) != 0)
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: the cpu KernelImage is not an ELF file");
+  uint16_t type = le16(p + 16);
+  uint16_t machine = le16(p + 18);
+  if (p[4] != 2 || p[5] != 1 || type != 3)
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: the cpu KernelImage is not a 64-bit little-endian "
+                "ELF shared object");
+  if (kHostMachine != 0 && machine != kHostMachine)
+    return fail(FUSE_ERROR_TARGET,
+                "this artifact's kernels are for '%s' (ELF machine %u), "
+                "which this host (ELF machine %u) cannot run",
+                arch.c_str(), machine, kHostMachine);
+  uint64_t phoff = le64(p + 32);
+  uint16_t phentsize = le16(p + 54), phnum = le16(p + 56);
+  if (phentsize < 56 || phoff > size ||
+      uint64_t(phnum) * phentsize > size - phoff)
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: the cpu KernelImage is truncated or corrupted "
+                "(its program headers are out of bounds)");
+  for (uint16_t i = 0; i < phnum; ++i) {
+    const uint8_t *ph = p + phoff + uint64_t(i) * phentsize;
+    uint64_t offset = le64(ph + 8), fileSize = le64(ph + 32);
+    if (offset > size || fileSize > size - offset)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: the cpu KernelImage is truncated or corrupted "
+                  "(segment %u needs bytes [%llu, %llu), the image has "
+                  "%llu)",
+                  i, ull(offset), ull(offset + fileSize), ull(size));
+  }
+  return FUSE_OK;
+}
+
+bool writeAll(int fd, const uint8_t *data, uint64_t size) {
+  while (size > 0) {
+    ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    data += n;
+    size -= static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
+class CpuBackend : public Backend {
+public:
+  ~CpuBackend() override {
+    if (library)
+      dlclose(library);
+    // Closed only now: while it is open, no other image gets the same
+    // /proc/self/fd/N name, which dlopen would take for this library.
+    if (imageFd >= 0)
+      close(imageFd);
+    if (memory)
+      munmap(memory, mappedBytes);
+  }
+
+  fuse_status load(const Artifact &a) override {
+    if (!a.kernels.empty()) {
+      if (fuse_status s = checkElf(a.kernelImage, a.arch))
+        return s;
+      if (fuse_status s = openImage(a.kernelImage))
+        return s;
+    }
+    std::vector<KernelFn> kernels;
+    for (size_t i = 0; i < a.kernels.size(); ++i) {
+      std::string symbol = a.kernels[i].name + "_packed";
+      void *address = dlsym(library, symbol.c_str());
+      if (!address)
+        return fail(FUSE_ERROR_DEVICE,
+                    "cpu: kernel %zu '%s': the kernel image has no symbol "
+                    "'%s'",
+                    i, a.kernels[i].name.c_str(), symbol.c_str());
+      kernels.push_back(reinterpret_cast<KernelFn>(address));
+    }
+
+    mappedBytes = a.memoryBytes ? a.memoryBytes : 1;
+    void *mapped = mmap(nullptr, mappedBytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED)
+      return fail(FUSE_ERROR_DEVICE,
+                  "cpu: cannot allocate %llu bytes for the weights and plan "
+                  "arenas: %s",
+                  ull(a.memoryBytes), std::strerror(errno));
+    memory = static_cast<uint8_t *>(mapped);
+    if (a.weights.size)
+      std::memcpy(memory, a.weights.data, a.weights.size);
+
+    for (const PlanDesc &plan : a.plans) {
+      std::vector<Launch> launches;
+      for (const LaunchDesc &launch : plan.launches) {
+        Launch l{kernels[launch.kernel], {}};
+        for (uint32_t arg : launch.args)
+          l.args.push_back(memory + bufferOffset(plan, plan.buffers[arg]));
+        launches.push_back(std::move(l));
+      }
+      plans.push_back(std::move(launches));
+    }
+    return FUSE_OK;
+  }
+
+  fuse_status copyIn(uint64_t offset, const void *data,
+                     uint64_t bytes) override {
+    if (bytes) // An empty tensor's data may be NULL.
+      std::memcpy(memory + offset, data, bytes);
+    return FUSE_OK;
+  }
+
+  fuse_status copyOut(uint64_t offset, void *data, uint64_t bytes) override {
+    if (bytes)
+      std::memcpy(data, memory + offset, bytes);
+    return FUSE_OK;
+  }
+
+  fuse_status run(size_t plan) override {
+    for (Launch &launch : plans[plan])
+      launch.kernel(launch.args.data());
+    return FUSE_OK;
+  }
+
+  fuse_status benchmark(size_t plan, int warmup, int iterations,
+                        double *timesMs) override {
+    for (int i = 0; i < warmup; ++i)
+      run(plan);
+    for (int i = 0; i < iterations; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      run(plan);
+      auto end = std::chrono::steady_clock::now();
+      timesMs[i] =
+          std::chrono::duration<double, std::milli>(end - start).count();
+    }
+    return FUSE_OK;
+  }
+
+private:
+  using KernelFn = void (*)(void **);
+  struct Launch {
+    KernelFn kernel;
+    std::vector<void *> args;
+  };
+
+  /// Writes the image to an in-memory file (or a temporary one) and
+  /// dlopens it.
+  fuse_status openImage(const Blob &image) {
+    std::string path;
+    imageFd = memfd_create("fuse-kernels", MFD_CLOEXEC);
+    bool temporary = imageFd < 0;
+    if (!temporary) {
+      path = format("/proc/self/fd/%d", imageFd);
+    } else {
+      const char *dir = std::getenv("TMPDIR");
+      path = std::string(dir && *dir ? dir : "/tmp") + "/fuse-kernels-XXXXXX";
+      imageFd = mkstemp(&path[0]);
+      if (imageFd < 0)
+        return fail(FUSE_ERROR_DEVICE,
+                    "cpu: cannot create a file for the kernel image (%s): %s",
+                    path.c_str(), std::strerror(errno));
+    }
+    bool written = writeAll(imageFd, image.data, image.size);
+    int writeErrno = errno;
+    if (written)
+      library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    const char *dlError = library ? nullptr : dlerror();
+    if (temporary)
+      unlink(path.c_str());
+    if (!written)
+      return fail(FUSE_ERROR_DEVICE, "cpu: cannot write the kernel image: %s",
+                  std::strerror(writeErrno));
+    if (!library)
+      return fail(FUSE_ERROR_DEVICE, "cpu: cannot load the kernel image: %s",
+                  dlError ? dlError : "dlopen failed");
+    return FUSE_OK;
+  }
+
+  void *library = nullptr;
+  int imageFd = -1;
+  uint8_t *memory = nullptr;
+  size_t mappedBytes = 0;
+  std::vector<std::vector<Launch>> plans;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> createCpuBackend() {
+  return std::unique_ptr<Backend>(new CpuBackend());
+}
+
+} // namespace runtime
+} // namespace fuse

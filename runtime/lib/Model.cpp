@@ -1,0 +1,287 @@
+//===- Model.cpp - The fuse runtime C API ---------------------------------===//
+//
+// The C entry points: argument checks and the state both targets share
+// (which inputs are set, which plan ran last); the target's work is done
+// by its Backend. No entry point trusts its arguments: a bad index, size
+// or null pointer is FUSE_ERROR_ARGUMENT, never a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/runtime.h"
+
+#include "ArtifactReader.h"
+#include "Backend.h"
+#include "Error.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace fuse::runtime;
+using fuse::artifact::Target;
+
+struct fuse_model {
+  // Declared before the backend, so that it outlives it.
+  Artifact artifact;
+  std::unique_ptr<Backend> backend;
+  std::vector<bool> inputSet;
+  /// The plan whose outputs get_output returns; -1 before the first run.
+  long lastPlan = -1;
+};
+
+namespace {
+
+using ull = unsigned long long;
+
+fuse_status readFile(const char *path, std::vector<uint8_t> &bytes) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(FUSE_ERROR_IO, "cannot open '%s': %s", path,
+                std::strerror(errno));
+  struct stat info;
+  const char *notFile = nullptr;
+  if (fstat(fd, &info) != 0)
+    notFile = std::strerror(errno);
+  else if (!S_ISREG(info.st_mode))
+    notFile = S_ISDIR(info.st_mode) ? "it is a directory"
+                                    : "it is not a regular file";
+  if (notFile) {
+    close(fd);
+    return fail(FUSE_ERROR_IO, "cannot read '%s': %s", path, notFile);
+  }
+  bytes.resize(static_cast<size_t>(info.st_size));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      int error = errno;
+      close(fd);
+      return fail(FUSE_ERROR_IO, "cannot read '%s': %s", path,
+                  n == 0 ? "the file shrank while being read"
+                         : std::strerror(error));
+    }
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+  return FUSE_OK;
+}
+
+fuse_status checkModel(const fuse_model *model) {
+  if (!model)
+    return fail(FUSE_ERROR_ARGUMENT, "the model is NULL");
+  return FUSE_OK;
+}
+
+fuse_status checkPlan(const fuse_model *model, size_t plan) {
+  if (fuse_status s = checkModel(model))
+    return s;
+  if (plan >= model->artifact.plans.size())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "plan %zu is out of range (the model has "
+                "%zu plans)",
+                plan, model->artifact.plans.size());
+  for (size_t i = 0; i < model->inputSet.size(); ++i)
+    if (!model->inputSet[i])
+      return fail(FUSE_ERROR_ARGUMENT, "input %zu '%s' has not been set", i,
+                  model->artifact.inputs[i].name.c_str());
+  return FUSE_OK;
+}
+
+/// Tensor `index` of the model's inputs or outputs, range-checked.
+fuse_status tensorAt(const fuse_model *model, bool output, size_t index,
+                     const TensorDesc *&tensor) {
+  if (fuse_status s = checkModel(model))
+    return s;
+  const std::vector<TensorDesc> &tensors =
+      output ? model->artifact.outputs : model->artifact.inputs;
+  const char *role = output ? "output" : "input";
+  if (index >= tensors.size())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "%s %zu is out of range (the model has %zu %ss)", role, index,
+                tensors.size(), role);
+  tensor = &tensors[index];
+  return FUSE_OK;
+}
+
+/// Checks a caller's host buffer for input or output `index`.
+fuse_status checkTransfer(const fuse_model *model, bool output, size_t index,
+                          const void *data, size_t bytes) {
+  const TensorDesc *tensor = nullptr;
+  if (fuse_status s = tensorAt(model, output, index, tensor))
+    return s;
+  const char *role = output ? "output" : "input";
+  if (bytes != tensor->bytes)
+    return fail(FUSE_ERROR_ARGUMENT, "%s %zu '%s' is %llu bytes (%s), not %zu",
+                role, index, tensor->name.c_str(), ull(tensor->bytes),
+                typeString(tensor->dtype, tensor->rank, tensor->dims).c_str(),
+                bytes);
+  if (!data && bytes != 0)
+    return fail(FUSE_ERROR_ARGUMENT, "the %s data pointer is NULL", role);
+  return FUSE_OK;
+}
+
+fuse_status tensorInfo(const fuse_model *model, bool output, size_t index,
+                       fuse_tensor_info *info) {
+  const TensorDesc *tensor = nullptr;
+  if (fuse_status s = tensorAt(model, output, index, tensor))
+    return s;
+  if (!info)
+    return fail(FUSE_ERROR_ARGUMENT, "the fuse_tensor_info pointer is NULL");
+  *info = fuse_tensor_info();
+  info->name = tensor->name.c_str();
+  info->dtype = tensor->dtype;
+  info->rank = tensor->rank;
+  for (uint32_t i = 0; i < tensor->rank; ++i)
+    info->dims[i] = tensor->dims[i];
+  info->bytes = tensor->bytes;
+  return FUSE_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+fuse_status fuse_model_load(const char *path, fuse_model **model) {
+  if (!path || !model)
+    return fail(FUSE_ERROR_ARGUMENT, "fuse_model_load: path and model must "
+                                     "not be NULL");
+  *model = nullptr;
+  std::vector<uint8_t> bytes;
+  if (fuse_status s = readFile(path, bytes))
+    return s;
+  return fuse_model_load_bytes(bytes.data(), bytes.size(), model);
+}
+
+fuse_status fuse_model_load_bytes(const void *data, size_t size,
+                                  fuse_model **model) {
+  if (!model || (!data && size != 0))
+    return fail(FUSE_ERROR_ARGUMENT, "fuse_model_load_bytes: data and model "
+                                     "must not be NULL");
+  *model = nullptr;
+  std::unique_ptr<fuse_model> m(new fuse_model());
+  if (fuse_status s = readArtifact(data, size, m->artifact))
+    return s;
+  m->backend = m->artifact.target == Target::Cuda ? createCudaBackend()
+                                                  : createCpuBackend();
+  if (fuse_status s = m->backend->load(m->artifact))
+    return s;
+  // The sections were the caller's bytes; nothing reads them after load.
+  m->artifact.kernelImage = m->artifact.kernelPtx = m->artifact.weights =
+      Blob();
+  m->inputSet.assign(m->artifact.inputs.size(), false);
+  *model = m.release();
+  return FUSE_OK;
+}
+
+void fuse_model_free(fuse_model *model) { delete model; }
+
+fuse_target fuse_model_target(const fuse_model *model) {
+  if (model && model->artifact.target == Target::Cuda)
+    return FUSE_TARGET_CUDA;
+  return FUSE_TARGET_CPU;
+}
+
+const char *fuse_model_arch(const fuse_model *model) {
+  return model ? model->artifact.arch.c_str() : "";
+}
+
+size_t fuse_model_num_inputs(const fuse_model *model) {
+  return model ? model->artifact.inputs.size() : 0;
+}
+
+size_t fuse_model_num_outputs(const fuse_model *model) {
+  return model ? model->artifact.outputs.size() : 0;
+}
+
+fuse_status fuse_model_input_info(const fuse_model *model, size_t index,
+                                  fuse_tensor_info *info) {
+  return tensorInfo(model, /*output=*/false, index, info);
+}
+
+fuse_status fuse_model_output_info(const fuse_model *model, size_t index,
+                                   fuse_tensor_info *info) {
+  return tensorInfo(model, /*output=*/true, index, info);
+}
+
+size_t fuse_model_num_plans(const fuse_model *model) {
+  return model ? model->artifact.plans.size() : 0;
+}
+
+const char *fuse_model_plan_name(const fuse_model *model, size_t plan) {
+  if (!model || plan >= model->artifact.plans.size())
+    return nullptr;
+  return model->artifact.plans[plan].name.c_str();
+}
+
+size_t fuse_model_plan_num_launches(const fuse_model *model, size_t plan) {
+  if (!model || plan >= model->artifact.plans.size())
+    return 0;
+  return model->artifact.plans[plan].launches.size();
+}
+
+uint64_t fuse_model_plan_bytes(const fuse_model *model, size_t plan) {
+  if (!model || plan >= model->artifact.plans.size())
+    return 0;
+  return model->artifact.plans[plan].bytesMoved;
+}
+
+fuse_status fuse_model_set_input(fuse_model *model, size_t index,
+                                 const void *data, size_t bytes) {
+  if (fuse_status s =
+          checkTransfer(model, /*output=*/false, index, data, bytes))
+    return s;
+  // Each plan has its own copy of the inputs, in its own arena.
+  for (const PlanDesc &plan : model->artifact.plans) {
+    const BufferDesc &buffer = plan.buffers[plan.inputBuffers[index]];
+    if (fuse_status s =
+            model->backend->copyIn(bufferOffset(plan, buffer), data, bytes))
+      return s;
+  }
+  model->inputSet[index] = true;
+  return FUSE_OK;
+}
+
+fuse_status fuse_model_run(fuse_model *model, size_t plan) {
+  if (fuse_status s = checkPlan(model, plan))
+    return s;
+  if (fuse_status s = model->backend->run(plan))
+    return s;
+  model->lastPlan = static_cast<long>(plan);
+  return FUSE_OK;
+}
+
+fuse_status fuse_model_get_output(fuse_model *model, size_t index, void *data,
+                                  size_t bytes) {
+  if (fuse_status s = checkTransfer(model, /*output=*/true, index, data, bytes))
+    return s;
+  if (model->lastPlan < 0)
+    return fail(FUSE_ERROR_ARGUMENT,
+                "no plan has run yet, so there are no outputs");
+  const PlanDesc &plan = model->artifact.plans[model->lastPlan];
+  const BufferDesc &buffer = plan.buffers[plan.outputBuffers[index]];
+  return model->backend->copyOut(bufferOffset(plan, buffer), data, bytes);
+}
+
+fuse_status fuse_model_benchmark(fuse_model *model, size_t plan, int warmup,
+                                 int iterations, double *times_ms) {
+  if (fuse_status s = checkPlan(model, plan))
+    return s;
+  if (warmup < 0 || iterations < 0)
+    return fail(FUSE_ERROR_ARGUMENT,
+                "warmup (%d) and iterations (%d) must not be negative", warmup,
+                iterations);
+  if (!times_ms && iterations > 0)
+    return fail(FUSE_ERROR_ARGUMENT, "times_ms is NULL");
+  if (fuse_status s =
+          model->backend->benchmark(plan, warmup, iterations, times_ms))
+    return s;
+  if (warmup + iterations > 0)
+    model->lastPlan = static_cast<long>(plan);
+  return FUSE_OK;
+}
+
+} // extern "C"

@@ -1,0 +1,150 @@
+/*===- fuse-runtime-api-test.c - Drive the C API's edge cases ------------===*
+ *
+ * fuse-runtime-api-test MODEL.fbin
+ * fuse-runtime-api-test --load MODEL.fbin   (prints the load status only)
+ *
+ * MODEL is test/Runtime's "addrelu" CPU artifact (input x, output y, plans
+ * "main" and "reference"). Prints one line per call for FileCheck: the
+ * argument errors, loading from bytes, two models loaded at once, and the
+ * per-thread last error, which fuse-run cannot reach.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "fuse/runtime.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void report(const char *what, fuse_status status) {
+  printf("%s: status=%d%s%s\n", what, (int)status, status ? " " : "",
+         status ? fuse_last_error() : "");
+}
+
+static void *threadError(void *arg) {
+  (void)arg;
+  printf("other thread's last error: '%s'\n", fuse_last_error());
+  return NULL;
+}
+
+static int readAll(const char *path, unsigned char **data, size_t *size) {
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return 0;
+  fseek(file, 0, SEEK_END);
+  *size = (size_t)ftell(file);
+  fseek(file, 0, SEEK_SET);
+  *data = malloc(*size ? *size : 1);
+  int ok = fread(*data, 1, *size, file) == *size;
+  fclose(file);
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  fuse_model *model = NULL;
+  /* --load MODEL: only the status of loading it. */
+  if (argc == 3 && strcmp(argv[1], "--load") == 0) {
+    report("load", fuse_model_load(argv[2], &model));
+    fuse_model_free(model);
+    return 0;
+  }
+  if (argc != 2) {
+    fprintf(stderr, "usage: fuse-runtime-api-test [--load] MODEL.fbin\n");
+    return 2;
+  }
+  report("load NULL path", fuse_model_load(NULL, &model));
+  report("load missing file", fuse_model_load("/nonexistent.fbin", &model));
+  report("load directory", fuse_model_load("/", &model));
+  report("load empty bytes", fuse_model_load_bytes("", 0, &model));
+  report("load NULL bytes", fuse_model_load_bytes(NULL, 10, &model));
+
+  pthread_t thread;
+  pthread_create(&thread, NULL, threadError, NULL);
+  pthread_join(thread, NULL);
+
+  unsigned char *bytes = NULL;
+  size_t size = 0;
+  if (!readAll(argv[1], &bytes, &size)) {
+    fprintf(stderr, "cannot read %s\n", argv[1]);
+    return 1;
+  }
+  report("load bytes", fuse_model_load_bytes(bytes, size, &model));
+  /* The model must not keep pointers into the caller's bytes. */
+  memset(bytes, 0xff, size);
+  free(bytes);
+  fuse_model *second = NULL;
+  report("load path", fuse_model_load(argv[1], &second));
+
+  printf("target=%d arch=%s inputs=%zu outputs=%zu plans=%zu\n",
+         (int)fuse_model_target(model), fuse_model_arch(model),
+         fuse_model_num_inputs(model), fuse_model_num_outputs(model),
+         fuse_model_num_plans(model));
+  for (size_t p = 0; p < fuse_model_num_plans(model); ++p)
+    printf("plan %zu '%s': launches=%zu bytes=%llu\n", p,
+           fuse_model_plan_name(model, p),
+           fuse_model_plan_num_launches(model, p),
+           (unsigned long long)fuse_model_plan_bytes(model, p));
+  printf("plan 9 name=%s launches=%zu bytes=%llu\n",
+         fuse_model_plan_name(model, 9) ? "?" : "NULL",
+         fuse_model_plan_num_launches(model, 9),
+         (unsigned long long)fuse_model_plan_bytes(model, 9));
+  printf("NULL model: inputs=%zu plans=%zu arch='%s'\n",
+         fuse_model_num_inputs(NULL), fuse_model_num_plans(NULL),
+         fuse_model_arch(NULL));
+
+  fuse_tensor_info info;
+  report("input_info 0", fuse_model_input_info(model, 0, &info));
+  printf("input 0: name=%s dtype=%u rank=%u dims=%lld,%lld,%lld bytes=%llu\n",
+         info.name, info.dtype, info.rank, (long long)info.dims[0],
+         (long long)info.dims[1], (long long)info.dims[2],
+         (unsigned long long)info.bytes);
+  report("input_info 1", fuse_model_input_info(model, 1, &info));
+  report("output_info NULL", fuse_model_output_info(model, 0, NULL));
+  report("output_info NULL model", fuse_model_output_info(NULL, 0, &info));
+
+  float x[24], y[24], reference[24], other[24];
+  for (int i = 0; i < 24; ++i)
+    x[i] = (float)(i - 12) / 8.0f;
+  report("run before set_input", fuse_model_run(model, 0));
+  report("get_output before run",
+         fuse_model_get_output(model, 0, y, sizeof(y)));
+  report("set_input wrong size", fuse_model_set_input(model, 0, x, 8));
+  report("set_input NULL data", fuse_model_set_input(model, 0, NULL, 96));
+  report("set_input index 3", fuse_model_set_input(model, 3, x, sizeof(x)));
+  report("set_input", fuse_model_set_input(model, 0, x, sizeof(x)));
+  report("run plan 7", fuse_model_run(model, 7));
+  report("run main", fuse_model_run(model, 0));
+  report("get_output wrong size", fuse_model_get_output(model, 0, y, 4));
+  report("get_output", fuse_model_get_output(model, 0, y, sizeof(y)));
+  report("run reference", fuse_model_run(model, 1));
+  report("get_output reference",
+         fuse_model_get_output(model, 0, reference, sizeof(reference)));
+  int same = memcmp(y, reference, sizeof(y)) == 0;
+  int nonNegative = 1;
+  for (int i = 0; i < 24; ++i)
+    nonNegative = nonNegative && y[i] >= 0;
+  printf("main == reference: %d, relu output non-negative: %d\n", same,
+         nonNegative);
+
+  /* The second model, loaded while the first is, runs its own kernels. */
+  report("second set_input", fuse_model_set_input(second, 0, x, sizeof(x)));
+  report("second run", fuse_model_run(second, 0));
+  report("second get_output",
+         fuse_model_get_output(second, 0, other, sizeof(other)));
+  printf("second == first: %d\n", memcmp(y, other, sizeof(y)) == 0);
+  fuse_model_free(second);
+
+  double times[3] = {-1, -1, -1};
+  report("benchmark negative", fuse_model_benchmark(model, 0, 1, -1, times));
+  report("benchmark NULL times", fuse_model_benchmark(model, 0, 1, 3, NULL));
+  report("benchmark plan 5", fuse_model_benchmark(model, 5, 1, 3, times));
+  report("benchmark", fuse_model_benchmark(model, 0, 2, 3, times));
+  printf("times non-negative: %d\n",
+         times[0] >= 0 && times[1] >= 0 && times[2] >= 0);
+
+  fuse_model_free(model);
+  fuse_model_free(NULL);
+  printf("done\n");
+  return 0;
+}

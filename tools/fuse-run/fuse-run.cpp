@@ -1,0 +1,594 @@
+//===- fuse-run.cpp - Run, check and time a compiled model ----------------===//
+//
+// Loads an artifact (.fbin) through the runtime's C API, binds inputs from
+// files (or seeded random ones), then runs a plan and prints or writes its
+// outputs, checks plan "main" against plan "reference" (--check), or times
+// plans (--bench). Exit status: 0 success, 1 error or failed check, 2 bad
+// usage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorFiles.h"
+
+#include "fuse/runtime.h"
+#include "fuse/runtime/Artifact.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/stat.h>
+
+using namespace fuserun;
+using fuse::artifact::DType;
+
+namespace {
+
+const char *const kUsage = R"(usage: fuse-run MODEL.fbin [options]
+
+Runs a model compiled by fuse (a .fbin artifact, CPU or CUDA target).
+
+Inputs (default: seeded random values):
+  --inputs FILE        bind inputs from FILE; repeat for several files:
+                         .npz   arrays bound to the inputs by name
+                         .npy   one array, bound to the next unbound input
+                         .pb    an ONNX TensorProto, bound by its name if it
+                                names an input, else to the next unbound one
+                         DIR    input_0.pb, input_1.pb, ... in order (the
+                                ONNX backend test layout)
+                       every input must be given; dtypes and shapes must
+                       match the model's exactly (bfloat16 inputs take
+                       uint16 arrays of their bits)
+  --seed N             seed of the random inputs (default 0): floats
+                       uniform in [-1, 1), integers in [0, 10), bools 0/1,
+                       drawn with splitmix64 in input order, so the same
+                       on every machine
+
+Actions (default: run the plan once and print each output's name, dtype,
+shape, min, max and mean):
+  --outputs FILE       write the outputs instead of printing them:
+                         .npz   one array per output, named after it
+                         .npy   the output (a model with one output only)
+                         DIR    output_0.pb, ... (ONNX TensorProto, created
+                                if missing)
+  --check              run plan "main" and plan "reference" on the same
+                       inputs and compare every output element:
+                       |main - reference| <= atol + rtol * |reference|
+                       (a NaN matches only a NaN); prints each output's max
+                       abs and rel error, then "check: PASS" (exit 0) or
+                       "check: FAIL" (exit 1)
+  --rtol X             relative tolerance of --check (default 1e-4)
+  --atol Y             absolute tolerance of --check (default 1e-5)
+  --bench              time the plan: --warmup untimed runs, then
+                       --iterations timed ones (CUDA events on the GPU, a
+                       steady clock on the CPU), and print one line per plan:
+                       bench: plan=NAME launches=N median_ms=M min_ms=A
+                       max_ms=B bytes=BYTES GB/s=G
+                       (BYTES is what the plan's kernels move at least; GB/s
+                       is BYTES / median); after --check if both are given
+  --warmup N           untimed runs before timing (default 10)
+  --iterations N       timed runs (default 100)
+  --plan NAME          the plan to run or bench (default "main"); repeat to
+                       bench several; --check compares the first against
+                       "reference"
+
+  --help               this text
+
+Exit status: 0 success, 1 error (message on stderr) or failed check, 2 bad
+usage.
+)";
+
+struct Options {
+  std::string model;
+  std::vector<std::string> inputs;
+  std::string outputs;
+  bool check = false;
+  bool bench = false;
+  std::vector<std::string> plans;
+  uint64_t seed = 0;
+  long warmup = 10;
+  long iterations = 100;
+  double rtol = 1e-4;
+  double atol = 1e-5;
+};
+
+[[noreturn]] void usageError(const std::string &message) {
+  std::fprintf(stderr, "fuse-run: %s\n(run 'fuse-run --help' for usage)\n",
+               message.c_str());
+  std::exit(2);
+}
+
+[[noreturn]] void error(const std::string &message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+/// Exits with the runtime's message if `status` is an error.
+void check(fuse_status status) {
+  if (status != FUSE_OK)
+    error(fuse_last_error());
+}
+
+bool parseUnsigned(const std::string &text, uint64_t &value) {
+  if (text.empty() || text[0] == '-' || text[0] == '+')
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  value = std::strtoull(text.c_str(), &end, 10);
+  return errno == 0 && *end == '\0';
+}
+
+Options parseOptions(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+    if (arg.compare(0, 2, "--") != 0 || arg.size() == 2) {
+      if (!options.model.empty())
+        usageError("more than one model given ('" + options.model + "' and '" +
+                   arg + "')");
+      options.model = arg;
+      continue;
+    }
+    // --name VALUE or --name=VALUE.
+    std::string name = arg, value;
+    bool hasValue = false;
+    size_t equals = arg.find('=');
+    if (equals != std::string::npos) {
+      name = arg.substr(0, equals);
+      value = arg.substr(equals + 1);
+      hasValue = true;
+    }
+    auto takeValue = [&]() {
+      if (!hasValue) {
+        if (i + 1 >= argc)
+          usageError(name + " needs a value");
+        value = argv[++i];
+      }
+      return value;
+    };
+    auto takeCount = [&](long &out) {
+      uint64_t n;
+      // Bounded: --iterations sizes the array of times.
+      if (!parseUnsigned(takeValue(), n) || n > 10000000)
+        usageError(name + " needs a count from 0 to 10000000, not '" + value +
+                   "'");
+      out = long(n);
+    };
+    auto takeTolerance = [&](double &out) {
+      char *end = nullptr;
+      std::string text = takeValue();
+      out = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(out >= 0) || std::isinf(out))
+        usageError(name + " needs a non-negative number, not '" + text + "'");
+    };
+    bool isFlag = name == "--check" || name == "--bench";
+    if (isFlag && hasValue)
+      usageError(name + " takes no value");
+    if (name == "--check")
+      options.check = true;
+    else if (name == "--bench")
+      options.bench = true;
+    else if (name == "--inputs")
+      options.inputs.push_back(takeValue());
+    else if (name == "--outputs")
+      options.outputs = takeValue();
+    else if (name == "--plan")
+      options.plans.push_back(takeValue());
+    else if (name == "--seed") {
+      if (!parseUnsigned(takeValue(), options.seed))
+        usageError("--seed needs a non-negative integer, not '" + value + "'");
+    } else if (name == "--warmup")
+      takeCount(options.warmup);
+    else if (name == "--iterations")
+      takeCount(options.iterations);
+    else if (name == "--rtol")
+      takeTolerance(options.rtol);
+    else if (name == "--atol")
+      takeTolerance(options.atol);
+    else
+      usageError("unknown option '" + name + "'");
+  }
+  if (options.model.empty())
+    usageError("no model given");
+  if (options.iterations < 1)
+    usageError("--iterations must be at least 1");
+  if (options.plans.empty())
+    options.plans.push_back("main");
+  if (options.plans.size() > 1 && !options.bench)
+    usageError("several --plan options need --bench (only plans are benched "
+               "together)");
+  return options;
+}
+
+bool endsWith(const std::string &s, const char *suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+bool isDirectory(const std::string &path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+bool exists(const std::string &path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
+}
+
+/// A model input or output as the API describes it.
+Tensor describe(const fuse_tensor_info &info) {
+  Tensor tensor;
+  tensor.name = info.name;
+  tensor.dtype = info.dtype;
+  tensor.dims.assign(info.dims, info.dims + info.rank);
+  tensor.data.resize(info.bytes);
+  return tensor;
+}
+
+std::vector<Tensor> signature(const fuse_model *model, bool outputs) {
+  std::vector<Tensor> tensors;
+  size_t n =
+      outputs ? fuse_model_num_outputs(model) : fuse_model_num_inputs(model);
+  for (size_t i = 0; i < n; ++i) {
+    fuse_tensor_info info;
+    check(outputs ? fuse_model_output_info(model, i, &info)
+                  : fuse_model_input_info(model, i, &info));
+    tensors.push_back(describe(info));
+  }
+  return tensors;
+}
+
+std::string nameList(const std::vector<Tensor> &tensors) {
+  std::string names;
+  for (const Tensor &t : tensors)
+    names += (names.empty() ? "" : ", ") + t.name;
+  return names.empty() ? "none" : names;
+}
+
+/// Binds input files to the model's inputs, by name or in order.
+class InputBinder {
+public:
+  explicit InputBinder(std::vector<Tensor> &inputs)
+      : inputs(inputs), bound(inputs.size(), false) {}
+
+  void bindFile(const std::string &path) {
+    std::vector<uint8_t> bytes;
+    std::string message;
+    if (isDirectory(path)) {
+      size_t count = 0;
+      for (;; ++count) {
+        std::string file = path + "/input_" + std::to_string(count) + ".pb";
+        if (!exists(file))
+          break;
+        bindFile(file);
+      }
+      if (count == 0)
+        error("'" + path +
+              "' has no input_0.pb (a directory of inputs "
+              "holds input_0.pb, input_1.pb, ...)");
+      return;
+    }
+    if (!readFile(path, bytes, message))
+      error(message);
+    if (endsWith(path, ".npz")) {
+      std::vector<Tensor> arrays;
+      if (!parseNpz(bytes, path, arrays, message))
+        error(message);
+      for (Tensor &array : arrays) {
+        long index = find(array.name);
+        if (index < 0)
+          error("'" + path + "' has an array '" + array.name +
+                "' but the model has no input of that name (its inputs: " +
+                nameList(inputs) + ")");
+        bind(size_t(index), array, path);
+      }
+    } else if (endsWith(path, ".npy")) {
+      Tensor array;
+      if (!parseNpy(bytes.data(), bytes.size(), path, array, message))
+        error(message);
+      bind(next(path), array, path);
+    } else if (endsWith(path, ".pb")) {
+      Tensor tensor;
+      if (!parseTensorProto(bytes, path, tensor, message))
+        error(message);
+      long index = find(tensor.name);
+      bind(index >= 0 ? size_t(index) : next(path), tensor, path);
+    } else {
+      error("cannot tell the format of '" + path +
+            "' (inputs are .npz, .npy, .pb files or a directory of .pb)");
+    }
+  }
+
+  /// After all files: every input must have been given.
+  void finish() {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (!bound[i])
+        error("input '" + inputs[i].name +
+              "' is not given (the model's inputs: " + nameList(inputs) + ")");
+  }
+
+private:
+  long find(const std::string &name) const {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i].name == name)
+        return long(i);
+    return -1;
+  }
+
+  size_t next(const std::string &path) const {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (!bound[i])
+        return i;
+    error("'" + path + "' is one input too many: the model has " +
+          std::to_string(inputs.size()) + " (" + nameList(inputs) + ")");
+  }
+
+  void bind(size_t index, Tensor &file, const std::string &path) {
+    Tensor &input = inputs[index];
+    if (bound[index])
+      error("input '" + input.name + "' is given twice (again by '" + path +
+            "')");
+    // bfloat16 has no numpy dtype: its bits come as uint16.
+    bool bits = input.dtype == uint32_t(DType::BFloat16) &&
+                file.dtype == uint32_t(DType::UInt16);
+    if ((file.dtype != input.dtype && !bits) || file.dims != input.dims)
+      error("input '" + input.name + "': file has " +
+            typeString(file.dtype, file.dims) + ", model expects " +
+            typeString(input.dtype, input.dims) + " (in '" + path + "')");
+    input.data = std::move(file.data);
+    bound[index] = true;
+  }
+
+  std::vector<Tensor> &inputs;
+  std::vector<bool> bound;
+};
+
+/// splitmix64: tiny, and the same sequence everywhere.
+class SplitMix64 {
+public:
+  explicit SplitMix64(uint64_t seed) : state(seed) {}
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
+private:
+  uint64_t state;
+};
+
+bool isFloat(uint32_t dtype) {
+  switch (static_cast<DType>(dtype)) {
+  case DType::Float32:
+  case DType::Float16:
+  case DType::Float64:
+  case DType::BFloat16:
+    return true;
+  default:
+    return false;
+  }
+}
+
+void randomize(std::vector<Tensor> &inputs, uint64_t seed) {
+  SplitMix64 random(seed);
+  for (Tensor &input : inputs) {
+    uint64_t n = input.numElements();
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t bits = random.next();
+      double value;
+      if (isFloat(input.dtype))
+        value = double(bits >> 11) * 0x1p-53 * 2.0 - 1.0; // [-1, 1)
+      else if (input.dtype == uint32_t(DType::Bool))
+        value = double(bits & 1);
+      else
+        value = double(bits % 10);
+      setElement(input, i, value);
+    }
+  }
+}
+
+long findPlan(const fuse_model *model, const std::string &name) {
+  size_t n = fuse_model_num_plans(model);
+  for (size_t i = 0; i < n; ++i)
+    if (name == fuse_model_plan_name(model, i))
+      return long(i);
+  return -1;
+}
+
+size_t requirePlan(const fuse_model *model, const std::string &name) {
+  long index = findPlan(model, name);
+  if (index < 0) {
+    std::string names;
+    for (size_t i = 0; i < fuse_model_num_plans(model); ++i)
+      names += std::string(i ? ", " : "") + fuse_model_plan_name(model, i);
+    error("the artifact has no plan '" + name + "' (its plans: " + names + ")");
+  }
+  return size_t(index);
+}
+
+/// Runs a plan and returns its outputs.
+std::vector<Tensor> runPlan(fuse_model *model, size_t plan) {
+  check(fuse_model_run(model, plan));
+  std::vector<Tensor> outputs = signature(model, true);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    check(fuse_model_get_output(model, i, outputs[i].data.data(),
+                                outputs[i].data.size()));
+  return outputs;
+}
+
+void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path) {
+  std::string message;
+  if (endsWith(path, ".npz")) {
+    std::vector<uint8_t> bytes;
+    if (!serializeNpz(outputs, bytes, message) ||
+        !writeFile(path, bytes, message))
+      error(message);
+  } else if (endsWith(path, ".npy")) {
+    if (outputs.size() != 1)
+      error("--outputs '" + path + "': the model has " +
+            std::to_string(outputs.size()) +
+            " outputs and a .npy file holds one (use .npz or a directory)");
+    if (!writeFile(path, serializeNpy(outputs[0]), message))
+      error(message);
+  } else {
+    if (!isDirectory(path) && mkdir(path.c_str(), 0777) != 0)
+      error("cannot create the directory '" + path +
+            "': " + std::strerror(errno));
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string file = path + "/output_" + std::to_string(i) + ".pb";
+      if (!writeFile(file, serializeTensorProto(outputs[i]), message))
+        error(message);
+    }
+  }
+}
+
+void printOutputs(const std::vector<Tensor> &outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor &t = outputs[i];
+    std::printf("output %zu '%s': %s", i, t.name.c_str(),
+                typeString(t.dtype, t.dims).c_str());
+    uint64_t n = t.numElements();
+    if (n > 0) {
+      double lo = INFINITY, hi = -INFINITY, sum = 0;
+      for (uint64_t e = 0; e < n; ++e) {
+        double v = getElement(t, e);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        sum += v;
+      }
+      std::printf(" min=%g max=%g mean=%g", lo, hi, sum / double(n));
+    }
+    std::printf("\n");
+  }
+}
+
+/// "[0,1,2]": the multi-index of flat element `flat`.
+std::string indexString(const std::vector<int64_t> &dims, uint64_t flat) {
+  std::vector<uint64_t> index(dims.size());
+  for (size_t d = dims.size(); d-- > 0;) {
+    index[d] = flat % uint64_t(dims[d]);
+    flat /= uint64_t(dims[d]);
+  }
+  std::string result = "[";
+  for (size_t d = 0; d < index.size(); ++d)
+    result += (d ? "," : "") + std::to_string(index[d]);
+  return result + "]";
+}
+
+/// Compares two runs' outputs; prints one line per output. True if all
+/// elements are within tolerance.
+bool compare(const std::vector<Tensor> &got, const std::vector<Tensor> &want,
+             const Options &options) {
+  bool pass = true;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const Tensor &a = got[i], &b = want[i];
+    uint64_t n = a.numElements(), mismatches = 0, first = 0;
+    double maxAbs = 0, maxRel = 0;
+    for (uint64_t e = 0; e < n; ++e) {
+      double x = getElement(a, e), y = getElement(b, e);
+      bool ok;
+      if (std::isnan(x) || std::isnan(y)) {
+        ok = std::isnan(x) && std::isnan(y);
+      } else if (x == y) { // Equal infinities too.
+        ok = true;
+      } else {
+        double abs = std::fabs(x - y);
+        maxAbs = std::max(maxAbs, abs);
+        if (y != 0)
+          maxRel = std::max(maxRel, abs / std::fabs(y));
+        ok = abs <= options.atol + options.rtol * std::fabs(y);
+      }
+      if (!ok && mismatches++ == 0)
+        first = e;
+    }
+    std::printf("check: output '%s' %s: max_abs_err=%g max_rel_err=%g "
+                "mismatches=%llu/%llu",
+                a.name.c_str(), typeString(a.dtype, a.dims).c_str(), maxAbs,
+                maxRel, (unsigned long long)mismatches, (unsigned long long)n);
+    if (mismatches)
+      std::printf(" (first at %s: %s=%.9g reference=%.9g)",
+                  indexString(a.dims, first).c_str(), options.plans[0].c_str(),
+                  getElement(a, first), getElement(b, first));
+    std::printf("\n");
+    pass = pass && mismatches == 0;
+  }
+  return pass;
+}
+
+void bench(fuse_model *model, size_t plan, const Options &options) {
+  std::vector<double> times(size_t(options.iterations));
+  check(fuse_model_benchmark(model, plan, int(options.warmup),
+                             int(options.iterations), times.data()));
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  uint64_t bytes = fuse_model_plan_bytes(model, plan);
+  double gbPerSecond =
+      median > 0 ? double(bytes) / (median * 1e-3) / 1e9 : INFINITY;
+  std::printf("bench: plan=%s launches=%zu median_ms=%.6f min_ms=%.6f "
+              "max_ms=%.6f bytes=%llu GB/s=%.3f\n",
+              fuse_model_plan_name(model, plan),
+              fuse_model_plan_num_launches(model, plan), median, times[0],
+              times[n - 1], (unsigned long long)bytes, gbPerSecond);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options = parseOptions(argc, argv);
+  fuse_model *model = nullptr;
+  check(fuse_model_load(options.model.c_str(), &model));
+
+  std::vector<Tensor> inputs = signature(model, false);
+  if (options.inputs.empty()) {
+    randomize(inputs, options.seed);
+  } else {
+    InputBinder binder(inputs);
+    for (const std::string &path : options.inputs)
+      binder.bindFile(path);
+    binder.finish();
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    check(fuse_model_set_input(model, i, inputs[i].data.data(),
+                               inputs[i].data.size()));
+
+  std::vector<size_t> plans;
+  for (const std::string &name : options.plans)
+    plans.push_back(requirePlan(model, name));
+
+  int status = 0;
+  if (options.check) {
+    long reference = findPlan(model, "reference");
+    if (reference < 0)
+      error("the artifact has no 'reference' plan to check against (it was "
+            "compiled without one)");
+    std::vector<Tensor> got = runPlan(model, plans[0]);
+    std::vector<Tensor> want = runPlan(model, size_t(reference));
+    std::printf("check: plan '%s' against 'reference', rtol=%g atol=%g\n",
+                options.plans[0].c_str(), options.rtol, options.atol);
+    bool pass = compare(got, want, options);
+    std::printf("check: %s\n", pass ? "PASS" : "FAIL");
+    status = pass ? 0 : 1;
+    if (!options.outputs.empty())
+      writeOutputs(got, options.outputs);
+  } else if (!options.bench || !options.outputs.empty()) {
+    std::vector<Tensor> outputs = runPlan(model, plans[0]);
+    if (!options.outputs.empty())
+      writeOutputs(outputs, options.outputs);
+    else
+      printOutputs(outputs);
+  }
+  if (options.bench)
+    for (size_t plan : plans)
+      bench(model, plan, options);
+  std::fflush(stdout);
+  fuse_model_free(model);
+  return status;
+}
