@@ -5,7 +5,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+bench/runtime_gpu_smoke.sh
+smoke=$?
 python3 bench/gpu_check.py .device/gpu_check
 check=$?
 python3 bench/avgpool_relu/run.py .device/avgpool_relu
-exit $(( check || $? ))
+exit $(( smoke || check || $? ))

@@ -13,7 +13,7 @@ OUT=.device/gpu_check
 
 ./scripts/build.sh >/dev/null
 rm -rf "$OUT" && mkdir -p "$OUT/models" "$OUT/bin"
-cp "$BUILD/bin/fuse-run" "$OUT/bin/"
+cp "$BUILD/bin/fuse-run" "$BUILD/bin/fuse-runtime-api-test" "$OUT/bin/"
 for name in $(python3 test/Numerics/Inputs/models.py --list); do
   python3 test/Numerics/Inputs/models.py "$name" "$OUT/models/$name.onnx"
   "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \

@@ -76,8 +76,30 @@ fuse_status checkModel(const fuse_model *model) {
   return FUSE_OK;
 }
 
-fuse_status checkPlan(const fuse_model *model, size_t plan) {
+/// A plan index that names a plan, for describing it.
+fuse_status checkPlanIndex(const fuse_model *model, size_t plan) {
   if (fuse_status s = checkModel(model))
+    return s;
+  if (plan >= model->artifact.plans.size())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "plan %zu is out of range (the model has %zu plans)", plan,
+                model->artifact.plans.size());
+  return FUSE_OK;
+}
+
+/// A model that was loaded, not only inspected.
+fuse_status checkRunnable(const fuse_model *model) {
+  if (fuse_status s = checkModel(model))
+    return s;
+  if (!model->backend)
+    return fail(FUSE_ERROR_ARGUMENT,
+                "the model was opened with fuse_model_inspect: it can be "
+                "described but not run (load it with fuse_model_load)");
+  return FUSE_OK;
+}
+
+fuse_status checkPlan(const fuse_model *model, size_t plan) {
+  if (fuse_status s = checkRunnable(model))
     return s;
   if (plan >= model->artifact.plans.size())
     return fail(FUSE_ERROR_ARGUMENT,
@@ -110,6 +132,8 @@ fuse_status tensorAt(const fuse_model *model, bool output, size_t index,
 /// Checks a caller's host buffer for input or output `index`.
 fuse_status checkTransfer(const fuse_model *model, bool output, size_t index,
                           const void *data, size_t bytes) {
+  if (fuse_status s = checkRunnable(model))
+    return s;
   const TensorDesc *tensor = nullptr;
   if (fuse_status s = tensorAt(model, output, index, tensor))
     return s;
@@ -177,6 +201,33 @@ fuse_status fuse_model_load_bytes(const void *data, size_t size,
   return FUSE_OK;
 }
 
+fuse_status fuse_model_inspect(const char *path, fuse_model **model) {
+  if (!path || !model)
+    return fail(FUSE_ERROR_ARGUMENT, "fuse_model_inspect: path and model "
+                                     "must not be NULL");
+  *model = nullptr;
+  std::vector<uint8_t> bytes;
+  if (fuse_status s = readFile(path, bytes))
+    return s;
+  return fuse_model_inspect_bytes(bytes.data(), bytes.size(), model);
+}
+
+fuse_status fuse_model_inspect_bytes(const void *data, size_t size,
+                                     fuse_model **model) {
+  if (!model || (!data && size != 0))
+    return fail(FUSE_ERROR_ARGUMENT, "fuse_model_inspect_bytes: data and "
+                                     "model must not be NULL");
+  *model = nullptr;
+  std::unique_ptr<fuse_model> m(new fuse_model());
+  if (fuse_status s = readArtifact(data, size, m->artifact))
+    return s;
+  m->artifact.kernelImage = m->artifact.kernelPtx = m->artifact.weights =
+      Blob();
+  m->inputSet.assign(m->artifact.inputs.size(), false);
+  *model = m.release();
+  return FUSE_OK;
+}
+
 void fuse_model_free(fuse_model *model) { delete model; }
 
 fuse_target fuse_model_target(const fuse_model *model) {
@@ -221,6 +272,63 @@ size_t fuse_model_plan_num_launches(const fuse_model *model, size_t plan) {
   if (!model || plan >= model->artifact.plans.size())
     return 0;
   return model->artifact.plans[plan].launches.size();
+}
+
+uint64_t fuse_model_plan_arena_bytes(const fuse_model *model, size_t plan) {
+  if (!model || plan >= model->artifact.plans.size())
+    return 0;
+  return model->artifact.plans[plan].arenaBytes;
+}
+
+fuse_status fuse_model_plan_launch(const fuse_model *model, size_t plan,
+                                   size_t index, fuse_launch_info *info) {
+  if (fuse_status s = checkPlanIndex(model, plan))
+    return s;
+  const PlanDesc &p = model->artifact.plans[plan];
+  if (index >= p.launches.size())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "launch %zu is out of range (plan '%s' has %zu launches)",
+                index, p.name.c_str(), p.launches.size());
+  if (!info)
+    return fail(FUSE_ERROR_ARGUMENT, "info is NULL");
+  const KernelDesc &k = model->artifact.kernels[p.launches[index].kernel];
+  info->kernel = k.name.c_str();
+  for (int i = 0; i < 3; ++i) {
+    info->grid[i] = k.grid[i];
+    info->block[i] = k.block[i];
+  }
+  info->shared_bytes = k.sharedBytes;
+  info->num_args = k.numArgs;
+  info->args = p.launches[index].args.data();
+  return FUSE_OK;
+}
+
+size_t fuse_model_plan_num_buffers(const fuse_model *model, size_t plan) {
+  if (!model || plan >= model->artifact.plans.size())
+    return 0;
+  return model->artifact.plans[plan].buffers.size();
+}
+
+fuse_status fuse_model_plan_buffer(const fuse_model *model, size_t plan,
+                                   size_t index, fuse_buffer_info *info) {
+  if (fuse_status s = checkPlanIndex(model, plan))
+    return s;
+  const PlanDesc &p = model->artifact.plans[plan];
+  if (index >= p.buffers.size())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "buffer %zu is out of range (plan '%s' has %zu buffers)", index,
+                p.name.c_str(), p.buffers.size());
+  if (!info)
+    return fail(FUSE_ERROR_ARGUMENT, "info is NULL");
+  const BufferDesc &b = p.buffers[index];
+  info->kind = static_cast<fuse_buffer_kind>(b.kind);
+  info->dtype = b.dtype;
+  info->offset = b.offset;
+  info->bytes = b.bytes;
+  info->rank = b.rank;
+  for (uint32_t i = 0; i < FUSE_MAX_RANK; ++i)
+    info->dims[i] = i < b.rank ? b.dims[i] : 0;
+  return FUSE_OK;
 }
 
 uint64_t fuse_model_plan_bytes(const fuse_model *model, size_t plan) {

@@ -145,6 +145,29 @@ int main(int argc, char **argv) {
 
   fuse_model_free(model);
   fuse_model_free(NULL);
+
+  /* Inspection: the same validation, no loading; describes, never runs. */
+  fuse_model *inspected = NULL;
+  report("inspect", fuse_model_inspect(argv[1], &inspected));
+  report("inspect missing file",
+         fuse_model_inspect("/nonexistent.fbin", &second));
+  report("inspect empty bytes", fuse_model_inspect_bytes("", 0, &second));
+  fuse_launch_info launch;
+  report("inspect launch", fuse_model_plan_launch(inspected, 1, 1, &launch));
+  printf("launch 1 of plan 1: %s args=%u first=%u\n", launch.kernel,
+         launch.num_args, launch.args[0]);
+  report("inspect launch 7", fuse_model_plan_launch(inspected, 1, 7, &launch));
+  fuse_buffer_info buffer;
+  report("inspect buffer 0", fuse_model_plan_buffer(inspected, 0, 0, &buffer));
+  printf("buffer 0: kind=%d bytes=%llu arena=%llu\n", (int)buffer.kind,
+         (unsigned long long)buffer.bytes,
+         (unsigned long long)fuse_model_plan_arena_bytes(inspected, 0));
+  report("inspect buffer 99",
+         fuse_model_plan_buffer(inspected, 0, 99, &buffer));
+  report("inspected set_input",
+         fuse_model_set_input(inspected, 0, x, sizeof(x)));
+  report("inspected run", fuse_model_run(inspected, 0));
+  fuse_model_free(inspected);
   printf("done\n");
   return 0;
 }

@@ -73,6 +73,10 @@ shape, min, max and mean):
   --plan NAME          the plan to run or bench (default "main"); repeat to
                        bench several; --check compares the first against
                        "reference"
+  --info               describe the artifact without loading it: target,
+                       signature, and each plan's launches (kernel, grid,
+                       block), arena and bytes moved; works for any target
+                       on any machine
 
   --help               this text
 
@@ -86,6 +90,7 @@ struct Options {
   std::string outputs;
   bool check = false;
   bool bench = false;
+  bool info = false;
   std::vector<std::string> plans;
   uint64_t seed = 0;
   long warmup = 10;
@@ -167,13 +172,15 @@ Options parseOptions(int argc, char **argv) {
       if (text.empty() || *end != '\0' || !(out >= 0) || std::isinf(out))
         usageError(name + " needs a non-negative number, not '" + text + "'");
     };
-    bool isFlag = name == "--check" || name == "--bench";
+    bool isFlag = name == "--check" || name == "--bench" || name == "--info";
     if (isFlag && hasValue)
       usageError(name + " takes no value");
     if (name == "--check")
       options.check = true;
     else if (name == "--bench")
       options.bench = true;
+    else if (name == "--info")
+      options.info = true;
     else if (name == "--inputs")
       options.inputs.push_back(takeValue());
     else if (name == "--outputs")
@@ -541,8 +548,63 @@ void bench(fuse_model *model, size_t plan, const Options &options) {
 
 } // namespace
 
+/// --info: what the artifact holds, read without loading it (any target,
+/// any machine).
+int describe(const Options &options) {
+  fuse_model *model = nullptr;
+  check(fuse_model_inspect(options.model.c_str(), &model));
+  size_t numPlans = fuse_model_num_plans(model);
+  std::printf("artifact: %s %s, %zu input(s), %zu output(s), %zu plan(s)\n",
+              fuse_model_target(model) == FUSE_TARGET_CUDA ? "cuda" : "cpu",
+              fuse_model_arch(model), fuse_model_num_inputs(model),
+              fuse_model_num_outputs(model), numPlans);
+  for (bool output : {false, true}) {
+    std::vector<Tensor> tensors = signature(model, output);
+    for (size_t i = 0; i < tensors.size(); ++i)
+      std::printf("%s %zu '%s': %s (%llu bytes)\n", output ? "output" : "input",
+                  i, tensors[i].name.c_str(),
+                  typeString(tensors[i].dtype, tensors[i].dims).c_str(),
+                  (unsigned long long)tensors[i].data.size());
+  }
+  for (size_t p = 0; p < numPlans; ++p) {
+    size_t launches = fuse_model_plan_num_launches(model, p);
+    std::printf("plan '%s': %zu launch(es), arena %llu bytes, kernels move "
+                "%llu bytes\n",
+                fuse_model_plan_name(model, p), launches,
+                (unsigned long long)fuse_model_plan_arena_bytes(model, p),
+                (unsigned long long)fuse_model_plan_bytes(model, p));
+    static const char *const kinds[] = {"input", "output", "weight",
+                                        "intermediate"};
+    for (size_t b = 0; b < fuse_model_plan_num_buffers(model, p); ++b) {
+      fuse_buffer_info info;
+      check(fuse_model_plan_buffer(model, p, b, &info));
+      std::vector<int64_t> dims(info.dims, info.dims + info.rank);
+      std::printf("  buffer %zu: %s %s %s offset %llu, %llu bytes\n", b,
+                  kinds[info.kind], typeString(info.dtype, dims).c_str(),
+                  info.kind == FUSE_BUFFER_WEIGHT ? "weights" : "arena",
+                  (unsigned long long)info.offset,
+                  (unsigned long long)info.bytes);
+    }
+    for (size_t l = 0; l < launches; ++l) {
+      fuse_launch_info info;
+      check(fuse_model_plan_launch(model, p, l, &info));
+      std::printf("  launch %zu: %s grid [%u,%u,%u] block [%u,%u,%u] "
+                  "buffers (",
+                  l, info.kernel, info.grid[0], info.grid[1], info.grid[2],
+                  info.block[0], info.block[1], info.block[2]);
+      for (uint32_t a = 0; a < info.num_args; ++a)
+        std::printf("%s%u", a ? ", " : "", info.args[a]);
+      std::printf(")\n");
+    }
+  }
+  fuse_model_free(model);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   Options options = parseOptions(argc, argv);
+  if (options.info)
+    return describe(options);
   fuse_model *model = nullptr;
   check(fuse_model_load(options.model.c_str(), &model));
 

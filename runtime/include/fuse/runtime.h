@@ -56,6 +56,12 @@ const char *fuse_last_error(void);
 fuse_status fuse_model_load(const char *path, fuse_model **model);
 fuse_status fuse_model_load_bytes(const void *data, size_t size,
                                   fuse_model **model);
+/* Reads and validates an artifact without loading it: no kernels, no device
+ * and no memory, so it works for any target on any machine. The model can
+ * be described (info, plans, launches) but not run. */
+fuse_status fuse_model_inspect(const char *path, fuse_model **model);
+fuse_status fuse_model_inspect_bytes(const void *data, size_t size,
+                                     fuse_model **model);
 void fuse_model_free(fuse_model *model);
 
 fuse_target fuse_model_target(const fuse_model *model);
@@ -75,6 +81,44 @@ size_t fuse_model_num_plans(const fuse_model *model);
 const char *fuse_model_plan_name(const fuse_model *model, size_t plan);
 /* Number of kernel launches in a plan. */
 size_t fuse_model_plan_num_launches(const fuse_model *model, size_t plan);
+/* Bytes of the plan's arena (inputs, outputs and intermediates). */
+uint64_t fuse_model_plan_arena_bytes(const fuse_model *model, size_t plan);
+
+typedef struct fuse_launch_info {
+  const char *kernel;        /* valid while the model is loaded */
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t shared_bytes;
+  uint32_t num_args;         /* buffers the kernel takes */
+  const uint32_t *args;      /* their buffer indices: inputs, then outputs */
+} fuse_launch_info;
+
+typedef enum fuse_buffer_kind {
+  FUSE_BUFFER_INPUT = 0,
+  FUSE_BUFFER_OUTPUT = 1,
+  FUSE_BUFFER_WEIGHT = 2,
+  FUSE_BUFFER_INTERMEDIATE = 3,
+} fuse_buffer_kind;
+
+typedef struct fuse_buffer_info {
+  fuse_buffer_kind kind;
+  uint32_t dtype;
+  /* In the plan's arena; for weights, in the artifact's weights. */
+  uint64_t offset;
+  uint64_t bytes;
+  uint32_t rank;
+  int64_t dims[FUSE_MAX_RANK];
+} fuse_buffer_info;
+
+size_t fuse_model_plan_num_buffers(const fuse_model *model, size_t plan);
+/* Buffer `index` of a plan: where the buffer planner put it. */
+fuse_status fuse_model_plan_buffer(const fuse_model *model, size_t plan,
+                                   size_t index, fuse_buffer_info *info);
+
+/* Launch `index` of a plan, in execution order. */
+fuse_status fuse_model_plan_launch(const fuse_model *model, size_t plan,
+                                   size_t index, fuse_launch_info *info);
+
 /* Bytes the plan's kernels must move at least: the sum, over launches, of
  * the sizes of the buffers each launch takes (read or written). Divided by
  * a run's time, this is the achieved bandwidth `fuse-run --bench` reports. */
