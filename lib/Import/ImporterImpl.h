@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -102,9 +103,14 @@ public:
   mlir::Value input(unsigned i) const {
     return i < inputs.size() ? inputs[i] : mlir::Value();
   }
-  /// Whether output `i` exists and is used (has a name).
+  /// Names that some node or the graph output reads (null: all names).
+  const llvm::StringSet<> *usedNames = nullptr;
+
+  /// Whether output `i` exists and is read by a later node or is a graph
+  /// output.
   bool outputUsed(int i) const {
-    return i < node.output_size() && !node.output(i).empty();
+    return i < node.output_size() && !node.output(i).empty() &&
+           (!usedNames || usedNames->contains(node.output(i)));
   }
 
   /// An error at the node, prefixed with its description.

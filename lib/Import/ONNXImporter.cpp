@@ -189,6 +189,7 @@ private:
   FileLineColLoc fileLoc;
   int64_t opset = 0;
   llvm::StringMap<Value> values;
+  llvm::StringSet<> usedNames;
   /// Shapes for graph inputs: `--input-shape`, then dim_params bound by it.
   llvm::StringMap<SmallVector<int64_t>> inputShapes;
   llvm::StringMap<int64_t> boundDimParams;
@@ -429,6 +430,7 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
            << " (it was added in opset " << info->versions.front() << ")";
 
   NodeImporter importer(node, *info, version, opset, builder, loc, description);
+  importer.usedNames = &usedNames;
   if (node.input_size() < static_cast<int>(info->minInputs) ||
       node.input_size() > static_cast<int>(info->maxInputs))
     return importer.emitError()
@@ -502,9 +504,12 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
     Value result = i < static_cast<int>(importer.results.size())
                        ? importer.results[i]
                        : Value();
-    if (!result)
+    if (!result) {
+      if (!importer.outputUsed(i))
+        continue; // named, but nothing reads it
       return importer.emitError() << "output #" << i << " ('" << node.output(i)
                                   << "') is not supported";
+    }
     if (values.count(node.output(i)))
       return importer.emitError()
              << "output '" << node.output(i)
@@ -614,6 +619,13 @@ OwningOpRef<ModuleOp> ModelImporter::run(const ::onnx::ModelProto &model,
            nullptr;
 
   std::vector<std::pair<unsigned, unsigned>> lines = findNodeLines(text, graph);
+  // Names some node or the graph reads: an optional output outside this
+  // set (e.g. Dropout's mask) may be produced by nobody.
+  for (const auto &node : graph.node())
+    for (const auto &name : node.input())
+      usedNames.insert(name);
+  for (const auto &output : graph.output())
+    usedNames.insert(output.name());
   for (auto [index, node] : llvm::enumerate(graph.node()))
     if (failed(importNode(node, index, lines[index])))
       return nullptr;

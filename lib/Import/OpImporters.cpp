@@ -12,6 +12,10 @@
 
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
+
+#include "mlir/IR/Matchers.h"
+
 #include <limits>
 
 using namespace mlir;
@@ -22,7 +26,10 @@ using namespace fuse::detail;
 /// input list, as ops with several optional operands need.
 static SmallVector<Value> allInputs(NodeImporter &n) {
   SmallVector<Value> operands(n.inputs);
-  operands.resize(std::max<size_t>(operands.size(), n.info.maxInputs));
+  // Variadic operators (Concat, Sum) have no optional inputs to pad.
+  constexpr unsigned kMaxFixedInputs = 16;
+  if (n.info.maxInputs <= kMaxFixedInputs)
+    operands.resize(std::max<size_t>(operands.size(), n.info.maxInputs));
   return operands;
 }
 
@@ -167,6 +174,261 @@ static LogicalResult importConstant(NodeImporter &n) {
   return success();
 }
 
+/// A 1-D i64 `onnx.Constant` holding `values` (attributes that later
+/// opsets turned into inputs).
+static Value createI64Constant(NodeImporter &n, ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    n.builder.getI64Type());
+  return ONNXConstantOp::create(n.builder, n.loc, type,
+                                DenseIntElementsAttr::get(type, values));
+}
+
+static SmallVector<int64_t> getInts(const ::onnx::AttributeProto &attr) {
+  return SmallVector<int64_t>(attr.ints().begin(), attr.ints().end());
+}
+
+/// Creates `opName` and records its single result.
+static LogicalResult createSingle(NodeImporter &n, StringRef opName,
+                                  ArrayRef<Value> operands,
+                                  ArrayRef<NamedAttribute> attrs) {
+  FailureOr<Operation *> op = n.createOp(opName, operands, attrs);
+  if (failed(op))
+    return failure();
+  n.results.push_back((*op)->getResult(0));
+  return success();
+}
+
+/// Ops whose `attrName` attribute (ints) became input #`index` at opset
+/// `sinceVersion` (Squeeze/Unsqueeze axes at 13, Reduce* axes at 13 or 18).
+static LogicalResult importAttrAsInput(NodeImporter &n, StringRef attrName,
+                                       unsigned index, int sinceVersion) {
+  if (n.version >= sinceVersion)
+    return importGeneric(n);
+  FailureOr<SmallVector<NamedAttribute>> attrs =
+      n.convertAttributes({attrName});
+  if (failed(attrs))
+    return failure();
+  SmallVector<Value> operands = allInputs(n);
+  if (const auto *attr = n.findAttr(attrName)) {
+    operands.resize(std::max<size_t>(operands.size(), index + 1));
+    operands[index] = createI64Constant(n, getInts(*attr));
+  }
+  return createSingle(n, n.info.opName, operands, *attrs);
+}
+
+static LogicalResult importSqueezeLike(NodeImporter &n) {
+  if (n.info.opName == StringRef("onnx.Unsqueeze")) {
+    if (n.version < 13 && !n.findAttr("axes"))
+      return n.emitError() << "requires attribute 'axes'";
+    if (n.version >= 13 && !n.input(1))
+      return n.emitError() << "requires input 'axes'";
+  }
+  return importAttrAsInput(n, "axes", 1, 13);
+}
+
+static LogicalResult importReduceSum(NodeImporter &n) {
+  return importAttrAsInput(n, "axes", 1, 13);
+}
+
+static LogicalResult importReduce(NodeImporter &n) {
+  return importAttrAsInput(n, "axes", 1, 18);
+}
+
+/// Slice-1 has starts/ends/axes attributes; Slice-10 on has inputs.
+static LogicalResult importSlice(NodeImporter &n) {
+  if (n.version >= 10) {
+    if (n.inputs.size() < 3)
+      return n.emitError() << "requires inputs 'starts' and 'ends'";
+    return importGeneric(n);
+  }
+  const auto *starts = n.findAttr("starts");
+  const auto *ends = n.findAttr("ends");
+  if (!starts || !ends)
+    return n.emitError() << "requires attributes 'starts' and 'ends'";
+  Value axes;
+  if (const auto *a = n.findAttr("axes"))
+    axes = createI64Constant(n, getInts(*a));
+  return createSingle(n, "onnx.Slice",
+                      {n.input(0), createI64Constant(n, getInts(*starts)),
+                       createI64Constant(n, getInts(*ends)), axes, Value()},
+                      {});
+}
+
+/// Split becomes one Slice per output, along a dim of static size.
+static LogicalResult importSplit(NodeImporter &n) {
+  Value input = n.input(0);
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  if (!type)
+    return n.emitError() << "requires an input of known rank";
+  int64_t axisAttr = 0;
+  if (const auto *a = n.findAttr("axis"))
+    axisAttr = a->i();
+  FailureOr<int64_t> axis = normalizeAxis(axisAttr, type.getRank());
+  if (failed(axis))
+    return n.emitError() << "axis " << axisAttr << " is out of range for rank "
+                         << type.getRank();
+  int64_t size = type.getDimSize(*axis);
+  if (ShapedType::isDynamic(size))
+    return n.emitError() << "splitting dim " << *axis
+                         << " of dynamic size is not supported";
+  int64_t numOutputs = n.node.output_size();
+  SmallVector<int64_t> sizes;
+  if (Value split = n.input(1)) {
+    std::optional<SmallVector<int64_t>> values = getConstantIntValues(split);
+    if (!values)
+      return n.emitError() << "a 'split' input that is not a constant is "
+                              "not supported";
+    sizes = *values;
+  } else if (const auto *attr = n.findAttr("split")) {
+    sizes = getInts(*attr);
+  } else {
+    if (const auto *attr = n.findAttr("num_outputs")) {
+      if (attr->i() != numOutputs)
+        return n.emitError() << "num_outputs = " << attr->i() << " but the "
+                             << "node has " << numOutputs << " outputs";
+    }
+    // Equal parts, the last one smaller when the size does not divide.
+    int64_t chunk = (size + numOutputs - 1) / numOutputs;
+    for (int64_t i = 0, left = size; i < numOutputs; ++i) {
+      sizes.push_back(std::min(chunk, left));
+      left -= sizes.back();
+    }
+  }
+  if (static_cast<int64_t>(sizes.size()) != numOutputs)
+    return n.emitError() << "'split' has " << sizes.size()
+                         << " entries for " << numOutputs << " outputs";
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0 || llvm::AddOverflow(total, s, total))
+      return n.emitError() << "'split' has an invalid entry " << s;
+  }
+  if (total != size)
+    return n.emitError() << "'split' sums to " << total << ", but dim "
+                         << *axis << " has size " << size;
+  Value axes = createI64Constant(n, {*axis});
+  int64_t begin = 0;
+  for (int64_t s : sizes) {
+    FailureOr<Operation *> op = n.createOp(
+        "onnx.Slice",
+        {input, createI64Constant(n, {begin}),
+         createI64Constant(n, {begin + s}), axes, Value()},
+        {});
+    if (failed(op))
+      return failure();
+    n.results.push_back((*op)->getResult(0));
+    begin += s;
+  }
+  return success();
+}
+
+/// Softmax-1/11 flattens the input to 2-D around `axis` and normalizes each
+/// row; that is Softmax-13 over the last dim when `axis` is the last dim,
+/// and otherwise Reshape -> Softmax -> Reshape.
+static LogicalResult importSoftmax(NodeImporter &n) {
+  if (n.version >= 13)
+    return importGeneric(n);
+  Value input = n.input(0);
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  if (!type)
+    return n.emitError() << "requires an input of known rank";
+  int64_t rank = type.getRank();
+  int64_t axisAttr = 1;
+  if (const auto *a = n.findAttr("axis"))
+    axisAttr = a->i();
+  int64_t axis = axisAttr < 0 ? axisAttr + rank : axisAttr;
+  if (axis < 0 || axis > rank || (rank > 0 && axis == rank))
+    return n.emitError() << "axis " << axisAttr << " is out of range for rank "
+                         << rank;
+  NamedAttribute lastAxis =
+      n.builder.getNamedAttr("axis", n.builder.getI64IntegerAttr(-1));
+  if (axis == rank - 1)
+    return createSingle(n, "onnx.Softmax", {input}, {lastAxis});
+  if (!type.hasStaticShape())
+    return n.emitError() << "Softmax-" << n.version << " over axis " << axis
+                         << " of a dynamic shape is not supported";
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    (i < axis ? outer : inner) *= type.getDimSize(i);
+  FailureOr<Operation *> flat = n.createOp(
+      "onnx.Reshape", {input, createI64Constant(n, {outer, inner})}, {});
+  if (failed(flat))
+    return failure();
+  FailureOr<Operation *> softmax =
+      n.createOp("onnx.Softmax", {(*flat)->getResult(0)}, {lastAxis});
+  if (failed(softmax))
+    return failure();
+  return createSingle(n, "onnx.Reshape",
+                      {(*softmax)->getResult(0),
+                       createI64Constant(n, type.getShape())},
+                      {});
+}
+
+/// LayerNormalization's Mean and InvStdDev outputs are training aids.
+static LogicalResult importLayerNorm(NodeImporter &n) {
+  for (int i = 1; i < 3; ++i)
+    if (n.outputUsed(i))
+      return n.emitError() << "output #" << i << " ('" << n.node.output(i)
+                           << "') is not supported";
+  return importGeneric(n);
+}
+
+/// Dropout in inference is the identity and its mask all true; training
+/// mode is not supported.
+static LogicalResult importDropout(NodeImporter &n) {
+  if (const auto *isTest = n.findAttr("is_test"); isTest && isTest->i() == 0)
+    return n.emitError() << "is_test = 0 (training) is not supported";
+  if (Value training = n.input(2)) {
+    std::optional<SmallVector<int64_t>> mode;
+    Attribute attr;
+    if (matchPattern(training, m_Constant(&attr)))
+      if (auto dense = dyn_cast<DenseIntElementsAttr>(attr);
+          dense && dense.getNumElements() == 1)
+        mode = SmallVector<int64_t>{(*dense.begin()).getZExtValue() != 0};
+    if (!mode || (*mode)[0] != 0)
+      return n.emitError() << "training_mode must be a constant false "
+                              "(training is not supported)";
+  }
+  if (failed(createSingle(n, "onnx.Identity", {n.input(0)}, {})))
+    return failure();
+  if (n.outputUsed(1)) {
+    auto type = dyn_cast<RankedTensorType>(n.input(0).getType());
+    if (!type || !type.hasStaticShape())
+      return n.emitError() << "the mask output ('" << n.node.output(1)
+                           << "') of an input of dynamic shape is not "
+                              "supported";
+    auto maskType = RankedTensorType::get(type.getShape(), n.builder.getI1Type());
+    n.results.push_back(ONNXConstantOp::create(
+        n.builder, n.loc, maskType,
+        DenseElementsAttr::get(maskType, n.builder.getBoolAttr(true))));
+  }
+  return success();
+}
+
+/// Cast: `to` only; saturate and round_mode matter for float8 types, which
+/// fuse does not support.
+static LogicalResult importCast(NodeImporter &n) {
+  const auto *to = n.findAttr("to");
+  if (!to)
+    return n.emitError() << "requires attribute 'to'";
+  if (!getElementTypeForONNX(to->i(), n.getContext()))
+    return n.emitError() << "casting to " << dataTypeName(to->i())
+                         << " is not supported";
+  FailureOr<SmallVector<NamedAttribute>> attrs =
+      n.convertAttributes({"saturate", "round_mode"});
+  if (failed(attrs))
+    return failure();
+  return createSingle(n, "onnx.Cast", {n.input(0)}, *attrs);
+}
+
+/// Range-27's stash_type only changes how float accumulation is done.
+static LogicalResult importRange(NodeImporter &n) {
+  FailureOr<SmallVector<NamedAttribute>> attrs =
+      n.convertAttributes({"stash_type"});
+  if (failed(attrs))
+    return failure();
+  return createSingle(n, "onnx.Range", allInputs(n), *attrs);
+}
+
 //===----------------------------------------------------------------------===//
 // The table
 //===----------------------------------------------------------------------===//
@@ -189,8 +451,154 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
   auto binary = [](const char *name) {
     return OpImportInfo{name, {1, 6, 7, 13, 14}, {}, 2, 2, 1, importGeneric};
   };
+  auto compare = [](const char *name, std::vector<int> versions) {
+    return OpImportInfo{name, std::move(versions), {}, 2, 2, 1, importGeneric};
+  };
+  constexpr unsigned kVariadic = std::numeric_limits<int>::max();
+  auto variadic = [](const char *name, std::vector<int> versions) {
+    return OpImportInfo{
+        name, std::move(versions), {}, 1, kVariadic, 1, importGeneric};
+  };
+  const std::vector<AttrSpec> reduce = {{"axes", K::Ints},
+                                        {"keepdims", K::Int},
+                                        {"noop_with_empty_axes", K::Int}};
+  const std::vector<int> reduceMaxVersions = {1, 11, 12, 13, 18, 20};
+  const std::vector<int> dataMovement = {1, 11, 13, 21, 23, 24, 25};
 
   static const llvm::StringMap<OpImportInfo> table = {
+      {"Cast",
+       {"onnx.Cast",
+        {1, 6, 9, 13, 19, 21, 23, 24, 25, 28},
+        {{"to", K::Int}, {"saturate", K::Int}, {"round_mode", K::String}},
+        1,
+        1,
+        1,
+        importCast}},
+      {"Concat",
+       {"onnx.Concat",
+        {1, 4, 11, 13},
+        {{"axis", K::Int}},
+        1,
+        kVariadic,
+        1,
+        importGeneric}},
+      {"ConstantOfShape",
+       {"onnx.ConstantOfShape",
+        {9, 20, 21, 23, 24, 25},
+        {{"value", K::Tensor}},
+        1,
+        1,
+        1,
+        importGeneric}},
+      {"Dropout",
+       {"onnx.Identity",
+        {1, 6, 7, 10, 12, 13, 22},
+        {{"ratio", K::Float}, {"seed", K::Int}, {"is_test", K::Int}},
+        1,
+        3,
+        2,
+        importDropout}},
+      {"Equal", compare("onnx.Equal", {1, 7, 11, 13, 19})},
+      {"Erf", unary("onnx.Erf", {9, 13})},
+      {"Expand", {"onnx.Expand", {8, 13}, {}, 2, 2, 1, importGeneric}},
+      {"Gather",
+       {"onnx.Gather",
+        {1, 11, 13},
+        {{"axis", K::Int}},
+        2,
+        2,
+        1,
+        importGeneric}},
+      {"Gelu",
+       {"onnx.Gelu",
+        {20},
+        {{"approximate", K::String}},
+        1,
+        1,
+        1,
+        importGeneric}},
+      {"Greater", compare("onnx.Greater", {1, 7, 9, 13})},
+      {"GreaterOrEqual", compare("onnx.GreaterOrEqual", {12, 16})},
+      {"HardSigmoid",
+       {"onnx.HardSigmoid",
+        {1, 6, 22},
+        {{"alpha", K::Float}, {"beta", K::Float}},
+        1,
+        1,
+        1,
+        importGeneric}},
+      {"HardSwish", unary("onnx.HardSwish", {14, 22})},
+      {"LayerNormalization",
+       {"onnx.LayerNormalization",
+        {17},
+        {{"axis", K::Int}, {"epsilon", K::Float}, {"stash_type", K::Int}},
+        2,
+        3,
+        3,
+        importLayerNorm}},
+      {"Less", compare("onnx.Less", {1, 7, 9, 13})},
+      {"LessOrEqual", compare("onnx.LessOrEqual", {12, 16})},
+      {"Log", unary("onnx.Log", {1, 6, 13})},
+      {"Max", variadic("onnx.Max", {1, 6, 8, 12, 13})},
+      {"Mean", variadic("onnx.Mean", {1, 6, 8, 13})},
+      {"Min", variadic("onnx.Min", {1, 6, 8, 12, 13})},
+      {"Not", unary("onnx.Not", {1})},
+      {"Pow", {"onnx.Pow", {1, 7, 12, 13, 15}, {}, 2, 2, 1, importGeneric}},
+      {"Range",
+       {"onnx.Range", {11, 27}, {{"stash_type", K::Int}}, 3, 3, 1,
+        importRange}},
+      {"Reciprocal", unary("onnx.Reciprocal", {1, 6, 13})},
+      {"ReduceMax",
+       {"onnx.ReduceMax", reduceMaxVersions, reduce, 1, 2, 1, importReduce}},
+      {"ReduceMean",
+       {"onnx.ReduceMean", {1, 11, 13, 18}, reduce, 1, 2, 1, importReduce}},
+      {"ReduceMin",
+       {"onnx.ReduceMin", reduceMaxVersions, reduce, 1, 2, 1, importReduce}},
+      {"ReduceSum",
+       {"onnx.ReduceSum", {1, 11, 13}, reduce, 1, 2, 1, importReduceSum}},
+      {"Shape",
+       {"onnx.Shape",
+        {1, 13, 15, 19, 21, 23, 24, 25},
+        {{"start", K::Int}, {"end", K::Int}},
+        1,
+        1,
+        1,
+        importGeneric}},
+      {"Slice",
+       {"onnx.Slice",
+        {1, 10, 11, 13},
+        {{"starts", K::Ints}, {"ends", K::Ints}, {"axes", K::Ints}},
+        1,
+        5,
+        1,
+        importSlice}},
+      {"Softmax",
+       {"onnx.Softmax", {1, 11, 13}, {{"axis", K::Int}}, 1, 1, 1,
+        importSoftmax}},
+      {"Split",
+       {"onnx.Slice",
+        {1, 2, 11, 13, 18},
+        {{"axis", K::Int}, {"split", K::Ints}, {"num_outputs", K::Int}},
+        1,
+        2,
+        kVariadic,
+        importSplit}},
+      {"Squeeze",
+       {"onnx.Squeeze", dataMovement, {{"axes", K::Ints}}, 1, 2, 1,
+        importSqueezeLike}},
+      {"Sum", variadic("onnx.Sum", {1, 6, 8, 13})},
+      {"Transpose",
+       {"onnx.Transpose",
+        {1, 13, 21, 23, 24, 25},
+        {{"perm", K::Ints}},
+        1,
+        1,
+        1,
+        importGeneric}},
+      {"Unsqueeze",
+       {"onnx.Unsqueeze", dataMovement, {{"axes", K::Ints}}, 1, 2, 1,
+        importSqueezeLike}},
+      {"Where", {"onnx.Where", {9, 16}, {}, 3, 3, 1, importGeneric}},
       {"Abs", unary("onnx.Abs", {1, 6, 13})},
       {"Add", binary("onnx.Add")},
       {"AveragePool",

@@ -8,6 +8,8 @@
 
 #include "ImporterImpl.h"
 
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -23,37 +25,7 @@ using namespace fuse::detail;
 using ::onnx::TensorProto;
 
 Type fuse::detail::convertElementType(int32_t dataType, MLIRContext *ctx) {
-  Builder b(ctx);
-  switch (dataType) {
-  case TensorProto::FLOAT:
-    return b.getF32Type();
-  case TensorProto::DOUBLE:
-    return b.getF64Type();
-  case TensorProto::FLOAT16:
-    return b.getF16Type();
-  case TensorProto::BFLOAT16:
-    return b.getBF16Type();
-  case TensorProto::BOOL:
-    return b.getI1Type();
-  case TensorProto::INT8:
-    return b.getIntegerType(8);
-  case TensorProto::INT16:
-    return b.getIntegerType(16);
-  case TensorProto::INT32:
-    return b.getIntegerType(32);
-  case TensorProto::INT64:
-    return b.getIntegerType(64);
-  case TensorProto::UINT8:
-    return b.getIntegerType(8, /*isSigned=*/false);
-  case TensorProto::UINT16:
-    return b.getIntegerType(16, false);
-  case TensorProto::UINT32:
-    return b.getIntegerType(32, false);
-  case TensorProto::UINT64:
-    return b.getIntegerType(64, false);
-  default:
-    return nullptr;
-  }
+  return getElementTypeForONNX(dataType, ctx);
 }
 
 std::string fuse::detail::dataTypeName(int32_t dataType) {

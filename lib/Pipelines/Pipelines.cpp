@@ -22,6 +22,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -110,6 +111,7 @@ void fuse::buildKernelsToLoopsPipeline(OpPassManager &pm) {
   loops.addPass(bufferization::createPromoteBuffersToStackPass(stack));
   loops.addPass(createConvertLinalgToLoopsPass());
   loops.addPass(createForallToParallelLoopPass());
+  loops.addPass(createHoistStaticAllocas());
   loops.addPass(createCanonicalizerPass());
   loops.addPass(createCSEPass());
 }
@@ -127,6 +129,11 @@ void fuse::buildLoopsToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (tanh) becomes a libm call.
   pm.addPass(createConvertMathToLibmPass());
+  // bf16 conversions as integer arithmetic: the C runtime of the host
+  // compiler may lack __truncsfbf2.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

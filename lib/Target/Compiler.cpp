@@ -61,6 +61,13 @@ FailureOr<std::vector<char>> fuse::compileModel(ModuleOp module,
   if (stop(CompileStage::Imported, module))
     return std::vector<char>();
 
+  // Shape subgraphs fold away and BatchNorm folds into Conv before
+  // anything else, in the reference plan too.
+  if (failed(runPasses(module, [&](OpPassManager &pm) {
+        pm.nest<func::FuncOp>().addPass(createSimplifyGraph());
+      })))
+    return failure();
+
   // The reference is the model before fusion, outlined one op per kernel.
   OwningOpRef<ModuleOp> reference;
   if (options.reference)

@@ -100,6 +100,119 @@ struct FormElementwiseGroup
   }
 };
 
+/// A reduction (Softmax, LayerNormalization, Reduce*) with the elementwise
+/// DAG that computes its input (e.g. the scaling and mask of attention
+/// scores, or bias and residual adds) and the chain that consumes its
+/// result.
+struct FormReductionGroup : public OpTraitRewritePattern<ONNXTrait::Reduction> {
+  using OpTraitRewritePattern::OpTraitRewritePattern;
+
+  LogicalResult matchAndRewrite(Operation *anchor,
+                                PatternRewriter &rewriter) const override {
+    if (!isUngrouped(anchor))
+      return rewriter.notifyMatchFailure(anchor, "already in a group");
+    if (anchor->getNumResults() != 1 || anchor->getNumOperands() == 0)
+      return rewriter.notifyMatchFailure(anchor, "not a single-result op");
+    Value input = anchor->getOperand(0);
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    if (!inputType || !inputType.hasStaticShape())
+      return rewriter.notifyMatchFailure(anchor, "input shape not static");
+
+    // Prologue: producers of the input, each with the input's type (one
+    // iteration space) and no user outside the group.
+    llvm::SmallPtrSet<Operation *, 8> members{anchor};
+    SmallVector<Operation *> ops{anchor};
+    SmallVector<Value> frontier{input};
+    while (!frontier.empty()) {
+      Value value = frontier.pop_back_val();
+      Operation *producer = value.getDefiningOp();
+      if (!producer || members.contains(producer) || !isUngrouped(producer) ||
+          !isElementwiseOp(producer) || producer->getNumResults() != 1 ||
+          producer->getBlock() != anchor->getBlock() ||
+          value.getType() != inputType ||
+          !llvm::all_of(value.getUsers(), [&](Operation *user) {
+            return members.contains(user);
+          }))
+        continue;
+      members.insert(producer);
+      ops.push_back(producer);
+      llvm::append_range(frontier, producer->getOperands());
+    }
+    // Epilogue: the elementwise chain after it.
+    for (Operation *next = getFusibleConsumer(anchor->getResult(0)); next;
+         next = getFusibleConsumer(next->getResult(0))) {
+      if (members.contains(next))
+        break;
+      members.insert(next);
+      ops.push_back(next);
+    }
+    if (ops.size() < 2)
+      return rewriter.notifyMatchFailure(anchor, "nothing to fuse with");
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    return formGroup(rewriter, GroupKind::reduction, ops);
+  }
+};
+
+/// Moves the body of `group` back into the parent block and erases the
+/// group; returns its compute ops (not cloned constants) in order.
+static SmallVector<Operation *> unwrapGroup(RewriterBase &rewriter,
+                                            GroupOp group) {
+  Block &body = group.getBodyBlock();
+  SmallVector<Value> yielded(group.getYield().getValues());
+  for (auto [arg, input] : llvm::zip(body.getArguments(), group.getInputs()))
+    rewriter.replaceAllUsesWith(arg, input);
+  SmallVector<Operation *> ops;
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+    op.moveBefore(group);
+    if (!op.hasTrait<OpTrait::ConstantLike>())
+      ops.push_back(&op);
+  }
+  rewriter.replaceOp(group, yielded);
+  return ops;
+}
+
+/// An `elementwise` group whose input is the result of a contraction or
+/// pooling (grouped or not) that nothing else uses, over the same shape,
+/// joins that op's epilogue: e.g. MatMul + bias + GELU, where the bias add
+/// has two users inside the GELU and so ended the epilogue chain.
+struct MergeElementwiseIntoEpilogue : public OpRewritePattern<GroupOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GroupOp group,
+                                PatternRewriter &rewriter) const override {
+    if (group.getKind() != GroupKind::elementwise ||
+        group->getNumResults() != 1)
+      return rewriter.notifyMatchFailure(group, "not an elementwise group");
+    Type resultType = group->getResult(0).getType();
+    for (Value input : group.getInputs()) {
+      Operation *def = input.getDefiningOp();
+      if (!def || def->getBlock() != group->getBlock() ||
+          def->getNumResults() != 1 || input.getType() != resultType ||
+          !llvm::all_of(input.getUsers(),
+                        [&](Operation *u) { return u == group; }))
+        continue;
+      GroupKind kind;
+      auto producer = dyn_cast<GroupOp>(def);
+      if (producer && (producer.getKind() == GroupKind::contraction_epilogue ||
+                       producer.getKind() == GroupKind::pool_epilogue))
+        kind = producer.getKind();
+      else if (!producer && isUngrouped(def) && isContractionOp(def))
+        kind = GroupKind::contraction_epilogue;
+      else if (!producer && isUngrouped(def) && isPoolingOp(def))
+        kind = GroupKind::pool_epilogue;
+      else
+        continue;
+      SmallVector<Operation *> ops =
+          producer ? unwrapGroup(rewriter, producer)
+                   : SmallVector<Operation *>{def};
+      llvm::append_range(ops, unwrapGroup(rewriter, group));
+      return formGroup(rewriter, kind, ops);
+    }
+    return rewriter.notifyMatchFailure(group, "no producer to merge into");
+  }
+};
+
 struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
   using FuseChainsBase::FuseChainsBase;
 
@@ -109,6 +222,14 @@ struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
     config.enableFolding(false)
         .enableConstantCSE(false)
         .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+
+    if (reductions) {
+      RewritePatternSet rows(ctx);
+      populateReductionFusionPatterns(rows);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(rows),
+                                       config)))
+        return signalPassFailure();
+    }
 
     RewritePatternSet epilogues(ctx);
     if (poolEpilogues)
@@ -126,6 +247,19 @@ struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(chains), config)))
       return signalPassFailure();
+
+    if (!contractionEpilogues && !poolEpilogues)
+      return;
+    RewritePatternSet merges(ctx);
+    merges.add<MergeElementwiseIntoEpilogue>(ctx);
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(merges), config)))
+      return signalPassFailure();
+    // Constants the merged groups cloned and nothing else reads.
+    getOperation().walk([](ONNXConstantOp constant) {
+      if (constant.use_empty() && !constant->getParentOfType<GroupOp>())
+        constant.erase();
+    });
   }
 };
 
@@ -137,6 +271,10 @@ void fuse::populatePoolEpiloguePatterns(RewritePatternSet &patterns) {
 
 void fuse::populateContractionEpiloguePatterns(RewritePatternSet &patterns) {
   patterns.add<FormContractionEpilogueGroup>(patterns.getContext());
+}
+
+void fuse::populateReductionFusionPatterns(RewritePatternSet &patterns) {
+  patterns.add<FormReductionGroup>(patterns.getContext());
 }
 
 void fuse::populateElementwiseFusionPatterns(RewritePatternSet &patterns) {

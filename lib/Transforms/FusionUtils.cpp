@@ -3,6 +3,7 @@
 #include "FusionUtils.h"
 
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -56,11 +57,14 @@ Operation *fuse::getFusibleConsumer(Value value) {
   return consumer;
 }
 
-/// Scalar constants are cheaper inside the kernel than as an input.
+/// Scalar constants are cheaper inside the kernel than as an input; shape
+/// constants (axes, slice bounds) must be visible to the lowering.
 static bool shouldCloneIntoGroup(Value value) {
   auto constant = value.getDefiningOp<ONNXConstantOp>();
   if (!constant)
     return false;
+  if (isShapeLikeConstant(value))
+    return true;
   auto type = dyn_cast<RankedTensorType>(constant.getType());
   return type &&
          llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; });

@@ -8,6 +8,7 @@
 
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 #include "fuse/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -22,11 +23,14 @@ using namespace mlir;
 using namespace fuse;
 
 /// Constants that a kernel is better off holding than reading: splats
-/// (they become scalars in the kernel body).
+/// (they become scalars in the kernel body) and shape constants (the
+/// lowering reads them at compile time).
 static bool isInlinableConstant(Value value) {
   auto constant = value.getDefiningOp<ONNXConstantOp>();
   if (!constant)
     return false;
+  if (isShapeLikeConstant(value))
+    return true;
   auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
   return dense && dense.isSplat();
 }

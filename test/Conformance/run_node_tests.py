@@ -151,6 +151,10 @@ def run_test(test_dir, args):
             if have.shape != want.shape:
                 return name, "fail", "output %d: shape %s, expected %s" % (
                     k, have.shape, want.shape)
+            if want.dtype.kind not in "biufc":
+                # bfloat16 and friends (ml_dtypes): compare as float32.
+                want = want.astype(np.float32)
+                have = have.astype(np.float32)
             if want.dtype.kind in "fc":
                 ok = np.allclose(have, want, rtol=RTOL, atol=ATOL,
                                  equal_nan=True)

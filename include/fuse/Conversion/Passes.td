@@ -71,6 +71,28 @@ def BufferizeKernels : Pass<"fuse-bufferize-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def HoistStaticAllocas : Pass<"fuse-hoist-static-allocas",
+                               "mlir::func::FuncOp"> {
+  let summary = "Move fixed-size stack buffers out of loops, to the entry "
+                "block";
+  let description = [{
+    Per-element temporaries (accumulators, row statistics) are promoted to
+    `memref.alloca` where they were allocated: inside the kernel's loop.
+    An alloca in a loop grows the stack on every iteration on the CPU (a
+    large kernel overflows it) and is a dynamic alloca LLVM will not
+    promote to registers. Every alloca of static size with no operands
+    moves to the start of the function; each iteration still initializes
+    it before use, and on the GPU the entry block is already per thread.
+
+    ```mlir
+    scf.for ... { %a = memref.alloca() : memref<1xf32> ... }
+    // becomes
+    %a = memref.alloca() : memref<1xf32>
+    scf.for ... { ... }
+    ```
+  }];
+}
+
 def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
   let summary = "Make each bufferized kernel a gpu.func, one thread per "
                 "iteration of its parallel loop";

@@ -27,6 +27,10 @@ void populatePoolEpiloguePatterns(mlir::RewritePatternSet &patterns);
 /// and the chain of elementwise ops that follows it.
 void populateContractionEpiloguePatterns(mlir::RewritePatternSet &patterns);
 
+/// Patterns forming `reduction` groups: Softmax, LayerNormalization or
+/// Reduce* with the elementwise ops before and after it. Run first.
+void populateReductionFusionPatterns(mlir::RewritePatternSet &patterns);
+
 /// Patterns forming `elementwise` groups from maximal DAGs of elementwise
 /// ops. Run after the epilogue patterns, which claim their chains first.
 void populateElementwiseFusionPatterns(mlir::RewritePatternSet &patterns);

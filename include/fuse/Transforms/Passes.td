@@ -5,17 +5,55 @@
 
 include "mlir/Pass/PassBase.td"
 
+def SimplifyGraph : Pass<"fuse-simplify-graph", "mlir::func::FuncOp"> {
+  let summary = "Fold shape computations and constants, fold BatchNorm, "
+                "drop dead ops";
+  let description = [{
+    Clean-up before fusion, in one walk over the function in op order:
+
+    - each op's result type is re-inferred from its operands, so shapes
+      that became static (a Reshape whose shape operand was just folded)
+      propagate to every later op;
+    - ops whose operands are all constants are evaluated at compile time
+      (Shape, Gather, Unsqueeze, Concat, Slice, Cast, Range, arithmetic,
+      ...; tensors up to 65536 elements), as are ops with folders (Shape
+      of a static tensor);
+    - BatchNormalization after a Conv whose only user it is folds into
+      the Conv's filters and bias; elsewhere it becomes `X * a + b` with
+      per-channel constants, which fuses like any elementwise op;
+    - Identity (and Dropout, imported as Identity) is forwarded;
+    - dead ops are erased and the function's result types updated.
+
+    ```mlir
+    // before
+    %s = onnx.Shape(%x) : (tensor<1x64x7x7xf32>) -> tensor<4xi64>
+    %i = onnx.Constant dense<0> : tensor<i64>
+    %n = onnx.Gather(%s, %i) : (tensor<4xi64>, tensor<i64>) -> tensor<i64>
+    // after
+    %n = onnx.Constant dense<1> : tensor<i64>
+    ```
+  }];
+}
+
 def FuseChains : Pass<"fuse-chains", "mlir::func::FuncOp"> {
   let summary = "Wrap each chain of fusible onnx ops in one fuse.group";
   let description = [{
-    Forms `fuse.group` ops by pattern rewriting, in two phases:
+    Forms `fuse.group` ops by pattern rewriting, in four phases:
 
-    1. Epilogues. From each pooling op (AveragePool, MaxPool,
+    1. Reductions. Each Softmax, LayerNormalization and Reduce* takes the
+       elementwise DAG that computes its input (of the input's shape, used
+       by nothing else) and the elementwise chain after it: `reduction`
+       groups (scaled and masked Softmax, bias + residual + LayerNorm).
+    2. Epilogues. From each pooling op (AveragePool, MaxPool,
        GlobalAveragePool) and each contraction (Conv, Gemm, MatMul), follow
        the chain of elementwise consumers forward: `pool_epilogue` and
        `contraction_epilogue` groups.
-    2. Elementwise. Every remaining maximal DAG of elementwise ops with at
+    3. Elementwise. Every remaining maximal DAG of elementwise ops with at
        least two ops becomes an `elementwise` group.
+    4. Merges. An elementwise group that is the only user of a
+       contraction's or pooling's result, over the same shape, joins its
+       epilogue (MatMul + bias + GELU, where the bias add feeds two ops
+       of the GELU and so ends the chain of phase 2).
 
     A value is fused into its consumer only when that consumer is its only
     user (an intermediate with another user outside the chain is not
@@ -49,6 +87,9 @@ def FuseChains : Pass<"fuse-chains", "mlir::func::FuncOp"> {
            "Fuse elementwise ops into the Conv/Gemm/MatMul they follow">,
     Option<"elementwise", "elementwise", "bool", "true",
            "Group chains of elementwise ops">,
+    Option<"reductions", "reduction", "bool", "true",
+           "Fuse elementwise ops around Softmax, LayerNormalization and "
+           "Reduce*">,
   ];
 }
 

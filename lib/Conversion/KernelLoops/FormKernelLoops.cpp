@@ -11,6 +11,7 @@
 
 #include "fuse/Conversion/Passes.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -28,10 +29,51 @@ using namespace fuse;
 /// element (views, constants, empty tensors).
 static bool isFreeOp(Operation *op) {
   return isa<tensor::EmptyOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
-             arith::ConstantOp, func::ReturnOp>(op);
+             tensor::ExtractSliceOp, arith::ConstantOp, func::ReturnOp>(op);
+}
+
+/// The dims of the kernel result's iteration space that each loop
+/// iteration keeps whole: those that a row-wise op (Softmax,
+/// LayerNormalization) of the result's type marked with `fuse.row_dims`,
+/// so its row statistics are computed once per row. Empty when there is
+/// none.
+static SmallVector<int64_t> getRowDims(func::FuncOp kernel, Type rootType) {
+  SmallVector<int64_t> dims;
+  kernel.walk([&](Operation *op) {
+    auto attr = op->getAttrOfType<DenseI64ArrayAttr>("fuse.row_dims");
+    if (attr && op->getNumResults() == 1 &&
+        op->getResult(0).getType() == rootType)
+      for (int64_t d : attr.asArrayRef())
+        if (!llvm::is_contained(dims, d))
+          dims.push_back(d);
+  });
+  return dims;
+}
+
+/// Merges elementwise producers into their consumers (one linalg.generic
+/// computes what several did), so that a value used twice in the kernel,
+/// or read by a row reduction, is computed in place instead of being
+/// materialized.
+static LogicalResult fuseElementwiseOps(func::FuncOp kernel) {
+  RewritePatternSet patterns(kernel.getContext());
+  linalg::populateElementwiseOpsFusionPatterns(
+      patterns, [](OpOperand *) { return true; });
+  // Not the generic canonicalizations: they would erase the copy that a
+  // reshape-only kernel consists of.
+  linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+  return applyPatternsGreedily(kernel, std::move(patterns));
 }
 
 static LogicalResult formLoops(func::FuncOp kernel) {
+  // Row dims are read before elementwise fusion, which may fold the marked
+  // op into its epilogue.
+  auto resultType = kernel.getFunctionType().getNumResults() == 1
+                        ? kernel.getFunctionType().getResult(0)
+                        : Type();
+  SmallVector<int64_t> rowDims = getRowDims(kernel, resultType);
+  if (failed(fuseElementwiseOps(kernel)))
+    return kernel.emitOpError("could not fuse its elementwise ops");
+
   auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
   if (ret.getNumOperands() != 1)
     return kernel.emitOpError("kernel must return one value, returns ")
@@ -46,9 +88,11 @@ static LogicalResult formLoops(func::FuncOp kernel) {
 
   SmallVector<OpFoldResult> tileSizes;
   IRRewriter rewriter(kernel.getContext());
-  for (utils::IteratorType it : tileable.getLoopIteratorTypes())
-    tileSizes.push_back(
-        rewriter.getIndexAttr(it == utils::IteratorType::parallel ? 1 : 0));
+  for (auto [i, it] : llvm::enumerate(tileable.getLoopIteratorTypes())) {
+    bool tiled = it == utils::IteratorType::parallel &&
+                 !llvm::is_contained(rowDims, static_cast<int64_t>(i));
+    tileSizes.push_back(rewriter.getIndexAttr(tiled ? 1 : 0));
+  }
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(tileSizes);
   tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);

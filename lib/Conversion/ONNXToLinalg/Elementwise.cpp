@@ -88,6 +88,135 @@ static Value div(OpBuilder &b, Location loc, ArrayRef<Value> x) {
   return arith::DivSIOp::create(b, loc, x[0], x[1]);
 }
 
+static Value reciprocal(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return arith::DivFOp::create(b, loc, buildScalar(b, loc, x[0].getType(), 1.0),
+                               x[0]);
+}
+
+static Value log(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return math::LogOp::create(b, loc, x[0]);
+}
+
+static Value erf(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return math::ErfOp::create(b, loc, x[0]);
+}
+
+/// `max(0, min(1, alpha * x + beta))`.
+static Value hardSigmoid(OpBuilder &b, Location loc, Value x, double alpha,
+                         double beta) {
+  Type t = x.getType();
+  Value v = arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, x, buildScalar(b, loc, t, alpha)),
+      buildScalar(b, loc, t, beta));
+  v = arith::MinimumFOp::create(b, loc, v, buildScalar(b, loc, t, 1.0));
+  return arith::MaximumFOp::create(b, loc, v, buildScalar(b, loc, t, 0.0));
+}
+
+static Value hardSwish(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return arith::MulFOp::create(b, loc, x[0],
+                               hardSigmoid(b, loc, x[0], 1.0 / 6.0, 0.5));
+}
+
+static Value logicalNot(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return arith::XOrIOp::create(b, loc, x[0],
+                               buildScalar(b, loc, x[0].getType(), 1));
+}
+
+static Value maximum(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  Value v = x[0];
+  for (Value y : x.drop_front())
+    v = buildMax(b, loc, v, y);
+  return v;
+}
+
+static Value minimum(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  Value v = x[0];
+  for (Value y : x.drop_front())
+    v = buildMin(b, loc, v, y);
+  return v;
+}
+
+static Value sum(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  Value v = x[0];
+  for (Value y : x.drop_front())
+    v = buildAdd(b, loc, v, y);
+  return v;
+}
+
+static Value mean(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  Value total = sum(b, loc, x);
+  Value n = buildScalar(b, loc, total.getType(), x.size());
+  if (isFloat(total))
+    return arith::DivFOp::create(b, loc, total, n);
+  return arith::DivSIOp::create(b, loc, total, n);
+}
+
+static Value where(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return arith::SelectOp::create(b, loc, x[0], x[1], x[2]);
+}
+
+/// Comparisons: ordered for floats (NaN compares false, as in ONNX),
+/// signed for integers, unsigned for bool.
+template <arith::CmpFPredicate F, arith::CmpIPredicate I>
+static Value compare(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  if (isFloat(x[0]))
+    return arith::CmpFOp::create(b, loc, F, x[0], x[1]);
+  arith::CmpIPredicate pred = I;
+  if (x[0].getType().isInteger(1)) {
+    // i1 true is -1 when signed; compare bools as unsigned.
+    switch (I) {
+    case arith::CmpIPredicate::slt:
+      pred = arith::CmpIPredicate::ult;
+      break;
+    case arith::CmpIPredicate::sle:
+      pred = arith::CmpIPredicate::ule;
+      break;
+    case arith::CmpIPredicate::sgt:
+      pred = arith::CmpIPredicate::ugt;
+      break;
+    case arith::CmpIPredicate::sge:
+      pred = arith::CmpIPredicate::uge;
+      break;
+    default:
+      break;
+    }
+  }
+  return arith::CmpIOp::create(b, loc, pred, x[0], x[1]);
+}
+
+/// Converts scalar `v` to `to` as ONNX Cast does: float to integer
+/// truncates toward zero, anything to bool is `v != 0`, bool is 0 or 1.
+static Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (to.isInteger(1)) {
+    Value zero = buildScalar(b, loc, from, 0.0);
+    if (isa<FloatType>(from))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  if (fromFloat && toFloat) {
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, to, v);
+    return arith::TruncFOp::create(b, loc, to, v);
+  }
+  if (fromFloat)
+    return arith::FPToSIOp::create(b, loc, to, v);
+  bool fromBool = from.isInteger(1);
+  if (toFloat)
+    return fromBool ? arith::UIToFPOp::create(b, loc, to, v).getResult()
+                    : arith::SIToFPOp::create(b, loc, to, v).getResult();
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth < toWidth)
+    return fromBool ? arith::ExtUIOp::create(b, loc, to, v).getResult()
+                    : arith::ExtSIOp::create(b, loc, to, v).getResult();
+  return arith::TruncIOp::create(b, loc, to, v);
+}
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -205,6 +334,131 @@ struct BatchNormLowering
   }
 };
 
+struct HardSigmoidLowering : public OpConversionPattern<ONNXHardSigmoidOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXHardSigmoidOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    double alpha = op.getAlpha().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+    auto fn = [&](OpBuilder &b, Location loc, ArrayRef<Value> x) -> Value {
+      return hardSigmoid(b, loc, x[0], alpha, beta);
+    };
+    rewriter.replaceOp(op,
+                       buildElementwise(rewriter, op.getLoc(),
+                                        cast<RankedTensorType>(op.getType()),
+                                        adaptor.getOperands(), fn));
+    return success();
+  }
+};
+
+struct GeluLowering : public OpConversionPattern<ONNXGeluOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXGeluOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    bool useTanh = op.getApproximate() == "tanh";
+    if (!useTanh && op.getApproximate() != "none")
+      return op.emitOpError("approximate = '")
+             << op.getApproximate() << "' is not 'none' or 'tanh'";
+    auto fn = [&](OpBuilder &b, Location loc, ArrayRef<Value> x) -> Value {
+      Type t = x[0].getType();
+      auto c = [&](double v) { return buildScalar(b, loc, t, v); };
+      Value inner;
+      if (useTanh) {
+        // sqrt(2/pi) * (x + 0.044715 x^3)
+        Value x3 = arith::MulFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, x[0], x[0]), x[0]);
+        Value poly = arith::AddFOp::create(
+            b, loc, x[0], arith::MulFOp::create(b, loc, x3, c(0.044715)));
+        inner = math::TanhOp::create(
+            b, loc,
+            arith::MulFOp::create(b, loc, poly, c(0.7978845608028654)));
+      } else {
+        inner = math::ErfOp::create(
+            b, loc, arith::MulFOp::create(b, loc, x[0], c(M_SQRT1_2)));
+      }
+      Value half = arith::MulFOp::create(b, loc, x[0], c(0.5));
+      return arith::MulFOp::create(
+          b, loc, half, arith::AddFOp::create(b, loc, inner, c(1.0)));
+    };
+    rewriter.replaceOp(op,
+                       buildElementwise(rewriter, op.getLoc(),
+                                        cast<RankedTensorType>(op.getType()),
+                                        adaptor.getOperands(), fn));
+    return success();
+  }
+};
+
+/// Pow with a splat exponent of 1, 2, 3 or 0.5 is a product or a square
+/// root (what models use, and exact); otherwise math.powf, or an integer
+/// power by squaring.
+struct PowLowering : public OpConversionPattern<ONNXPowOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXPowOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Type elementType = type.getElementType();
+    std::optional<double> exponent;
+    if (TypedAttr splat = getSplatScalar(adaptor.getY())) {
+      if (auto f = dyn_cast<FloatAttr>(splat))
+        exponent = f.getValueAsDouble();
+      else if (auto i = dyn_cast<IntegerAttr>(splat))
+        exponent = static_cast<double>(i.getValue().getSExtValue());
+    }
+    if (exponent && (*exponent == 1 || *exponent == 2 || *exponent == 3 ||
+                     (*exponent == 0.5 && isa<FloatType>(elementType)))) {
+      double e = *exponent;
+      auto fn = [&](OpBuilder &b, Location loc, ArrayRef<Value> x) -> Value {
+        if (e == 0.5)
+          return math::SqrtOp::create(b, loc, x[0]);
+        Value v = x[0];
+        for (int i = 1; i < static_cast<int>(e); ++i)
+          v = buildMul(b, loc, v, x[0]);
+        return v;
+      };
+      rewriter.replaceOp(op, buildElementwise(rewriter, op.getLoc(), type,
+                                              {adaptor.getX()}, fn));
+      return success();
+    }
+    auto fn = [&](OpBuilder &b, Location loc, ArrayRef<Value> x) -> Value {
+      if (isa<FloatType>(elementType))
+        return math::PowFOp::create(
+            b, loc, x[0], convertScalar(b, loc, x[1], elementType));
+      // Integer powers in f64 (exact up to 2^53), rounded back.
+      Type f64 = b.getF64Type();
+      Value p = math::PowFOp::create(b, loc, convertScalar(b, loc, x[0], f64),
+                                     convertScalar(b, loc, x[1], f64));
+      return convertScalar(b, loc, math::RoundEvenOp::create(b, loc, p),
+                           elementType);
+    };
+    rewriter.replaceOp(op, buildElementwise(rewriter, op.getLoc(), type,
+                                            adaptor.getOperands(), fn));
+    return success();
+  }
+};
+
+struct CastLowering : public OpConversionPattern<ONNXCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXCastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Type to = type.getElementType();
+    auto fn = [&](OpBuilder &b, Location loc, ArrayRef<Value> x) -> Value {
+      return convertScalar(b, loc, x[0], to);
+    };
+    rewriter.replaceOp(op, buildElementwise(rewriter, op.getLoc(), type,
+                                            adaptor.getOperands(), fn));
+    return success();
+  }
+};
+
 } // namespace
 
 void fuse::lowering::populateElementwisePatterns(RewritePatternSet &patterns) {
@@ -219,5 +473,30 @@ void fuse::lowering::populateElementwisePatterns(RewritePatternSet &patterns) {
       ElementwiseLowering<ONNXIdentityOp, identity>,
       ElementwiseLowering<ONNXAddOp, add>, ElementwiseLowering<ONNXSubOp, sub>,
       ElementwiseLowering<ONNXMulOp, mul>, ElementwiseLowering<ONNXDivOp, div>,
-      LeakyReluLowering, ClipLowering, BatchNormLowering>(ctx);
+      ElementwiseLowering<ONNXReciprocalOp, reciprocal>,
+      ElementwiseLowering<ONNXLogOp, log>, ElementwiseLowering<ONNXErfOp, erf>,
+      ElementwiseLowering<ONNXHardSwishOp, hardSwish>,
+      ElementwiseLowering<ONNXNotOp, logicalNot>,
+      ElementwiseLowering<ONNXSumOp, sum>,
+      ElementwiseLowering<ONNXMaxOp, maximum>,
+      ElementwiseLowering<ONNXMinOp, minimum>,
+      ElementwiseLowering<ONNXMeanOp, mean>,
+      ElementwiseLowering<ONNXWhereOp, where>,
+      ElementwiseLowering<
+          ONNXEqualOp,
+          compare<arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq>>,
+      ElementwiseLowering<
+          ONNXLessOp,
+          compare<arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt>>,
+      ElementwiseLowering<
+          ONNXLessOrEqualOp,
+          compare<arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle>>,
+      ElementwiseLowering<
+          ONNXGreaterOp,
+          compare<arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt>>,
+      ElementwiseLowering<
+          ONNXGreaterOrEqualOp,
+          compare<arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge>>,
+      LeakyReluLowering, ClipLowering, BatchNormLowering, HardSigmoidLowering,
+      GeluLowering, PowLowering, CastLowering>(ctx);
 }

@@ -28,6 +28,7 @@ void fuse::populateONNXToLinalgPatterns(RewritePatternSet &patterns) {
   lowering::populatePoolingPatterns(patterns);
   lowering::populateContractionPatterns(patterns);
   lowering::populateTensorPatterns(patterns);
+  lowering::populateReductionPatterns(patterns);
 }
 
 /// What the lowering needs of every value an onnx op touches.

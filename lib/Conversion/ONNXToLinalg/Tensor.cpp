@@ -1,4 +1,4 @@
-//===- Tensor.cpp - Reshape, Flatten and Constant -------------------------===//
+//===- Tensor.cpp - Data movement: reshapes, layout ops, constants -------===//
 //
 // Reshape and Flatten are views (collapse to 1-D, expand to the result)
 // followed by a copy: the copy is the kernel's tileable loop, the views
@@ -9,6 +9,7 @@
 #include "LoweringUtils.h"
 
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -53,6 +54,24 @@ static Value buildReshape(OpBuilder &b, Location loc, Value source,
       [](OpBuilder &, Location, ArrayRef<Value> x) { return x[0]; });
 }
 
+/// A copy of `source` to a tensor of `resultType`, reading the source
+/// element that `map` (from output indices) names.
+static Value buildCopy(OpBuilder &b, Location loc, Value source, AffineMap map,
+                       RankedTensorType resultType) {
+  int64_t rank = resultType.getRank();
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, ValueRange{source}, init,
+      SmallVector<AffineMap>{map, b.getMultiDimIdentityMap(rank)}, iterators,
+      [](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, args[0]);
+      });
+  return generic.getResult(0);
+}
+
 namespace {
 
 struct ReshapeLowering : public OpConversionPattern<ONNXReshapeOp> {
@@ -95,9 +114,279 @@ struct ConstantLowering : public OpConversionPattern<ONNXConstantOp> {
   }
 };
 
+/// Squeeze and Unsqueeze only change the shape: a reshape.
+template <typename OpTy>
+struct ReshapeLikeLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, buildReshape(rewriter, op.getLoc(),
+                                        adaptor.getData(),
+                                        cast<RankedTensorType>(op.getType())));
+    return success();
+  }
+};
+
+/// Expand is a broadcast copy.
+struct ExpandLowering : public OpConversionPattern<ONNXExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXExpandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, buildElementwise(
+                rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+                {adaptor.getInput()},
+                [](OpBuilder &, Location, ArrayRef<Value> x) { return x[0]; }));
+    return success();
+  }
+};
+
+/// Transpose reads its input through the inverse permutation.
+struct TransposeLowering : public OpConversionPattern<ONNXTransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXTransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> perm;
+    if (std::optional<ArrayRef<int64_t>> p = op.getPerm())
+      perm.assign(p->begin(), p->end());
+    else
+      for (int64_t i = rank - 1; i >= 0; --i)
+        perm.push_back(i);
+    // Output dim i walks input dim perm[i].
+    SmallVector<AffineExpr> exprs(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      exprs[perm[i]] = rewriter.getAffineDimExpr(i);
+    MLIRContext *ctx = rewriter.getContext();
+    rewriter.replaceOp(op, buildCopy(rewriter, op.getLoc(), adaptor.getData(),
+                                     AffineMap::get(rank, 0, exprs, ctx),
+                                     type));
+    return success();
+  }
+};
+
+/// Slice takes the dims with positive steps as a strided extract_slice (a
+/// view), then copies; dims with negative steps are read backwards through
+/// the copy's indexing map (`start - i * |step|`).
+struct SliceLowering : public OpConversionPattern<ONNXSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto dataType = cast<RankedTensorType>(adaptor.getData().getType());
+    auto starts = getConstantIntValues(op.getStarts());
+    auto ends = getConstantIntValues(op.getEnds());
+    std::optional<SmallVector<int64_t>> axes, steps;
+    if (op.getAxes())
+      axes = getConstantIntValues(op.getAxes());
+    if (op.getSteps())
+      steps = getConstantIntValues(op.getSteps());
+    if (!starts || !ends || (op.getAxes() && !axes) ||
+        (op.getSteps() && !steps))
+      return op.emitOpError("needs constant starts, ends, axes and steps");
+    std::string error;
+    FailureOr<SliceParams> params = resolveSlice(
+        dataType.getShape(), *starts, *ends,
+        axes.value_or(SmallVector<int64_t>()),
+        steps.value_or(SmallVector<int64_t>()), error);
+    if (failed(params))
+      return op.emitOpError(error);
+    int64_t rank = type.getRank();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<int64_t> offsets, sizes, strides, viewShape;
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t size = type.getDimSize(i);
+      int64_t step = params->steps[i];
+      if (step > 0 || size == 0) {
+        offsets.push_back(size == 0 ? 0 : params->starts[i]);
+        sizes.push_back(size);
+        strides.push_back(step > 0 ? step : 1);
+        exprs.push_back(getAffineDimExpr(i, ctx));
+      } else {
+        offsets.push_back(0);
+        sizes.push_back(dataType.getDimSize(i));
+        strides.push_back(1);
+        exprs.push_back(getAffineConstantExpr(params->starts[i], ctx) +
+                        getAffineDimExpr(i, ctx) * step);
+      }
+      viewShape.push_back(sizes.back());
+    }
+    Value view = tensor::ExtractSliceOp::create(
+        rewriter, loc,
+        RankedTensorType::get(viewShape, dataType.getElementType()),
+        adaptor.getData(), ValueRange{}, ValueRange{}, ValueRange{}, offsets,
+        sizes, strides);
+    rewriter.replaceOp(op, buildCopy(rewriter, loc, view,
+                                     AffineMap::get(rank, 0, exprs, ctx),
+                                     type));
+    return success();
+  }
+};
+
+/// Gather reads the index, normalizes it (negative counts from the end;
+/// out-of-range indices are clamped rather than read out of bounds) and
+/// extracts from `data`.
+struct GatherLowering : public OpConversionPattern<ONNXGatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXGatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value data = adaptor.getData();
+    Value indices = adaptor.getIndices();
+    auto dataType = cast<RankedTensorType>(data.getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    int64_t axis = *normalizeAxis(op.getAxis(), dataType.getRank());
+    int64_t rank = type.getRank();
+    int64_t indexRank = indicesType.getRank();
+    int64_t size = dataType.getDimSize(axis);
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t i = 0; i < indexRank; ++i)
+      indexExprs.push_back(getAffineDimExpr(axis + i, ctx));
+    SmallVector<AffineMap> maps{AffineMap::get(rank, 0, indexExprs, ctx),
+                                rewriter.getMultiDimIdentityMap(rank)};
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{indices}, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value n = arith::ConstantIndexOp::create(b, l, size);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value negative =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
+          i = arith::SelectOp::create(b, l, negative,
+                                      arith::AddIOp::create(b, l, i, n), i);
+          i = arith::MaxSIOp::create(b, l, i, zero);
+          i = arith::MinSIOp::create(
+              b, l, i, arith::ConstantIndexOp::create(b, l, size - 1));
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < axis; ++d)
+            coords.push_back(linalg::IndexOp::create(b, l, d));
+          coords.push_back(i);
+          for (int64_t d = axis + indexRank; d < rank; ++d)
+            coords.push_back(linalg::IndexOp::create(b, l, d));
+          linalg::YieldOp::create(b, l,
+                                  tensor::ExtractOp::create(b, l, data, coords)
+                                      .getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// Concat picks, per output element, the input whose range along `axis`
+/// holds it; every input's index is clamped so the reads not taken stay
+/// in bounds.
+struct ConcatLowering : public OpConversionPattern<ONNXConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    int64_t axis = *normalizeAxis(op.getAxis(), rank);
+    SmallVector<Value> inputs;
+    SmallVector<int64_t> offsets, sizes;
+    int64_t offset = 0;
+    for (Value v : adaptor.getInputs()) {
+      int64_t size = cast<RankedTensorType>(v.getType()).getDimSize(axis);
+      if (size == 0)
+        continue;
+      inputs.push_back(v);
+      offsets.push_back(offset);
+      sizes.push_back(size);
+      offset += size;
+    }
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{}, init,
+        SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+        iterators, [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < rank; ++d)
+            coords.push_back(linalg::IndexOp::create(b, l, d));
+          Value pos = coords[axis];
+          Value result;
+          for (int64_t k = static_cast<int64_t>(inputs.size()) - 1; k >= 0;
+               --k) {
+            Value local = arith::SubIOp::create(
+                b, l, pos, arith::ConstantIndexOp::create(b, l, offsets[k]));
+            local = arith::MaxSIOp::create(
+                b, l, local, arith::ConstantIndexOp::create(b, l, 0));
+            local = arith::MinSIOp::create(
+                b, l, local, arith::ConstantIndexOp::create(b, l, sizes[k] - 1));
+            SmallVector<Value> at(coords);
+            at[axis] = local;
+            Value v = tensor::ExtractOp::create(b, l, inputs[k], at);
+            if (!result) {
+              result = v;
+              continue;
+            }
+            Value inThis = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, pos,
+                arith::ConstantIndexOp::create(b, l, offsets[k] + sizes[k]));
+            result = arith::SelectOp::create(b, l, inThis, v, result);
+          }
+          linalg::YieldOp::create(b, l, result);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// Shape, ConstantOfShape and Range of static shapes are constants; they
+/// normally fold away before lowering, but a kernel may still hold one.
+template <typename OpTy>
+struct FoldToConstantLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<OpFoldResult> folded;
+    if (failed(op->fold(folded)) || folded.size() != 1)
+      return op.emitOpError("could not be evaluated at compile time");
+    auto value = dyn_cast_or_null<DenseElementsAttr>(
+        dyn_cast<Attribute>(folded.front()));
+    if (!value)
+      return op.emitOpError("could not be evaluated at compile time");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
 } // namespace
 
 void fuse::lowering::populateTensorPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReshapeLowering, FlattenLowering, ConstantLowering>(
-      patterns.getContext());
+  patterns.add<ReshapeLowering, FlattenLowering, ConstantLowering,
+               ReshapeLikeLowering<ONNXSqueezeOp>,
+               ReshapeLikeLowering<ONNXUnsqueezeOp>, ExpandLowering,
+               TransposeLowering, SliceLowering, GatherLowering,
+               ConcatLowering, FoldToConstantLowering<ONNXShapeOp>,
+               FoldToConstantLowering<ONNXConstantOfShapeOp>,
+               FoldToConstantLowering<ONNXRangeOp>>(patterns.getContext());
 }

@@ -4,9 +4,9 @@ every output with onnxruntime.
 
     check_model.py MODEL.onnx --fuse-compile BIN --fuse-run BIN --workdir DIR
                    [--target cpu|cuda] [--no-fuse] [--rtol R] [--atol A]
-                   [--seed N]
+                   [--seed N] [--int-high N]
 
-Inputs are seeded random floats in [-1, 1]. Prints one line per output:
+Inputs are seeded random floats in [-1, 1] (integers in [0, INT_HIGH)). Prints one line per output:
 `output NAME: max_abs_err=... max_rel_err=... PASS|FAIL`, then
 `RESULT: PASS` or `RESULT: FAIL` (exit 1). An element passes when
 |fuse - ort| <= atol + rtol * |ort|.
@@ -44,6 +44,8 @@ def main():
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--atol", type=float, default=1e-5)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--int-high", type=int, default=2,
+                   help="integer inputs are drawn from [0, INT_HIGH)")
     args = p.parse_args()
 
     os.makedirs(args.workdir, exist_ok=True)
@@ -56,11 +58,19 @@ def main():
     model = onnx.load(args.model)
     rng = np.random.default_rng(args.seed)
     inputs = {}
+    # Graph inputs with an initializer (IR < 4 models) are constants.
+    initializers = {init.name for init in model.graph.initializer}
     for value in model.graph.input:
+        if value.name in initializers:
+            continue
         t = value.type.tensor_type
         shape = [d.dim_value for d in t.shape.dim]
         dtype = NUMPY_TYPES[t.elem_type]
-        inputs[value.name] = rng.uniform(-1, 1, shape).astype(dtype)
+        if np.issubdtype(dtype, np.integer):
+            inputs[value.name] = rng.integers(0, args.int_high,
+                                              shape).astype(dtype)
+        else:
+            inputs[value.name] = rng.uniform(-1, 1, shape).astype(dtype)
     np.savez(inputs_path, **inputs)
 
     compile_cmd = [args.fuse_compile, args.model, "-o", artifact,
@@ -71,7 +81,9 @@ def main():
     run([args.fuse_run, artifact, "--inputs", inputs_path,
          "--outputs", outputs_path])
 
-    session = ort.InferenceSession(args.model,
+    options = ort.SessionOptions()
+    options.log_severity_level = 3  # errors only
+    session = ort.InferenceSession(args.model, options,
                                    providers=["CPUExecutionProvider"])
     expected = session.run(None, inputs)
     got = np.load(outputs_path)

@@ -70,7 +70,7 @@ LogicalResult GroupOp::verifyRegions() {
            << getResultTypes();
 
   // The body must fit the kernel template named by `kind`.
-  unsigned pools = 0, contractions = 0, computeOps = 0;
+  unsigned pools = 0, contractions = 0, reductions = 0, computeOps = 0;
   for (Operation &op : block.without_terminator()) {
     if (op.getDialect() == nullptr || op.getDialect()->getNamespace() != "onnx")
       return op.emitOpError("is not allowed in a 'fuse.group' body (only "
@@ -86,6 +86,11 @@ LogicalResult GroupOp::verifyRegions() {
     } else if (isContractionOp(&op)) {
       ++contractions;
       if (getKind() != GroupKind::contraction_epilogue)
+        return op.emitOpError("is not allowed in a group of kind '")
+               << stringifyGroupKind(getKind()) << "'";
+    } else if (isReductionOp(&op)) {
+      ++reductions;
+      if (getKind() != GroupKind::reduction)
         return op.emitOpError("is not allowed in a group of kind '")
                << stringifyGroupKind(getKind()) << "'";
     } else if (!isElementwiseOp(&op)) {
@@ -104,6 +109,10 @@ LogicalResult GroupOp::verifyRegions() {
     return emitOpError("of kind 'contraction_epilogue' must contain exactly "
                        "one Conv, Gemm or MatMul, found ")
            << contractions;
+  if (getKind() == GroupKind::reduction && reductions != 1)
+    return emitOpError("of kind 'reduction' must contain exactly one "
+                       "Softmax, LayerNormalization or Reduce* op, found ")
+           << reductions;
   return success();
 }
 

@@ -39,6 +39,13 @@ FUSE_UNARY_INFERENCE(ONNXAbsOp, getX)
 FUSE_UNARY_INFERENCE(ONNXSqrtOp, getX)
 FUSE_UNARY_INFERENCE(ONNXLeakyReluOp, getX)
 FUSE_UNARY_INFERENCE(ONNXIdentityOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXReciprocalOp, getX)
+FUSE_UNARY_INFERENCE(ONNXLogOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXErfOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXHardSwishOp, getX)
+FUSE_UNARY_INFERENCE(ONNXHardSigmoidOp, getX)
+FUSE_UNARY_INFERENCE(ONNXGeluOp, getX)
+FUSE_UNARY_INFERENCE(ONNXNotOp, getX)
 
 #undef FUSE_UNARY_INFERENCE
 
@@ -105,3 +112,130 @@ FUSE_BINARY_INFERENCE(ONNXMulOp)
 FUSE_BINARY_INFERENCE(ONNXDivOp)
 
 #undef FUSE_BINARY_INFERENCE
+
+/// The broadcast shape of `values` (all tensors), with `elementType`; an
+/// unranked operand makes the result unranked.
+static LogicalResult inferBroadcastAll(std::optional<Location> loc,
+                                       StringRef opName, ValueRange values,
+                                       Type elementType,
+                                       SmallVectorImpl<Type> &types) {
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Value v : values) {
+    TensorType t = getTensorType(v);
+    if (!t)
+      return inferError(loc, opName, "expects tensor operands");
+    if (!t.hasRank()) {
+      types.push_back(unranked(elementType));
+      return success();
+    }
+    shapes.push_back(t.getShape());
+  }
+  FailureOr<SmallVector<int64_t>> shape = broadcastAllShapes(shapes);
+  if (failed(shape)) {
+    std::string all;
+    for (ArrayRef<int64_t> s : shapes)
+      all += (all.empty() ? "" : ", ") + formatShape(s);
+    return inferError(loc, opName, "cannot broadcast shapes ", all);
+  }
+  types.push_back(RankedTensorType::get(*shape, elementType));
+  return success();
+}
+
+LogicalResult ONNXPowOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  TensorType x = getTensorType(adaptor.getX());
+  if (!x)
+    return inferError(loc, getOperationName(), "expects tensor operands");
+  return inferBroadcastAll(loc, getOperationName(),
+                           {adaptor.getX(), adaptor.getY()},
+                           x.getElementType(), types);
+}
+
+#define FUSE_COMPARE_INFERENCE(OP)                                             \
+  LogicalResult OP::inferReturnTypes(MLIRContext *ctx,                         \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    auto operands = getTensorPair(loc, getOperationName(), adaptor.getA(),     \
+                                  adaptor.getB(), "operands");                 \
+    if (failed(operands))                                                      \
+      return failure();                                                        \
+    return inferBroadcastAll(loc, getOperationName(),                          \
+                             {adaptor.getA(), adaptor.getB()},                 \
+                             IntegerType::get(ctx, 1), types);                 \
+  }
+
+FUSE_COMPARE_INFERENCE(ONNXEqualOp)
+FUSE_COMPARE_INFERENCE(ONNXLessOp)
+FUSE_COMPARE_INFERENCE(ONNXLessOrEqualOp)
+FUSE_COMPARE_INFERENCE(ONNXGreaterOp)
+FUSE_COMPARE_INFERENCE(ONNXGreaterOrEqualOp)
+
+#undef FUSE_COMPARE_INFERENCE
+
+/// Sum, Max, Min, Mean: all operands broadcast, one element type.
+static LogicalResult inferVariadic(std::optional<Location> loc,
+                                   StringRef opName, ValueRange data,
+                                   SmallVectorImpl<Type> &types) {
+  if (data.empty())
+    return inferError(loc, opName, "needs at least one input");
+  TensorType first = getTensorType(data.front());
+  if (!first)
+    return inferError(loc, opName, "expects tensor operands");
+  for (Value v : data.drop_front()) {
+    TensorType t = getTensorType(v);
+    if (t && t.getElementType() != first.getElementType())
+      return inferError(loc, opName, "inputs have different element types (",
+                        first.getElementType(), " and ", t.getElementType(),
+                        ")");
+  }
+  return inferBroadcastAll(loc, opName, data, first.getElementType(), types);
+}
+
+#define FUSE_VARIADIC_INFERENCE(OP)                                            \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferVariadic(loc, getOperationName(), adaptor.getData_0(), types); \
+  }
+
+FUSE_VARIADIC_INFERENCE(ONNXSumOp)
+FUSE_VARIADIC_INFERENCE(ONNXMaxOp)
+FUSE_VARIADIC_INFERENCE(ONNXMinOp)
+FUSE_VARIADIC_INFERENCE(ONNXMeanOp)
+
+#undef FUSE_VARIADIC_INFERENCE
+
+LogicalResult ONNXWhereOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto values = getTensorPair(loc, getOperationName(), adaptor.getX(),
+                              adaptor.getY(), "X and Y");
+  if (failed(values))
+    return failure();
+  return inferBroadcastAll(
+      loc, getOperationName(),
+      {adaptor.getCondition(), adaptor.getX(), adaptor.getY()},
+      values->first.getElementType(), types);
+}
+
+LogicalResult ONNXCastOp::inferReturnTypes(MLIRContext *ctx,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  TensorType input = getTensorType(adaptor.getInput());
+  if (!input)
+    return inferError(loc, getOperationName(), "expects a tensor operand");
+  if (!adaptor.getToAttr())
+    return inferError(loc, getOperationName(), "requires attribute 'to'");
+  Type to = getElementTypeForONNX(static_cast<int64_t>(adaptor.getTo()), ctx);
+  if (!to)
+    return inferError(loc, getOperationName(), "'to' = ", adaptor.getTo(),
+                      " names a data type that is not supported");
+  types.push_back(input.cloneWith(std::nullopt, to));
+  return success();
+}

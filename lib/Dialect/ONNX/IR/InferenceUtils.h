@@ -54,6 +54,22 @@ inline mlir::Type unranked(mlir::Type elementType) {
   return mlir::UnrankedTensorType::get(elementType);
 }
 
+/// For ops whose result keeps the element type of operand `v` and is
+/// unranked when `v` is: `v`'s ranked type; or null after pushing the
+/// unranked result; or failure (reported) when `v` is not a tensor.
+inline mlir::FailureOr<mlir::RankedTensorType>
+getRankedOrInferUnranked(std::optional<mlir::Location> loc,
+                         llvm::StringRef opName, mlir::Value v,
+                         llvm::SmallVectorImpl<mlir::Type> &types) {
+  mlir::TensorType type = getTensorType(v);
+  if (!type)
+    return inferError(loc, opName, "expects a tensor operand");
+  if (auto ranked = llvm::dyn_cast<mlir::RankedTensorType>(type))
+    return ranked;
+  types.push_back(unranked(type.getElementType()));
+  return mlir::RankedTensorType();
+}
+
 } // namespace detail
 } // namespace fuse
 

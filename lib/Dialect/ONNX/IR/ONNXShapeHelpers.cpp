@@ -201,6 +201,14 @@ std::optional<SmallVector<int64_t>> getConstantIntValues(Value v) {
   return std::nullopt;
 }
 
+bool isShapeLikeConstant(Value v) {
+  Attribute attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)))
+    return false;
+  auto dense = dyn_cast<DenseIntElementsAttr>(attr);
+  return dense && dense.getNumElements() <= 64;
+}
+
 FailureOr<int64_t> getNumElementsOrDynamic(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   bool dynamic = false;
@@ -213,6 +221,123 @@ FailureOr<int64_t> getNumElementsOrDynamic(ArrayRef<int64_t> shape) {
       return failure();
   }
   return dynamic ? ShapedType::kDynamic : n;
+}
+
+Type getElementTypeForONNX(int64_t dataType, MLIRContext *ctx) {
+  // TensorProto.DataType numbers.
+  switch (dataType) {
+  case 1:
+    return Float32Type::get(ctx);
+  case 2:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case 3:
+    return IntegerType::get(ctx, 8);
+  case 4:
+    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case 5:
+    return IntegerType::get(ctx, 16);
+  case 6:
+    return IntegerType::get(ctx, 32);
+  case 7:
+    return IntegerType::get(ctx, 64);
+  case 9:
+    return IntegerType::get(ctx, 1);
+  case 10:
+    return Float16Type::get(ctx);
+  case 11:
+    return Float64Type::get(ctx);
+  case 12:
+    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case 13:
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  case 16:
+    return BFloat16Type::get(ctx);
+  default:
+    return nullptr;
+  }
+}
+
+FailureOr<SmallVector<int64_t>>
+broadcastAllShapes(ArrayRef<ArrayRef<int64_t>> shapes) {
+  SmallVector<int64_t> result;
+  for (ArrayRef<int64_t> shape : shapes) {
+    FailureOr<SmallVector<int64_t>> next = broadcastShapes(result, shape);
+    if (failed(next))
+      return failure();
+    result = *next;
+  }
+  return result;
+}
+
+FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return failure();
+  return axis < 0 ? axis + rank : axis;
+}
+
+FailureOr<SliceParams> resolveSlice(ArrayRef<int64_t> shape,
+                                   ArrayRef<int64_t> starts,
+                                   ArrayRef<int64_t> ends,
+                                   ArrayRef<int64_t> axes,
+                                   ArrayRef<int64_t> steps,
+                                   std::string &error) {
+  int64_t rank = shape.size();
+  if (starts.size() != ends.size() ||
+      (!axes.empty() && axes.size() != starts.size()) ||
+      (!steps.empty() && steps.size() != starts.size())) {
+    error = "starts, ends, axes and steps must have the same length";
+    return failure();
+  }
+  SliceParams p;
+  p.starts.assign(rank, 0);
+  p.steps.assign(rank, 1);
+  p.sizes.assign(shape.begin(), shape.end());
+  SmallVector<bool> seen(rank, false);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t axis = axes.empty() ? static_cast<int64_t>(i) : axes[i];
+    FailureOr<int64_t> dim = normalizeAxis(axis, rank);
+    if (failed(dim) || seen[*dim]) {
+      error = "axis " + std::to_string(axis) +
+              (failed(dim) ? " is out of range for rank " + std::to_string(rank)
+                           : " is repeated");
+      return failure();
+    }
+    seen[*dim] = true;
+    int64_t step = steps.empty() ? 1 : steps[i];
+    if (step == 0) {
+      error = "steps must not be 0";
+      return failure();
+    }
+    int64_t size = shape[*dim];
+    if (isDyn(size)) {
+      p.sizes[*dim] = ShapedType::kDynamic;
+      p.steps[*dim] = step;
+      continue;
+    }
+    // Indices beyond int64 arithmetic are clamped first, like any other.
+    auto clamp = [](int64_t v, int64_t lo, int64_t hi) {
+      return std::min(std::max(v, lo), hi);
+    };
+    int64_t start = clamp(starts[i], -size - 1, size + 1);
+    int64_t end = clamp(ends[i], -size - 1, size + 1);
+    if (start < 0)
+      start += size;
+    if (end < 0)
+      end += size;
+    if (step > 0) {
+      start = clamp(start, 0, size);
+      end = clamp(end, 0, size);
+    } else {
+      start = clamp(start, 0, size - 1);
+      end = clamp(end, -1, size - 1);
+    }
+    int64_t count = step > 0 ? (end - start + step - 1) / step
+                             : (start - end + (-step) - 1) / (-step);
+    p.starts[*dim] = start;
+    p.steps[*dim] = step;
+    p.sizes[*dim] = std::max<int64_t>(0, count);
+  }
+  return p;
 }
 
 std::string formatShape(ArrayRef<int64_t> shape) {

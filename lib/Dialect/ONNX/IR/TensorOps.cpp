@@ -132,3 +132,302 @@ LogicalResult ONNXConstantOp::inferReturnTypes(MLIRContext *,
 }
 
 OpFoldResult ONNXConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
+
+//===----------------------------------------------------------------------===//
+// Layout ops: Transpose, Squeeze, Unsqueeze, Concat, Slice, Gather, Expand
+//===----------------------------------------------------------------------===//
+
+LogicalResult ONNXTransposeOp::inferReturnTypes(MLIRContext *,
+                                                std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  TensorType data = getTensorType(adaptor.getData());
+  if (!data)
+    return inferError(loc, name, "expects a tensor operand");
+  if (!data.hasRank()) {
+    types.push_back(data);
+    return success();
+  }
+  int64_t rank = data.getRank();
+  SmallVector<int64_t> perm;
+  if (std::optional<ArrayRef<int64_t>> p = adaptor.getPerm())
+    perm.assign(p->begin(), p->end());
+  else
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return inferError(loc, name, "'perm' has ", perm.size(),
+                      " entries for an input of rank ", rank);
+  SmallVector<bool> seen(rank, false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return inferError(loc, name, "'perm' is not a permutation of [0, ",
+                        rank, ")");
+    seen[p] = true;
+    shape.push_back(data.getDimSize(p));
+  }
+  types.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+LogicalResult ONNXSqueezeOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> data =
+      getRankedOrInferUnranked(loc, name, adaptor.getData(), types);
+  if (failed(data) || !*data)
+    return failure(failed(data));
+  Type elementType = data->getElementType();
+  int64_t rank = data->getRank();
+  ArrayRef<int64_t> shape = data->getShape();
+  SmallVector<bool> drop(rank, false);
+  if (!adaptor.getAxes()) {
+    // Without axes every size-1 dim goes; a dynamic dim might be 1.
+    if (llvm::any_of(shape, ShapedType::isDynamic)) {
+      types.push_back(unranked(elementType));
+      return success();
+    }
+    for (int64_t i = 0; i < rank; ++i)
+      drop[i] = shape[i] == 1;
+  } else {
+    std::optional<SmallVector<int64_t>> axes =
+        getConstantIntValues(adaptor.getAxes());
+    if (!axes) {
+      auto axesType = dyn_cast<RankedTensorType>(adaptor.getAxes().getType());
+      if (axesType && axesType.hasStaticShape() && axesType.getRank() == 1 &&
+          axesType.getDimSize(0) <= rank)
+        types.push_back(RankedTensorType::get(
+            SmallVector<int64_t>(rank - axesType.getDimSize(0),
+                                 ShapedType::kDynamic),
+            elementType));
+      else
+        types.push_back(unranked(elementType));
+      return success();
+    }
+    for (int64_t axis : *axes) {
+      FailureOr<int64_t> dim = normalizeAxis(axis, rank);
+      if (failed(dim))
+        return inferError(loc, name, "axis ", axis,
+                          " is out of range for rank ", rank);
+      if (drop[*dim])
+        return inferError(loc, name, "axis ", axis, " is repeated");
+      if (!ShapedType::isDynamic(shape[*dim]) && shape[*dim] != 1)
+        return inferError(loc, name, "cannot squeeze dim ", *dim, " of size ",
+                          shape[*dim], " (shape ", formatShape(shape), ")");
+      drop[*dim] = true;
+    }
+  }
+  SmallVector<int64_t> result;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!drop[i])
+      result.push_back(shape[i]);
+  types.push_back(RankedTensorType::get(result, elementType));
+  return success();
+}
+
+LogicalResult ONNXUnsqueezeOp::inferReturnTypes(MLIRContext *,
+                                                std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  TensorType data = getTensorType(adaptor.getData());
+  if (!data || !getTensorType(adaptor.getAxes()))
+    return inferError(loc, name, "expects tensor operands");
+  Type elementType = data.getElementType();
+  std::optional<SmallVector<int64_t>> axes =
+      getConstantIntValues(adaptor.getAxes());
+  if (!data.hasRank() || !axes) {
+    types.push_back(unranked(elementType));
+    return success();
+  }
+  int64_t outRank = data.getRank() + static_cast<int64_t>(axes->size());
+  SmallVector<bool> inserted(outRank, false);
+  for (int64_t axis : *axes) {
+    FailureOr<int64_t> dim = normalizeAxis(axis, outRank);
+    if (failed(dim))
+      return inferError(loc, name, "axis ", axis,
+                        " is out of range for output rank ", outRank);
+    if (inserted[*dim])
+      return inferError(loc, name, "axis ", axis, " is repeated");
+    inserted[*dim] = true;
+  }
+  SmallVector<int64_t> result;
+  auto it = data.getShape().begin();
+  for (int64_t i = 0; i < outRank; ++i)
+    result.push_back(inserted[i] ? 1 : *it++);
+  types.push_back(RankedTensorType::get(result, elementType));
+  return success();
+}
+
+LogicalResult ONNXConcatOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return inferError(loc, name, "needs at least one input");
+  TensorType first = getTensorType(inputs.front());
+  if (!first)
+    return inferError(loc, name, "expects tensor operands");
+  Type elementType = first.getElementType();
+  RankedTensorType ranked;
+  for (Value v : inputs) {
+    TensorType t = getTensorType(v);
+    if (!t)
+      return inferError(loc, name, "expects tensor operands");
+    if (t.getElementType() != elementType)
+      return inferError(loc, name, "inputs have different element types (",
+                        elementType, " and ", t.getElementType(), ")");
+    if (!ranked)
+      ranked = dyn_cast<RankedTensorType>(t);
+  }
+  if (!ranked) {
+    types.push_back(unranked(elementType));
+    return success();
+  }
+  int64_t rank = ranked.getRank();
+  FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), rank);
+  if (failed(axis))
+    return inferError(loc, name, "'axis' = ", adaptor.getAxis(),
+                      " is out of range for rank ", rank);
+  SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
+  int64_t total = 0;
+  for (Value v : inputs) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t) {
+      total = ShapedType::kDynamic;
+      continue;
+    }
+    if (t.getRank() != rank)
+      return inferError(loc, name, "inputs have different ranks (", rank,
+                        " and ", t.getRank(), ")");
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t d = t.getDimSize(i);
+      if (i == *axis)
+        continue;
+      if (ShapedType::isDynamic(d))
+        continue;
+      if (!ShapedType::isDynamic(shape[i]) && shape[i] != d)
+        return inferError(loc, name, "inputs differ in dim ", i, " (",
+                          shape[i], " and ", d, ") off the concat axis");
+      shape[i] = d;
+    }
+    int64_t d = t.getDimSize(*axis);
+    if (ShapedType::isDynamic(d) || ShapedType::isDynamic(total))
+      total = ShapedType::kDynamic;
+    else
+      total += d;
+  }
+  shape[*axis] = total;
+  types.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+LogicalResult ONNXSliceOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> data =
+      getRankedOrInferUnranked(loc, name, adaptor.getData(), types);
+  if (failed(data) || !*data)
+    return failure(failed(data));
+  Type elementType = data->getElementType();
+  int64_t rank = data->getRank();
+  auto starts = getConstantIntValues(adaptor.getStarts());
+  auto ends = getConstantIntValues(adaptor.getEnds());
+  std::optional<SmallVector<int64_t>> axes, steps;
+  if (adaptor.getAxes())
+    axes = getConstantIntValues(adaptor.getAxes());
+  if (adaptor.getSteps())
+    steps = getConstantIntValues(adaptor.getSteps());
+  if (!starts || !ends || (adaptor.getAxes() && !axes) ||
+      (adaptor.getSteps() && !steps)) {
+    // The sliced dims are unknown; the rank is kept.
+    types.push_back(RankedTensorType::get(
+        SmallVector<int64_t>(rank, ShapedType::kDynamic), elementType));
+    return success();
+  }
+  std::string error;
+  FailureOr<SliceParams> params =
+      resolveSlice(data->getShape(), *starts, *ends, axes.value_or(SmallVector<int64_t>()),
+                   steps.value_or(SmallVector<int64_t>()), error);
+  if (failed(params))
+    return inferError(loc, name, error);
+  types.push_back(RankedTensorType::get(params->sizes, elementType));
+  return success();
+}
+
+LogicalResult ONNXGatherOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  TensorType data = getTensorType(adaptor.getData());
+  TensorType indices = getTensorType(adaptor.getIndices());
+  if (!data || !indices)
+    return inferError(loc, name, "expects tensor operands");
+  Type elementType = data.getElementType();
+  if (!data.hasRank() || !indices.hasRank()) {
+    types.push_back(unranked(elementType));
+    return success();
+  }
+  int64_t rank = data.getRank();
+  if (rank == 0)
+    return inferError(loc, name, "'data' must have rank 1 or more");
+  FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), rank);
+  if (failed(axis))
+    return inferError(loc, name, "'axis' = ", adaptor.getAxis(),
+                      " is out of range for rank ", rank);
+  // Constant indices must be in range: a wrong one is an error here rather
+  // than an out-of-bounds read at run time.
+  if (std::optional<SmallVector<int64_t>> values =
+          getConstantIntValues(adaptor.getIndices())) {
+    int64_t size = data.getDimSize(*axis);
+    if (!ShapedType::isDynamic(size))
+      for (int64_t i : *values)
+        if (i < -size || i >= size)
+          return inferError(loc, name, "index ", i,
+                            " is out of range for dim ", *axis, " of size ",
+                            size);
+  }
+  SmallVector<int64_t> shape(data.getShape().take_front(*axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
+  types.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+LogicalResult ONNXExpandOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  TensorType input = getTensorType(adaptor.getInput());
+  TensorType shapeType = getTensorType(adaptor.getShape());
+  if (!input || !shapeType)
+    return inferError(loc, name, "expects tensor operands");
+  Type elementType = input.getElementType();
+  std::optional<SmallVector<int64_t>> target =
+      getConstantIntValues(adaptor.getShape());
+  if (!input.hasRank() || !target) {
+    types.push_back(unranked(elementType));
+    return success();
+  }
+  for (int64_t d : *target)
+    if (d < 0)
+      return inferError(loc, name, "'shape' has a negative dim ", d);
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(input.getShape(), *target);
+  if (failed(shape))
+    return inferError(loc, name, "cannot broadcast shape ",
+                      formatShape(input.getShape()), " to ",
+                      formatShape(*target));
+  types.push_back(RankedTensorType::get(*shape, elementType));
+  return success();
+}

@@ -23,14 +23,18 @@ def Fuse_Dialect : Dialect {
 def Fuse_GroupKind : I32EnumAttr<"GroupKind", "kind of fused kernel", [
   I32EnumAttrCase<"elementwise", 0>,
   I32EnumAttrCase<"pool_epilogue", 1>,
-  I32EnumAttrCase<"contraction_epilogue", 2>
+  I32EnumAttrCase<"contraction_epilogue", 2>,
+  I32EnumAttrCase<"reduction", 3>
 ]> {
   // The kernel template a fusion group lowers to:
   // - elementwise: a DAG of elementwise ops over one iteration space;
   // - pool_epilogue: one pooling op, then elementwise ops applied to each
   //   pooled value before it is stored;
   // - contraction_epilogue: one Conv, Gemm or MatMul, then elementwise ops
-  //   (bias, residual, activation) applied in its epilogue.
+  //   (bias, residual, activation) applied in its epilogue;
+  // - reduction: one Softmax, LayerNormalization or Reduce* op, with the
+  //   elementwise ops that compute its input (prologue) and consume its
+  //   result (epilogue); one kernel iteration per row.
   let cppNamespace = "::fuse";
 }
 

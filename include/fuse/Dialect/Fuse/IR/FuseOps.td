@@ -19,7 +19,9 @@ def Fuse_GroupOp : Fuse_Op<"group", [
     - `elementwise`: only elementwise ops;
     - `pool_epilogue`: exactly one pooling op, the rest elementwise;
     - `contraction_epilogue`: exactly one Conv, Gemm or MatMul, the rest
-      elementwise.
+      elementwise;
+    - `reduction`: exactly one Softmax, LayerNormalization or Reduce* op,
+      the rest elementwise.
 
     Scalar constants (e.g. Clip bounds) may be cloned into the body.
 

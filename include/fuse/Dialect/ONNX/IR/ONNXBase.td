@@ -49,6 +49,9 @@ def ONNX_Elementwise : ONNX_OpTrait<"Elementwise">;
 def ONNX_Pooling : ONNX_OpTrait<"Pooling">;
 // A contraction (Conv, Gemm, MatMul): the anchor of an epilogue group.
 def ONNX_Contraction : ONNX_OpTrait<"Contraction">;
+// A reduction (Softmax, LayerNormalization, Reduce*): the anchor of a
+// `reduction` group, which may take elementwise ops before and after it.
+def ONNX_Reduction : ONNX_OpTrait<"Reduction">;
 
 // Result type inference through the op adaptor, with a compatibility rule
 // that lets IR carry a result type that refines (or is refined by) the
@@ -94,6 +97,8 @@ def ONNX_NumericTensor
 def ONNX_AnyTensor : TensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64,
                                UI8, UI16, UI32, UI64]>;
 def ONNX_I64Tensor : TensorOf<[I64]>;
+def ONNX_BoolTensor : TensorOf<[I1]>;
+def ONNX_IndexTensor : TensorOf<[I32, I64]>;
 
 //===----------------------------------------------------------------------===//
 // Base op class

@@ -29,6 +29,10 @@ class ONNX_UnaryOp<string mnemonic, TypeConstraint T, string inName = "X",
 }
 
 def ONNXReluOp : ONNX_UnaryOp<"Relu", ONNX_NumericTensor>;
+def ONNXReciprocalOp : ONNX_UnaryOp<"Reciprocal", ONNX_FloatTensor>;
+def ONNXLogOp : ONNX_UnaryOp<"Log", ONNX_FloatTensor, "input", "output">;
+def ONNXErfOp : ONNX_UnaryOp<"Erf", ONNX_FloatTensor, "input", "output">;
+def ONNXHardSwishOp : ONNX_UnaryOp<"HardSwish", ONNX_FloatTensor>;
 def ONNXSigmoidOp : ONNX_UnaryOp<"Sigmoid", ONNX_FloatTensor>;
 def ONNXTanhOp : ONNX_UnaryOp<"Tanh", ONNX_FloatTensor, "input", "output">;
 def ONNXExpOp : ONNX_UnaryOp<"Exp", ONNX_FloatTensor, "input", "output">;
@@ -48,6 +52,49 @@ def ONNXLeakyReluOp : ONNX_Op<"LeakyRelu", [ONNX_Elementwise,
   let arguments = (ins ONNX_FloatTensor:$X,
                        DefaultValuedAttr<F32Attr, "0.01f">:$alpha);
   let results = (outs ONNX_FloatTensor:$Y);
+}
+
+def ONNXHardSigmoidOp : ONNX_Op<"HardSigmoid", [ONNX_Elementwise,
+                                               SameOperandsAndResultElementType]> {
+  let summary = "elementwise `max(0, min(1, alpha * X + beta))`";
+  let description = [{
+    ```mlir
+    %y = onnx.HardSigmoid(%x) {alpha = 1.666667e-01 : f32}
+        : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X,
+                       DefaultValuedAttr<F32Attr, "0.2f">:$alpha,
+                       DefaultValuedAttr<F32Attr, "0.5f">:$beta);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+def ONNXGeluOp : ONNX_Op<"Gelu", [ONNX_Elementwise,
+                                  SameOperandsAndResultElementType]> {
+  let summary = "elementwise GELU, exact (`erf`) or `tanh`-approximated";
+  let description = [{
+    `approximate = "none"`: `0.5 * X * (1 + erf(X / sqrt(2)))`;
+    `"tanh"`: `0.5 * X * (1 + tanh(sqrt(2 / pi) * (X + 0.044715 * X^3)))`.
+
+    ```mlir
+    %y = onnx.Gelu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+def ONNXNotOp : ONNX_Op<"Not", [ONNX_Elementwise,
+                                SameOperandsAndResultElementType]> {
+  let summary = "elementwise logical not";
+  let description = [{
+    ```mlir
+    %y = onnx.Not(%x) : (tensor<4xi1>) -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins ONNX_BoolTensor:$X);
+  let results = (outs ONNX_BoolTensor:$Y);
 }
 
 def ONNXClipOp : ONNX_Op<"Clip", [ONNX_Elementwise, AttrSizedOperandSegments,
@@ -90,6 +137,79 @@ def ONNXAddOp : ONNX_BinaryOp<"Add">;
 def ONNXSubOp : ONNX_BinaryOp<"Sub">;
 def ONNXMulOp : ONNX_BinaryOp<"Mul">;
 def ONNXDivOp : ONNX_BinaryOp<"Div">;
+
+def ONNXPowOp : ONNX_Op<"Pow", [ONNX_Elementwise]> {
+  let summary = "elementwise `X ^ Y` with numpy broadcasting";
+  let description = [{
+    The exponent may have another numeric type than the base (ONNX's T1);
+    the result has the base's type.
+
+    ```mlir
+    %z = onnx.Pow(%x, %two) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_NumericTensor:$X, ONNX_NumericTensor:$Y);
+  let results = (outs ONNX_NumericTensor:$Z);
+}
+
+// A comparison with numpy broadcasting; the result is bool.
+class ONNX_CompareOp<string mnemonic>
+    : ONNX_Op<mnemonic, [ONNX_Elementwise]> {
+  let summary = "elementwise comparison " # mnemonic # ", numpy broadcasting";
+  let description = "```mlir\n%c = onnx." # mnemonic # "(%a, %b) : "
+    "(tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>\n```";
+  let arguments = (ins ONNX_AnyTensor:$A, ONNX_AnyTensor:$B);
+  let results = (outs ONNX_BoolTensor:$C);
+}
+
+def ONNXEqualOp : ONNX_CompareOp<"Equal">;
+def ONNXLessOp : ONNX_CompareOp<"Less">;
+def ONNXLessOrEqualOp : ONNX_CompareOp<"LessOrEqual">;
+def ONNXGreaterOp : ONNX_CompareOp<"Greater">;
+def ONNXGreaterOrEqualOp : ONNX_CompareOp<"GreaterOrEqual">;
+
+// A variadic elementwise op over all its inputs, broadcast together.
+class ONNX_VariadicOp<string mnemonic, string out>
+    : ONNX_Op<mnemonic, [ONNX_Elementwise, SameOperandsAndResultElementType]> {
+  let summary = "elementwise " # mnemonic # " of all inputs, broadcast";
+  let description = "```mlir\n%r = onnx." # mnemonic # "(%a, %b, %c) : "
+    "(tensor<4xf32>, tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>\n```";
+  let arguments = (ins Variadic<ONNX_NumericTensor>:$data_0);
+  let results = !dag(outs, [ONNX_NumericTensor], [out]);
+}
+
+def ONNXSumOp : ONNX_VariadicOp<"Sum", "sum">;
+def ONNXMaxOp : ONNX_VariadicOp<"Max", "max">;
+def ONNXMinOp : ONNX_VariadicOp<"Min", "min">;
+def ONNXMeanOp : ONNX_VariadicOp<"Mean", "mean">;
+
+def ONNXWhereOp : ONNX_Op<"Where", [ONNX_Elementwise]> {
+  let summary = "elementwise `condition ? X : Y`, numpy broadcasting";
+  let description = [{
+    ```mlir
+    %r = onnx.Where(%c, %x, %y)
+        : (tensor<4xi1>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_BoolTensor:$condition, ONNX_AnyTensor:$X,
+                       ONNX_AnyTensor:$Y);
+  let results = (outs ONNX_AnyTensor:$output);
+}
+
+def ONNXCastOp : ONNX_Op<"Cast", [ONNX_Elementwise]> {
+  let summary = "elementwise conversion to the type `to` names";
+  let description = [{
+    `to` is an ONNX TensorProto data type number (1 float, 7 int64, 9 bool,
+    ...). Float to integer truncates toward zero; to bool is `x != 0`.
+
+    ```mlir
+    %y = onnx.Cast(%x) {to = 7 : i64} : (tensor<4xf32>) -> tensor<4xi64>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$input, I64Attr:$to,
+                       DefaultValuedAttr<I64Attr, "1">:$saturate);
+  let results = (outs ONNX_AnyTensor:$output);
+}
 
 //===----------------------------------------------------------------------===//
 // Pooling
@@ -296,6 +416,224 @@ def ONNXConstantOp : ONNX_Op<"Constant", [ConstantLike]> {
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
 }
+
+def ONNXTransposeOp : ONNX_Op<"Transpose", [SameOperandsAndResultElementType]> {
+  let summary = "permute the dims (`perm`; reversed when absent)";
+  let description = [{
+    ```mlir
+    %y = onnx.Transpose(%x) {perm = array<i64: 0, 2, 1>}
+        : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data,
+                       OptionalAttr<DenseI64ArrayAttr>:$perm);
+  let results = (outs ONNX_AnyTensor:$transposed);
+}
+
+def ONNXSqueezeOp : ONNX_Op<"Squeeze"> {
+  let summary = "drop size-1 dims (the constant `axes`, or all)";
+  let description = [{
+    Squeeze-1/11 carry `axes` as an attribute; the importer makes it a
+    constant operand.
+
+    ```mlir
+    %y = onnx.Squeeze(%x, %axes) : (tensor<1x3x1xf32>, tensor<1xi64>)
+        -> tensor<3x1xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data, Optional<ONNX_I64Tensor>:$axes);
+  let results = (outs ONNX_AnyTensor:$squeezed);
+}
+
+def ONNXUnsqueezeOp : ONNX_Op<"Unsqueeze"> {
+  let summary = "insert size-1 dims at the constant `axes`";
+  let description = [{
+    ```mlir
+    %y = onnx.Unsqueeze(%x, %axes) : (tensor<3xf32>, tensor<2xi64>)
+        -> tensor<1x3x1xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data, ONNX_I64Tensor:$axes);
+  let results = (outs ONNX_AnyTensor:$expanded);
+}
+
+def ONNXConcatOp : ONNX_Op<"Concat"> {
+  let summary = "join tensors along `axis`";
+  let description = [{
+    ```mlir
+    %y = onnx.Concat(%a, %b) {axis = 1 : i64}
+        : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<ONNX_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs ONNX_AnyTensor:$concat_result);
+}
+
+def ONNXSliceOp : ONNX_Op<"Slice", [AttrSizedOperandSegments]> {
+  let summary = "a strided slice, starts/ends/axes/steps constant";
+  let description = [{
+    Out-of-range starts and ends are clamped as ONNX says; negative values
+    count from the end; steps may be negative. Slice-1 attributes become
+    constant operands at import; Split becomes one Slice per output.
+
+    ```mlir
+    %y = onnx.Slice(%x, %s, %e) axes(%a) steps(%t)
+        : (tensor<10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>,
+           tensor<1xi64>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data, ONNX_IndexTensor:$starts,
+                       ONNX_IndexTensor:$ends,
+                       Optional<ONNX_IndexTensor>:$axes,
+                       Optional<ONNX_IndexTensor>:$steps);
+  let results = (outs ONNX_AnyTensor:$output);
+  let assemblyFormat = [{
+    `(` $data `,` $starts `,` $ends `)` (`axes` `(` $axes^ `)`)?
+    (`steps` `(` $steps^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def ONNXGatherOp : ONNX_Op<"Gather"> {
+  let summary = "take entries of `data` along `axis` at `indices`";
+  let description = [{
+    The result shape is `data.shape[:axis] + indices.shape +
+    data.shape[axis+1:]`; negative indices count from the end.
+
+    ```mlir
+    %y = onnx.Gather(%table, %ids) {axis = 0 : i64}
+        : (tensor<30522x768xf32>, tensor<1x128xi64>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data, ONNX_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs ONNX_AnyTensor:$output);
+}
+
+def ONNXExpandOp : ONNX_Op<"Expand"> {
+  let summary = "broadcast `input` to a constant `shape` (both ways)";
+  let description = [{
+    ```mlir
+    %y = onnx.Expand(%x, %s) : (tensor<3x1xf32>, tensor<2xi64>)
+        -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$input, ONNX_I64Tensor:$shape);
+  let results = (outs ONNX_AnyTensor:$output);
+}
+
+def ONNXShapeOp : ONNX_Op<"Shape"> {
+  let summary = "the shape of `data`, as a 1-D i64 tensor";
+  let description = [{
+    `start` and `end` (opset 15) select a range of dims. Folds to a
+    constant when the dims are static.
+
+    ```mlir
+    %s = onnx.Shape(%x) : (tensor<2x3xf32>) -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data,
+                       DefaultValuedAttr<I64Attr, "0">:$start,
+                       OptionalAttr<I64Attr>:$end);
+  let results = (outs ONNX_I64Tensor:$shape);
+  let hasFolder = 1;
+}
+
+def ONNXConstantOfShapeOp : ONNX_Op<"ConstantOfShape"> {
+  let summary = "a tensor of the constant shape `input` filled with `value`";
+  let description = [{
+    `value` is a one-element tensor (default: float 0). Folds to a splat
+    constant.
+
+    ```mlir
+    %y = onnx.ConstantOfShape(%s) {value = dense<1> : tensor<1xi64>}
+        : (tensor<2xi64>) -> tensor<2x3xi64>
+    ```
+  }];
+  let arguments = (ins ONNX_I64Tensor:$input, OptionalAttr<ElementsAttr>:$value);
+  let results = (outs ONNX_AnyTensor:$output);
+  let hasFolder = 1;
+}
+
+def ONNXRangeOp : ONNX_Op<"Range"> {
+  let summary = "`start, start + delta, ...` up to `limit` (constant scalars)";
+  let description = [{
+    ```mlir
+    %y = onnx.Range(%s, %l, %d) : (tensor<i64>, tensor<i64>, tensor<i64>)
+        -> tensor<5xi64>
+    ```
+  }];
+  let arguments = (ins ONNX_NumericTensor:$start, ONNX_NumericTensor:$limit,
+                       ONNX_NumericTensor:$delta);
+  let results = (outs ONNX_NumericTensor:$output);
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+def ONNXSoftmaxOp : ONNX_Op<"Softmax", [ONNX_Reduction,
+                                        SameOperandsAndResultElementType]> {
+  let summary = "softmax along `axis` (opset 13 semantics)";
+  let description = [{
+    `exp(x - max) / sum(exp(x - max))` along `axis`. Softmax-1/11 (which
+    flattens around `axis`) is rewritten at import.
+
+    ```mlir
+    %y = onnx.Softmax(%x) : (tensor<12x128x128xf32>) -> tensor<12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs ONNX_FloatTensor:$output);
+}
+
+def ONNXLayerNormalizationOp : ONNX_Op<"LayerNormalization", [
+    ONNX_Reduction, SameOperandsAndResultElementType]> {
+  let summary = "normalize over dims [axis, rank), then scale and shift";
+  let description = [{
+    `(X - mean) / sqrt(var + epsilon) * Scale + B`, mean and variance over
+    the dims from `axis` on. Only the `Y` output is represented.
+
+    ```mlir
+    %y = onnx.LayerNormalization(%x, %g, %b)
+        : (tensor<1x128x768xf32>, tensor<768xf32>, tensor<768xf32>)
+        -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X, ONNX_FloatTensor:$Scale,
+                       Optional<ONNX_FloatTensor>:$B,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F32Attr, "1e-05f">:$epsilon,
+                       DefaultValuedAttr<I64Attr, "1">:$stash_type);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+// A reduction over the constant `axes` (all dims when absent, unless
+// noop_with_empty_axes); Reduce*-1/11/13 carry `axes` as an attribute,
+// which the importer makes an operand.
+class ONNX_ReduceOp<string mnemonic, TypeConstraint T = ONNX_NumericTensor>
+    : ONNX_Op<mnemonic, [ONNX_Reduction]> {
+  let summary = mnemonic # " over the constant `axes`";
+  let description = "```mlir\n%r = onnx." # mnemonic # "(%x, %axes) : "
+    "(tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x3x1xf32>\n```";
+  let arguments = (ins T:$data,
+                       Optional<ONNX_I64Tensor>:$axes,
+                       DefaultValuedAttr<I64Attr, "1">:$keepdims,
+                       DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes);
+  let results = (outs T:$reduced);
+  let extraClassDeclaration = [{
+    /// The reduced dims (sorted, non-negative), or failure when `axes` is
+    /// not a constant or is out of range for `rank`.
+    ::mlir::FailureOr<::llvm::SmallVector<int64_t>> getReducedDims(int64_t rank);
+  }];
+}
+
+def ONNXReduceMeanOp : ONNX_ReduceOp<"ReduceMean">;
+def ONNXReduceSumOp : ONNX_ReduceOp<"ReduceSum">;
+// ReduceMax/Min-20 accept bool (`or` and `and`).
+def ONNXReduceMaxOp : ONNX_ReduceOp<"ReduceMax", ONNX_AnyTensor>;
+def ONNXReduceMinOp : ONNX_ReduceOp<"ReduceMin", ONNX_AnyTensor>;
 
 def ONNXIdentityOp : ONNX_Op<"Identity", [ONNX_Elementwise,
                                           SameOperandsAndResultElementType]> {

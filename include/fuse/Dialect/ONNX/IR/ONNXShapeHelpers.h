@@ -10,6 +10,8 @@
 #ifndef FUSE_DIALECT_ONNX_IR_ONNXSHAPEHELPERS_H
 #define FUSE_DIALECT_ONNX_IR_ONNXSHAPEHELPERS_H
 
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Types.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
@@ -68,6 +70,42 @@ mlir::FailureOr<int64_t> getNumElementsOrDynamic(llvm::ArrayRef<int64_t> shape);
 /// Largest value accepted for a window attribute (kernel, stride, dilation,
 /// pad), so that window arithmetic on any tensor dim cannot overflow.
 constexpr int64_t kMaxWindowValue = int64_t(1) << 31;
+
+/// The MLIR element type of ONNX data type `dataType` (TensorProto's
+/// numbering), or null for types fuse does not support.
+mlir::Type getElementTypeForONNX(int64_t dataType, mlir::MLIRContext *ctx);
+
+/// Broadcasts any number of shapes (numpy rules); failure when two static
+/// dims clash.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastAllShapes(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
+
+/// `axis` normalized into [0, rank) (negative counts from the back), or
+/// failure.
+mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+/// A Slice resolved for a static input: per dim of the input, the first
+/// element taken, the step between elements, and how many are taken.
+struct SliceParams {
+  llvm::SmallVector<int64_t> starts, steps, sizes;
+};
+
+/// ONNX Slice semantics (negative indices count from the end, starts and
+/// ends clamp, steps may be negative; `axes` defaults to 0, 1, ...,
+/// `steps` to 1s). Failure, with `error` set, for invalid axes or a zero
+/// step.
+mlir::FailureOr<SliceParams> resolveSlice(llvm::ArrayRef<int64_t> shape,
+                                          llvm::ArrayRef<int64_t> starts,
+                                          llvm::ArrayRef<int64_t> ends,
+                                          llvm::ArrayRef<int64_t> axes,
+                                          llvm::ArrayRef<int64_t> steps,
+                                          std::string &error);
+
+/// Whether `v` is a small integer constant (at most 64 elements, inline
+/// `dense`): shapes, axes, slice bounds. Ops read these at compile time,
+/// so kernels and fusion groups hold a copy rather than take them as
+/// inputs.
+bool isShapeLikeConstant(mlir::Value v);
 
 /// `[2, ?, 3]` -> "2x?x3".
 std::string formatShape(llvm::ArrayRef<int64_t> shape);

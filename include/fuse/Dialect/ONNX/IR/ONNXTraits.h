@@ -30,6 +30,11 @@ template <typename ConcreteType>
 class Contraction : public mlir::OpTrait::TraitBase<ConcreteType, Contraction> {
 };
 
+/// A reduction (Softmax, LayerNormalization, Reduce*) that can anchor a
+/// group with elementwise ops before and after it.
+template <typename ConcreteType>
+class Reduction : public mlir::OpTrait::TraitBase<ConcreteType, Reduction> {};
+
 } // namespace ONNXTrait
 
 inline bool isElementwiseOp(mlir::Operation *op) {
@@ -40,6 +45,9 @@ inline bool isPoolingOp(mlir::Operation *op) {
 }
 inline bool isContractionOp(mlir::Operation *op) {
   return op->hasTrait<ONNXTrait::Contraction>();
+}
+inline bool isReductionOp(mlir::Operation *op) {
+  return op->hasTrait<ONNXTrait::Reduction>();
 }
 
 } // namespace fuse

@@ -1,0 +1,156 @@
+//===- ReductionOps.cpp - Softmax, LayerNormalization, Reduce* -----------===//
+
+#include "InferenceUtils.h"
+
+using namespace mlir;
+using namespace fuse;
+using namespace fuse::detail;
+
+LogicalResult ONNXSoftmaxOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  TensorType input = getTensorType(adaptor.getInput());
+  if (!input)
+    return inferError(loc, getOperationName(), "expects a tensor operand");
+  if (input.hasRank() &&
+      failed(normalizeAxis(adaptor.getAxis(), input.getRank())))
+    return inferError(loc, getOperationName(), "'axis' = ", adaptor.getAxis(),
+                      " is out of range for rank ", input.getRank());
+  types.push_back(input);
+  return success();
+}
+
+LogicalResult ONNXLayerNormalizationOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  TensorType x = getTensorType(adaptor.getX());
+  TensorType scale = getTensorType(adaptor.getScale());
+  if (!x || !scale)
+    return inferError(loc, name, "expects tensor operands");
+  if (x.hasRank()) {
+    FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), x.getRank());
+    if (failed(axis))
+      return inferError(loc, name, "'axis' = ", adaptor.getAxis(),
+                        " is out of range for rank ", x.getRank());
+    // Scale and B broadcast to the normalized dims X[axis:].
+    ArrayRef<int64_t> normalized = x.getShape().drop_front(*axis);
+    for (auto [v, what] : {std::pair{adaptor.getScale(), "Scale"},
+                           std::pair{adaptor.getB(), "B"}}) {
+      TensorType t = getTensorType(v);
+      if (!t || !t.hasRank())
+        continue;
+      if (t.getElementType() != x.getElementType())
+        return inferError(loc, name, "'", what, "' has element type ",
+                          t.getElementType(), ", expected ",
+                          x.getElementType());
+      if (!isUnidirectionallyBroadcastable(t.getShape(), normalized))
+        return inferError(loc, name, "'", what, "' of shape ",
+                          formatShape(t.getShape()),
+                          " does not broadcast to the normalized dims ",
+                          formatShape(normalized));
+    }
+  }
+  types.push_back(x);
+  return success();
+}
+
+/// Reduced dims of a reduction over `axes` (absent: all dims, or none with
+/// noop_with_empty_axes), for an input of `rank`.
+static FailureOr<SmallVector<int64_t>>
+getReducedDimsImpl(Value axesValue, bool noopWithEmptyAxes, int64_t rank,
+                   std::string &error) {
+  SmallVector<int64_t> axes;
+  if (axesValue) {
+    std::optional<SmallVector<int64_t>> values =
+        getConstantIntValues(axesValue);
+    if (!values) {
+      error = "'axes' is not a constant";
+      return failure();
+    }
+    axes = std::move(*values);
+  }
+  SmallVector<bool> reduced(rank, false);
+  if (axes.empty()) {
+    if (!noopWithEmptyAxes)
+      reduced.assign(rank, true);
+  }
+  for (int64_t axis : axes) {
+    FailureOr<int64_t> dim = normalizeAxis(axis, rank);
+    if (failed(dim)) {
+      error = "axis " + std::to_string(axis) + " is out of range for rank " +
+              std::to_string(rank);
+      return failure();
+    }
+    if (reduced[*dim]) {
+      error = "axis " + std::to_string(axis) + " is repeated";
+      return failure();
+    }
+    reduced[*dim] = true;
+  }
+  SmallVector<int64_t> dims;
+  for (int64_t i = 0; i < rank; ++i)
+    if (reduced[i])
+      dims.push_back(i);
+  return dims;
+}
+
+template <typename ReduceOp>
+static LogicalResult inferReduce(std::optional<Location> loc,
+                                 typename ReduceOp::Adaptor adaptor,
+                                 SmallVectorImpl<Type> &types) {
+  StringRef name = ReduceOp::getOperationName();
+  FailureOr<RankedTensorType> data =
+      getRankedOrInferUnranked(loc, name, adaptor.getData(), types);
+  if (failed(data) || !*data)
+    return failure(failed(data));
+  Type elementType = data->getElementType();
+  int64_t rank = data->getRank();
+  bool keepDims = adaptor.getKeepdims() != 0;
+  std::string error;
+  FailureOr<SmallVector<int64_t>> dims = getReducedDimsImpl(
+      adaptor.getAxes(), adaptor.getNoopWithEmptyAxes() != 0, rank, error);
+  if (failed(dims)) {
+    if (adaptor.getAxes() && !getConstantIntValues(adaptor.getAxes())) {
+      // Unknown axes: the rank is known only when dims are kept.
+      if (keepDims)
+        types.push_back(RankedTensorType::get(
+            SmallVector<int64_t>(rank, ShapedType::kDynamic), elementType));
+      else
+        types.push_back(unranked(elementType));
+      return success();
+    }
+    return inferError(loc, name, error);
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool isReduced = llvm::is_contained(*dims, i);
+    if (!isReduced)
+      shape.push_back(data->getDimSize(i));
+    else if (keepDims)
+      shape.push_back(1);
+  }
+  types.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+#define FUSE_REDUCE_OP(OP)                                                     \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferReduce<OP>(loc, adaptor, types);                               \
+  }                                                                            \
+  FailureOr<SmallVector<int64_t>> OP::getReducedDims(int64_t rank) {           \
+    std::string error;                                                         \
+    return getReducedDimsImpl(getAxes(), getNoopWithEmptyAxes() != 0, rank,   \
+                              error);                                          \
+  }
+
+FUSE_REDUCE_OP(ONNXReduceMeanOp)
+FUSE_REDUCE_OP(ONNXReduceSumOp)
+FUSE_REDUCE_OP(ONNXReduceMaxOp)
+FUSE_REDUCE_OP(ONNXReduceMinOp)
+
+#undef FUSE_REDUCE_OP

@@ -1,0 +1,307 @@
+//===- SimplifyGraph.cpp - Graph clean-up before fusion -------------------===//
+//
+// Exported models carry computations that need not run at all: shape
+// subgraphs (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) that are
+// constant once the input shapes are, Dropout/Identity, BatchNormalization
+// after a convolution. This pass, in one walk over the function in order:
+//
+//  1. refines each op's result type from its (possibly just folded)
+//     operands, so shapes that became known propagate;
+//  2. folds ops whose operands are all constants (small tensors only);
+//  3. folds BatchNormalization into the Conv before it, or else rewrites
+//     it as Mul + Add with per-channel constants (elementwise, fusible);
+//  4. forwards Identity;
+//
+// then erases what is dead and updates the function's result types.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConstantEvaluator.h"
+
+#include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
+#include "fuse/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <memory>
+#include <unordered_map>
+
+namespace fuse {
+#define GEN_PASS_DEF_SIMPLIFYGRAPH
+#include "fuse/Transforms/Passes.h.inc"
+} // namespace fuse
+
+using namespace mlir;
+using namespace fuse;
+
+/// Tensors up to this many elements are evaluated at compile time; shape
+/// computations are far smaller, weights far larger.
+static constexpr int64_t kMaxFoldElements = 1 << 16;
+
+/// The most static type that both `a` and `b` describe, or null when they
+/// contradict each other.
+static Type joinTypes(Type a, Type b) {
+  auto ta = dyn_cast<TensorType>(a), tb = dyn_cast<TensorType>(b);
+  if (!ta || !tb)
+    return a == b ? a : Type();
+  if (ta.getElementType() != tb.getElementType())
+    return Type();
+  if (!ta.hasRank())
+    return tb;
+  if (!tb.hasRank())
+    return ta;
+  if (ta.getRank() != tb.getRank())
+    return Type();
+  SmallVector<int64_t> shape;
+  for (auto [x, y] : llvm::zip(ta.getShape(), tb.getShape())) {
+    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
+      return Type();
+    shape.push_back(ShapedType::isDynamic(x) ? y : x);
+  }
+  return RankedTensorType::get(shape, ta.getElementType());
+}
+
+namespace {
+
+class GraphSimplifier {
+public:
+  explicit GraphSimplifier(func::FuncOp func)
+      : func(func), builder(func.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  const ConstantTensor *lookup(Value v);
+  LogicalResult refineResultTypes(Operation *op);
+  bool tryFold(Operation *op);
+  bool tryFoldBatchNorm(ONNXBatchNormalizationOp bn);
+  void replaceWithConstant(Operation *op, ElementsAttr value);
+  std::string blobName(Operation *op, StringRef suffix);
+
+  func::FuncOp func;
+  OpBuilder builder;
+  std::unordered_map<const void *, std::unique_ptr<ConstantTensor>> cache;
+  unsigned blobCounter = 0;
+};
+
+} // namespace
+
+const ConstantTensor *GraphSimplifier::lookup(Value v) {
+  if (!v)
+    return nullptr;
+  auto it = cache.find(v.getAsOpaquePointer());
+  if (it != cache.end())
+    return it->second.get();
+  std::optional<ConstantTensor> t = readConstant(v, kMaxFoldElements);
+  auto &slot = cache[v.getAsOpaquePointer()];
+  if (t)
+    slot = std::make_unique<ConstantTensor>(std::move(*t));
+  return slot.get();
+}
+
+LogicalResult GraphSimplifier::refineResultTypes(Operation *op) {
+  auto infer = dyn_cast<InferTypeOpInterface>(op);
+  if (!infer)
+    return success();
+  SmallVector<Type> inferred;
+  if (failed(infer.inferReturnTypes(
+          op->getContext(), op->getLoc(), op->getOperands(),
+          op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+          op->getRegions(), inferred)))
+    return failure();
+  for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
+    Type joined = joinTypes(result.getType(), type);
+    if (!joined)
+      return op->emitOpError("result type ")
+             << result.getType() << " contradicts the inferred type " << type;
+    result.setType(joined);
+  }
+  return success();
+}
+
+std::string GraphSimplifier::blobName(Operation *op, StringRef suffix) {
+  std::string name = "folded";
+  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
+    name = loc.getName().str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  return name + "_" + suffix.str() + "_" + std::to_string(blobCounter++);
+}
+
+void GraphSimplifier::replaceWithConstant(Operation *op, ElementsAttr value) {
+  builder.setInsertionPoint(op);
+  auto constant = ONNXConstantOp::create(builder, op->getLoc(),
+                                         value.getShapedType(), value);
+  op->getResult(0).replaceAllUsesWith(constant.getResult());
+  op->erase();
+}
+
+bool GraphSimplifier::tryFold(Operation *op) {
+  if (op->getNumResults() != 1)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape())
+    return false;
+  // Ops with folders (Shape of a static tensor needs no constant operand;
+  // ConstantOfShape gives a splat of any size).
+  SmallVector<OpFoldResult> folded;
+  if (!isa<ONNXConstantOp>(op) && succeeded(op->fold(folded)) &&
+      folded.size() == 1)
+    if (auto value =
+            dyn_cast_or_null<ElementsAttr>(dyn_cast<Attribute>(folded[0])))
+      if (value.getShapedType() == type) {
+        replaceWithConstant(op, value);
+        return true;
+      }
+  if (type.getNumElements() > kMaxFoldElements)
+    return false;
+  std::optional<ConstantTensor> result =
+      evaluateConstantOp(op, [this](Value v) { return lookup(v); });
+  if (!result)
+    return false;
+  replaceWithConstant(op, buildConstantAttr(*result, blobName(op, "value")));
+  return true;
+}
+
+/// `scale / sqrt(var + epsilon)` and `B - mean * that`, per channel.
+static std::optional<std::pair<std::vector<double>, std::vector<double>>>
+getBatchNormAffine(ONNXBatchNormalizationOp bn,
+                   llvm::function_ref<const ConstantTensor *(Value)> lookup) {
+  const ConstantTensor *scale = lookup(bn.getScale());
+  const ConstantTensor *bias = lookup(bn.getB());
+  const ConstantTensor *mean = lookup(bn.getInputMean());
+  const ConstantTensor *var = lookup(bn.getInputVar());
+  if (!scale || !bias || !mean || !var)
+    return std::nullopt;
+  int64_t c = scale->size();
+  if (bias->size() != c || mean->size() != c || var->size() != c)
+    return std::nullopt;
+  double epsilon = bn.getEpsilon().convertToDouble();
+  std::vector<double> factor(c), shift(c);
+  for (int64_t i = 0; i < c; ++i) {
+    factor[i] = scale->floats[i] / std::sqrt(var->floats[i] + epsilon);
+    shift[i] = bias->floats[i] - mean->floats[i] * factor[i];
+  }
+  return std::make_pair(std::move(factor), std::move(shift));
+}
+
+bool GraphSimplifier::tryFoldBatchNorm(ONNXBatchNormalizationOp bn) {
+  auto type = dyn_cast<RankedTensorType>(bn.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() < 2)
+    return false;
+  auto affine = getBatchNormAffine(bn, [this](Value v) { return lookup(v); });
+  if (!affine)
+    return false;
+  auto &[factor, shift] = *affine;
+  int64_t channels = type.getDimSize(1);
+  if (static_cast<int64_t>(factor.size()) != channels)
+    return false;
+  Type elementType = type.getElementType();
+  builder.setInsertionPoint(bn);
+  Location loc = bn.getLoc();
+
+  // Conv -> BN: scale the filters of each output channel, shift the bias.
+  auto conv = bn.getX().getDefiningOp<ONNXConvOp>();
+  if (conv && conv->hasOneUse() && conv.getType() == bn.getType()) {
+    std::optional<ConstantTensor> w =
+        readConstant(conv.getW(), std::numeric_limits<int64_t>::max());
+    std::optional<ConstantTensor> b;
+    if (conv.getB())
+      b = readConstant(conv.getB(), std::numeric_limits<int64_t>::max());
+    if (w && w->isFloat() && w->type.getDimSize(0) == channels &&
+        (!conv.getB() || (b && b->size() == channels))) {
+      int64_t perChannel = w->size() / channels;
+      for (int64_t m = 0; m < channels; ++m)
+        for (int64_t k = 0; k < perChannel; ++k)
+          w->floats[m * perChannel + k] *= factor[m];
+      ConstantTensor newB;
+      newB.type = RankedTensorType::get({channels}, elementType);
+      for (int64_t m = 0; m < channels; ++m)
+        newB.floats.push_back((b ? b->floats[m] : 0.0) * factor[m] +
+                              shift[m]);
+      Value wValue = ONNXConstantOp::create(
+          builder, loc, w->type, buildConstantAttr(*w, blobName(conv, "W")));
+      Value bValue = ONNXConstantOp::create(
+          builder, loc, newB.type,
+          buildConstantAttr(newB, blobName(conv, "B")));
+      OperationState state(conv.getLoc(), conv->getName());
+      state.addOperands({conv.getX(), wValue, bValue});
+      state.addAttributes(conv->getAttrs());
+      state.addTypes(conv.getType());
+      Operation *folded = builder.create(state);
+      bn.getResult().replaceAllUsesWith(folded->getResult(0));
+      bn.erase();
+      conv.erase();
+      return true;
+    }
+  }
+
+  // Otherwise X * factor + shift, the vectors shaped [C, 1, ..., 1] to
+  // broadcast along dim 1.
+  SmallVector<int64_t> vectorShape(type.getRank() - 1, 1);
+  vectorShape[0] = channels;
+  auto vectorType = RankedTensorType::get(vectorShape, elementType);
+  ConstantTensor f{vectorType, factor, {}}, s{vectorType, shift, {}};
+  Value fValue = ONNXConstantOp::create(
+      builder, loc, vectorType, buildConstantAttr(f, blobName(bn, "scale")));
+  Value sValue = ONNXConstantOp::create(
+      builder, loc, vectorType, buildConstantAttr(s, blobName(bn, "shift")));
+  Value mul = ONNXMulOp::create(builder, loc, type, bn.getX(), fValue);
+  Value add = ONNXAddOp::create(builder, loc, type, mul, sValue);
+  bn.getResult().replaceAllUsesWith(add);
+  bn.erase();
+  return true;
+}
+
+LogicalResult GraphSimplifier::run() {
+  Block &body = func.getBody().front();
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    if (!isa<ONNXDialect>(op.getDialect()) || isa<ONNXConstantOp>(op))
+      continue;
+    if (failed(refineResultTypes(&op)))
+      return failure();
+    if (tryFold(&op))
+      continue;
+    if (auto bn = dyn_cast<ONNXBatchNormalizationOp>(op)) {
+      tryFoldBatchNorm(bn);
+      continue;
+    }
+    // Identity forwards its input, except straight into the return, where
+    // the graph output needs a value of its own.
+    if (auto identity = dyn_cast<ONNXIdentityOp>(op)) {
+      Value input = identity.getInput();
+      if (input.getType() == identity.getType() &&
+          llvm::none_of(identity->getUsers(), [](Operation *user) {
+            return isa<func::ReturnOp>(user);
+          })) {
+        identity.getResult().replaceAllUsesWith(input);
+        identity.erase();
+      }
+    }
+  }
+
+  // Dead ops, last first so chains go in one sweep.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (isa<ONNXDialect>(op.getDialect()) && op.use_empty())
+      op.erase();
+
+  // The graph outputs may have become more static.
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  func.setFunctionType(FunctionType::get(
+      func.getContext(), func.getArgumentTypes(), ret.getOperandTypes()));
+  return success();
+}
+
+namespace {
+struct SimplifyGraphPass
+    : public fuse::impl::SimplifyGraphBase<SimplifyGraphPass> {
+  void runOnOperation() override {
+    if (failed(GraphSimplifier(getOperation()).run()))
+      signalPassFailure();
+  }
+};
+} // namespace
