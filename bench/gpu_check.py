@@ -33,8 +33,13 @@ def main():
         rng = np.random.default_rng(1)
         inputs = {}
         for value in model.graph.input:
-            shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
-            inputs[value.name] = rng.uniform(-1, 1, shape).astype(np.float32)
+            t = value.type.tensor_type
+            shape = [d.dim_value for d in t.shape.dim]
+            if t.elem_type == onnx.TensorProto.INT64:  # ids and masks
+                inputs[value.name] = rng.integers(0, 2, shape).astype(np.int64)
+            else:
+                inputs[value.name] = rng.uniform(-1, 1,
+                                                 shape).astype(np.float32)
         in_path = os.path.join(root, name + ".in.npz")
         out_path = os.path.join(root, name + ".out.npz")
         np.savez(in_path, **inputs)

@@ -4,6 +4,8 @@
 # are compiled here):
 #   .device/gpu_check/     the numeric test models and their cuda artifacts
 #   .device/avgpool_relu/  the seed benchmark (see avgpool_relu/prepare.sh)
+# (bench/models/build_static_compiler.sh adds .device/compiler/, the
+# fuse-compile that bench/models/run_models.py runs there.)
 # Then, on the GPU machine:  bash bench/device_run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +18,15 @@ rm -rf "$OUT" && mkdir -p "$OUT/models" "$OUT/bin"
 cp "$BUILD/bin/fuse-run" "$BUILD/bin/fuse-runtime-api-test" "$OUT/bin/"
 for name in $(python3 test/Numerics/Inputs/models.py --list); do
   python3 test/Numerics/Inputs/models.py "$name" "$OUT/models/$name.onnx"
+  "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
+    --gpu-arch="$ARCH" 2>/dev/null
+done
+# Whole models small enough to carry: the mini transformer and SqueezeNet
+# with random weights.
+python3 test/Models/Inputs/transformer.py "$OUT/models/mini_bert.onnx"
+python3 test/Models/Inputs/light_model.py squeezenet \
+  "$OUT/models/light_squeezenet.onnx"
+for name in mini_bert light_squeezenet; do
   "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
     --gpu-arch="$ARCH" 2>/dev/null
 done

@@ -204,6 +204,13 @@ evalOp(Operation *op, ArrayRef<const ConstantTensor *> operands,
     return evalElementwise(op, operands, [&](ArrayRef<Num> x) {
       return compare(name, x[0], x[1]);
     });
+  if (isa<ONNXAndOp, ONNXOrOp, ONNXXorOp>(op))
+    return evalElementwise(op, operands, [&](ArrayRef<Num> x) {
+      bool a = x[0].i != 0, b = x[1].i != 0;
+      bool r = isa<ONNXAndOp>(op) ? (a && b) : isa<ONNXOrOp>(op) ? (a || b)
+                                                               : (a != b);
+      return std::optional<Num>(Num{false, 0, r ? 1 : 0});
+    });
   if (isa<ONNXNotOp>(op))
     return evalElementwise(op, operands, [](ArrayRef<Num> x) {
       return std::optional<Num>(Num{false, 0, x[0].i ? 0 : 1});
@@ -335,6 +342,30 @@ evalOp(Operation *op, ArrayRef<const ConstantTensor *> operands,
       int64_t linear = 0;
       for (size_t d = 0; d < idx.size(); ++d)
         linear += (p->starts[d] + idx[d] * p->steps[d]) * inStrides[d];
+      return linear;
+    });
+  }
+  if (auto gather = dyn_cast<ONNXGatherElementsOp>(op)) {
+    const ConstantTensor &data = *operands[0];
+    const ConstantTensor &indices = *operands[1];
+    int64_t axis = *normalizeAxis(gather.getAxis(), data.type.getRank());
+    int64_t size = data.type.getDimSize(axis);
+    for (int64_t i : indices.ints)
+      if (i < -size || i >= size)
+        return std::nullopt;
+    SmallVector<int64_t> dataStrides = stridesOf(data.type.getShape());
+    SmallVector<int64_t> indexStrides = stridesOf(indices.type.getShape());
+    return gatherElements(op, data, [&](ArrayRef<int64_t> idx) {
+      int64_t at = 0;
+      for (size_t d = 0; d < idx.size(); ++d)
+        at += idx[d] * indexStrides[d];
+      int64_t i = indices.ints[at];
+      if (i < 0)
+        i += size;
+      int64_t linear = 0;
+      for (size_t d = 0; d < idx.size(); ++d)
+        linear += (static_cast<int64_t>(d) == axis ? i : idx[d]) *
+                  dataStrides[d];
       return linear;
     });
   }

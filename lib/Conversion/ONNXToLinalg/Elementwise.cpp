@@ -117,6 +117,26 @@ static Value hardSwish(OpBuilder &b, Location loc, ArrayRef<Value> x) {
                                hardSigmoid(b, loc, x[0], 1.0 / 6.0, 0.5));
 }
 
+static Value floor(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return math::FloorOp::create(b, loc, x[0]);
+}
+
+static Value ceil(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return math::CeilOp::create(b, loc, x[0]);
+}
+
+static Value logicalAnd(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return arith::AndIOp::create(b, loc, x[0], x[1]);
+}
+
+static Value logicalOr(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return arith::OrIOp::create(b, loc, x[0], x[1]);
+}
+
+static Value logicalXor(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return arith::XOrIOp::create(b, loc, x[0], x[1]);
+}
+
 static Value logicalNot(OpBuilder &b, Location loc, ArrayRef<Value> x) {
   return arith::XOrIOp::create(b, loc, x[0],
                                buildScalar(b, loc, x[0].getType(), 1));
@@ -477,6 +497,11 @@ void fuse::lowering::populateElementwisePatterns(RewritePatternSet &patterns) {
       ElementwiseLowering<ONNXLogOp, log>, ElementwiseLowering<ONNXErfOp, erf>,
       ElementwiseLowering<ONNXHardSwishOp, hardSwish>,
       ElementwiseLowering<ONNXNotOp, logicalNot>,
+      ElementwiseLowering<ONNXAndOp, logicalAnd>,
+      ElementwiseLowering<ONNXOrOp, logicalOr>,
+      ElementwiseLowering<ONNXXorOp, logicalXor>,
+      ElementwiseLowering<ONNXFloorOp, floor>,
+      ElementwiseLowering<ONNXCeilOp, ceil>,
       ElementwiseLowering<ONNXSumOp, sum>,
       ElementwiseLowering<ONNXMaxOp, maximum>,
       ElementwiseLowering<ONNXMinOp, minimum>,

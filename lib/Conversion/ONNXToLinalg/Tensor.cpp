@@ -292,6 +292,56 @@ struct GatherLowering : public OpConversionPattern<ONNXGatherOp> {
   }
 };
 
+/// GatherElements reads the index at each output position and extracts
+/// from `data` with that index along `axis` (clamped, like Gather).
+struct GatherElementsLowering
+    : public OpConversionPattern<ONNXGatherElementsOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXGatherElementsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value data = adaptor.getData();
+    auto dataType = cast<RankedTensorType>(data.getType());
+    int64_t rank = type.getRank();
+    int64_t axis = *normalizeAxis(op.getAxis(), rank);
+    int64_t size = dataType.getDimSize(axis);
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{adaptor.getIndices()}, init, maps,
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value negative =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
+          i = arith::SelectOp::create(
+              b, l, negative,
+              arith::AddIOp::create(
+                  b, l, i, arith::ConstantIndexOp::create(b, l, size)),
+              i);
+          i = arith::MaxSIOp::create(b, l, i, zero);
+          i = arith::MinSIOp::create(
+              b, l, i, arith::ConstantIndexOp::create(b, l, size - 1));
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < rank; ++d)
+            coords.push_back(d == axis ? i
+                                       : linalg::IndexOp::create(b, l, d)
+                                             .getResult());
+          linalg::YieldOp::create(b, l,
+                                  tensor::ExtractOp::create(b, l, data, coords)
+                                      .getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 /// Concat picks, per output element, the input whose range along `axis`
 /// holds it; every input's index is clamped so the reads not taken stay
 /// in bounds.
@@ -386,6 +436,7 @@ void fuse::lowering::populateTensorPatterns(RewritePatternSet &patterns) {
                ReshapeLikeLowering<ONNXSqueezeOp>,
                ReshapeLikeLowering<ONNXUnsqueezeOp>, ExpandLowering,
                TransposeLowering, SliceLowering, GatherLowering,
+               GatherElementsLowering,
                ConcatLowering, FoldToConstantLowering<ONNXShapeOp>,
                FoldToConstantLowering<ONNXConstantOfShapeOp>,
                FoldToConstantLowering<ONNXRangeOp>>(patterns.getContext());

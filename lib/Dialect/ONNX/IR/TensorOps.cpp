@@ -403,6 +403,33 @@ LogicalResult ONNXGatherOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult ONNXGatherElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  TensorType data = getTensorType(adaptor.getData());
+  TensorType indices = getTensorType(adaptor.getIndices());
+  if (!data || !indices)
+    return inferError(loc, name, "expects tensor operands");
+  Type elementType = data.getElementType();
+  if (!data.hasRank() || !indices.hasRank()) {
+    types.push_back(indices.hasRank()
+                        ? Type(RankedTensorType::get(indices.getShape(),
+                                                     elementType))
+                        : unranked(elementType));
+    return success();
+  }
+  int64_t rank = data.getRank();
+  if (indices.getRank() != rank)
+    return inferError(loc, name, "'indices' has rank ", indices.getRank(),
+                      ", 'data' rank ", rank, "; they must be equal");
+  if (rank == 0 || failed(normalizeAxis(adaptor.getAxis(), rank)))
+    return inferError(loc, name, "'axis' = ", adaptor.getAxis(),
+                      " is out of range for rank ", rank);
+  types.push_back(RankedTensorType::get(indices.getShape(), elementType));
+  return success();
+}
+
 LogicalResult ONNXExpandOp::inferReturnTypes(MLIRContext *,
                                              std::optional<Location> loc,
                                              Adaptor adaptor,

@@ -39,6 +39,8 @@ def ONNXExpOp : ONNX_UnaryOp<"Exp", ONNX_FloatTensor, "input", "output">;
 def ONNXNegOp : ONNX_UnaryOp<"Neg", ONNX_NumericTensor>;
 def ONNXAbsOp : ONNX_UnaryOp<"Abs", ONNX_NumericTensor>;
 def ONNXSqrtOp : ONNX_UnaryOp<"Sqrt", ONNX_FloatTensor>;
+def ONNXFloorOp : ONNX_UnaryOp<"Floor", ONNX_FloatTensor>;
+def ONNXCeilOp : ONNX_UnaryOp<"Ceil", ONNX_FloatTensor>;
 
 def ONNXLeakyReluOp : ONNX_Op<"LeakyRelu", [ONNX_Elementwise,
                                            SameOperandsAndResultElementType]> {
@@ -167,6 +169,20 @@ def ONNXLessOp : ONNX_CompareOp<"Less">;
 def ONNXLessOrEqualOp : ONNX_CompareOp<"LessOrEqual">;
 def ONNXGreaterOp : ONNX_CompareOp<"Greater">;
 def ONNXGreaterOrEqualOp : ONNX_CompareOp<"GreaterOrEqual">;
+
+// A logical op on bools with numpy broadcasting.
+class ONNX_LogicalOp<string mnemonic>
+    : ONNX_Op<mnemonic, [ONNX_Elementwise, SameOperandsAndResultElementType]> {
+  let summary = "elementwise logical " # mnemonic # ", numpy broadcasting";
+  let description = "```mlir\n%c = onnx." # mnemonic # "(%a, %b) : "
+    "(tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>\n```";
+  let arguments = (ins ONNX_BoolTensor:$A, ONNX_BoolTensor:$B);
+  let results = (outs ONNX_BoolTensor:$C);
+}
+
+def ONNXAndOp : ONNX_LogicalOp<"And">;
+def ONNXOrOp : ONNX_LogicalOp<"Or">;
+def ONNXXorOp : ONNX_LogicalOp<"Xor">;
 
 // A variadic elementwise op over all its inputs, broadcast together.
 class ONNX_VariadicOp<string mnemonic, string out>
@@ -502,6 +518,24 @@ def ONNXGatherOp : ONNX_Op<"Gather"> {
     ```mlir
     %y = onnx.Gather(%table, %ids) {axis = 0 : i64}
         : (tensor<30522x768xf32>, tensor<1x128xi64>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data, ONNX_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs ONNX_AnyTensor:$output);
+}
+
+def ONNXGatherElementsOp : ONNX_Op<"GatherElements"> {
+  let summary = "take, for each index, the entry of `data` it names along "
+                "`axis`";
+  let description = [{
+    `indices` has `data`'s rank and is the result shape:
+    `out[i][j][k] = data[indices[i][j][k]][j][k]` for axis 0; negative
+    indices count from the end.
+
+    ```mlir
+    %y = onnx.GatherElements(%d, %i) {axis = 1 : i64}
+        : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
     ```
   }];
   let arguments = (ins ONNX_AnyTensor:$data, ONNX_IndexTensor:$indices,
