@@ -72,6 +72,25 @@ static Value buildCopy(OpBuilder &b, Location loc, Value source, AffineMap map,
   return generic.getResult(0);
 }
 
+/// An index read from an ONNX indices tensor, as an in-bounds `index` for
+/// a dim of `size`: negative counts from the end, and out-of-range values
+/// are clamped rather than read out of bounds.
+static Value buildClampedIndex(OpBuilder &b, Location l, Value raw,
+                               int64_t size) {
+  Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), raw);
+  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+  Value negative =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
+  i = arith::SelectOp::create(
+      b, l, negative,
+      arith::AddIOp::create(b, l, i,
+                            arith::ConstantIndexOp::create(b, l, size)),
+      i);
+  i = arith::MaxSIOp::create(b, l, i, zero);
+  return arith::MinSIOp::create(b, l, i,
+                                arith::ConstantIndexOp::create(b, l, size - 1));
+}
+
 namespace {
 
 struct ReshapeLowering : public OpConversionPattern<ONNXReshapeOp> {
@@ -267,16 +286,7 @@ struct GatherLowering : public OpConversionPattern<ONNXGatherOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, type, ValueRange{indices}, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
-          Value n = arith::ConstantIndexOp::create(b, l, size);
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          Value negative =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
-          i = arith::SelectOp::create(b, l, negative,
-                                      arith::AddIOp::create(b, l, i, n), i);
-          i = arith::MaxSIOp::create(b, l, i, zero);
-          i = arith::MinSIOp::create(
-              b, l, i, arith::ConstantIndexOp::create(b, l, size - 1));
+          Value i = buildClampedIndex(b, l, args[0], size);
           SmallVector<Value> coords;
           for (int64_t d = 0; d < axis; ++d)
             coords.push_back(linalg::IndexOp::create(b, l, d));
@@ -316,18 +326,7 @@ struct GatherElementsLowering
     auto generic = linalg::GenericOp::create(
         rewriter, loc, type, ValueRange{adaptor.getIndices()}, init, maps,
         iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          Value negative =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
-          i = arith::SelectOp::create(
-              b, l, negative,
-              arith::AddIOp::create(
-                  b, l, i, arith::ConstantIndexOp::create(b, l, size)),
-              i);
-          i = arith::MaxSIOp::create(b, l, i, zero);
-          i = arith::MinSIOp::create(
-              b, l, i, arith::ConstantIndexOp::create(b, l, size - 1));
+          Value i = buildClampedIndex(b, l, args[0], size);
           SmallVector<Value> coords;
           for (int64_t d = 0; d < rank; ++d)
             coords.push_back(d == axis ? i
