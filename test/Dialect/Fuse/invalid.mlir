@@ -153,3 +153,81 @@ func.func @yield_outside(%x: tensor<4xf32>) {
   // expected-error @+1 {{'fuse.yield' op expects parent op 'fuse.group'}}
   fuse.yield %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @two_reductions(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'fuse.group' op of kind 'reduction' must contain exactly one Softmax, LayerNormalization or Reduce* op, found 2}}
+  %0 = fuse.group reduction ins(%x : tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %s = onnx.Softmax(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %t = onnx.Softmax(%s) {axis = 0 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    fuse.yield %t : tensor<4x8xf32>
+  }
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @no_reduction(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'fuse.group' op of kind 'reduction' must contain exactly one Softmax, LayerNormalization or Reduce* op, found 0}}
+  %0 = fuse.group reduction ins(%x : tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %r = onnx.Relu(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    fuse.yield %r : tensor<4x8xf32>
+  }
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @reduction_in_elementwise(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = fuse.group elementwise ins(%x : tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %r = onnx.Relu(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    // expected-error @+1 {{'onnx.Softmax' op is not allowed in a group of kind 'elementwise'}}
+    %s = onnx.Softmax(%r) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    fuse.yield %s : tensor<4x8xf32>
+  }
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @reduction_in_epilogue(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x1xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x1xf32> {
+  ^bb0(%x: tensor<4x16xf32>, %y: tensor<16x8xf32>):
+    %axes = onnx.Constant dense<1> : tensor<1xi64>
+    %m = onnx.MatMul(%x, %y) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    // expected-error @+1 {{'onnx.ReduceSum' op is not allowed in a group of kind 'contraction_epilogue'}}
+    %r = onnx.ReduceSum(%m, %axes) : (tensor<4x8xf32>, tensor<1xi64>) -> tensor<4x1xf32>
+    fuse.yield %r : tensor<4x1xf32>
+  }
+  return %0 : tensor<4x1xf32>
+}
+
+// -----
+
+func.func @pool_in_reduction(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
+  %0 = fuse.group reduction ins(%x : tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
+  ^bb0(%a: tensor<1x1x8x8xf32>):
+    // expected-error @+1 {{'onnx.MaxPool' op is not allowed in a group of kind 'reduction'}}
+    %p = onnx.MaxPool(%a) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32>
+    %s = onnx.Softmax(%p) : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+    fuse.yield %s : tensor<1x1x4x4xf32>
+  }
+  return %0 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @transpose_in_reduction(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  %0 = fuse.group reduction ins(%x : tensor<4x8xf32>) -> tensor<8x4xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %s = onnx.Softmax(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    // expected-error @+1 {{'onnx.Transpose' op is not allowed in a group of kind 'reduction' (it is neither elementwise nor the group's anchor)}}
+    %t = onnx.Transpose(%s) : (tensor<4x8xf32>) -> tensor<8x4xf32>
+    fuse.yield %t : tensor<8x4xf32>
+  }
+  return %0 : tensor<8x4xf32>
+}

@@ -45,3 +45,24 @@ func.func @elementwise(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %0 : tensor<4xf32>
 }
+
+// A reduction with its prologue and epilogue; the axes constant lives in
+// the group, where the lowering reads it.
+// CHECK-LABEL: func @reduction
+func.func @reduction(%x: tensor<2x3x4xf32>, %b: tensor<4xf32>) -> tensor<2x3x1xf32> {
+  // CHECK: fuse.group reduction ins(%{{.*}}, %{{.*}} : tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x1xf32> {
+  // CHECK: onnx.Constant dense<-1> : tensor<1xi64>
+  // CHECK: onnx.Add
+  // CHECK-NEXT: onnx.ReduceMean
+  // CHECK-NEXT: onnx.Sqrt
+  // CHECK-NEXT: fuse.yield
+  %0 = fuse.group reduction ins(%x, %b : tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x1xf32> {
+  ^bb0(%in: tensor<2x3x4xf32>, %bias: tensor<4xf32>):
+    %axes = onnx.Constant dense<-1> : tensor<1xi64>
+    %a = onnx.Add(%in, %bias) : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+    %m = onnx.ReduceMean(%a, %axes) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x3x1xf32>
+    %s = onnx.Sqrt(%m) : (tensor<2x3x1xf32>) -> tensor<2x3x1xf32>
+    fuse.yield %s : tensor<2x3x1xf32>
+  }
+  return %0 : tensor<2x3x1xf32>
+}

@@ -280,3 +280,515 @@ func.func @f(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x?x?xf32> {
   %0 = onnx.AveragePool(%x) {kernel_shape = array<i64: 2, 2>, pads = array<i64: 9223372036854775807, 0, 0, 0>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x?x?xf32>
   return %0 : tensor<1x1x?x?xf32>
 }
+
+// -----
+
+func.func @f(%x: tensor<2x3x4xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Transpose' op 'perm' has 2 entries for an input of rank 3}}
+  // expected-error @+1 {{'onnx.Transpose' op failed to infer returned types}}
+  %0 = onnx.Transpose(%x) {perm = array<i64: 1, 0>} : (tensor<2x3x4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3x4xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Transpose' op 'perm' is not a permutation of [0, 3)}}
+  // expected-error @+1 {{'onnx.Transpose' op failed to infer returned types}}
+  %0 = onnx.Transpose(%x) {perm = array<i64: 0, 2, 2>} : (tensor<2x3x4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// A wrong result type shows the inferred one: perm swaps the last two dims.
+func.func @f(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  // expected-error @+2 {{'onnx.Transpose' op inferred type(s) 'tensor<2x4x3xf32>' are incompatible with return type(s) of operation 'tensor<2x3x4xf32>'}}
+  // expected-error @+1 {{'onnx.Transpose' op failed to infer returned types}}
+  %0 = onnx.Transpose(%x) {perm = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// Only size-1 dims can be squeezed.
+func.func @f(%x: tensor<1x3x1xf32>) -> tensor<*xf32> {
+  %a = onnx.Constant dense<[1]> : tensor<1xi64>
+  // expected-error @+2 {{'onnx.Squeeze' op cannot squeeze dim 1 of size 3 (shape 1x3x1)}}
+  // expected-error @+1 {{'onnx.Squeeze' op failed to infer returned types}}
+  %0 = onnx.Squeeze(%x, %a) : (tensor<1x3x1xf32>, tensor<1xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x3x1xf32>) -> tensor<*xf32> {
+  %a = onnx.Constant dense<[3]> : tensor<1xi64>
+  // expected-error @+2 {{'onnx.Squeeze' op axis 3 is out of range for rank 3}}
+  // expected-error @+1 {{'onnx.Squeeze' op failed to infer returned types}}
+  %0 = onnx.Squeeze(%x, %a) : (tensor<1x3x1xf32>, tensor<1xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x3x1xf32>) -> tensor<*xf32> {
+  %a = onnx.Constant dense<[0, -3]> : tensor<2xi64>
+  // expected-error @+2 {{'onnx.Squeeze' op axis -3 is repeated}}
+  // expected-error @+1 {{'onnx.Squeeze' op failed to infer returned types}}
+  %0 = onnx.Squeeze(%x, %a) : (tensor<1x3x1xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// Unsqueeze axes index the output (rank 3 here): -2 is 1 again.
+func.func @f(%x: tensor<3xf32>) -> tensor<*xf32> {
+  %a = onnx.Constant dense<[1, -2]> : tensor<2xi64>
+  // expected-error @+2 {{'onnx.Unsqueeze' op axis -2 is repeated}}
+  // expected-error @+1 {{'onnx.Unsqueeze' op failed to infer returned types}}
+  %0 = onnx.Unsqueeze(%x, %a) : (tensor<3xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3xf32>) -> tensor<*xf32> {
+  %a = onnx.Constant dense<[2]> : tensor<1xi64>
+  // expected-error @+2 {{'onnx.Unsqueeze' op axis 2 is out of range for output rank 2}}
+  // expected-error @+1 {{'onnx.Unsqueeze' op failed to infer returned types}}
+  %0 = onnx.Unsqueeze(%x, %a) : (tensor<3xf32>, tensor<1xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Concat' op inputs have different ranks (2 and 3)}}
+  // expected-error @+1 {{'onnx.Concat' op failed to infer returned types}}
+  %0 = onnx.Concat(%a, %b) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x3x1xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Concat' op inputs differ in dim 0 (2 and 3) off the concat axis}}
+  // expected-error @+1 {{'onnx.Concat' op failed to infer returned types}}
+  %0 = onnx.Concat(%a, %b) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Concat' op 'axis' = 2 is out of range for rank 2}}
+  // expected-error @+1 {{'onnx.Concat' op failed to infer returned types}}
+  %0 = onnx.Concat(%a, %b) {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<2x3xi64>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Concat' op inputs have different element types ('f32' and 'i64')}}
+  // expected-error @+1 {{'onnx.Concat' op failed to infer returned types}}
+  %0 = onnx.Concat(%a, %b) {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// Slice: a zero step, a repeated axis, lists of different lengths, an axis
+// out of range.
+func.func @f(%x: tensor<10xf32>) -> tensor<*xf32> {
+  %s = onnx.Constant dense<[0]> : tensor<1xi64>
+  %e = onnx.Constant dense<[5]> : tensor<1xi64>
+  %z = onnx.Constant dense<[0]> : tensor<1xi64>
+  // expected-error @+2 {{'onnx.Slice' op steps must not be 0}}
+  // expected-error @+1 {{'onnx.Slice' op failed to infer returned types}}
+  %0 = onnx.Slice(%x, %s, %e) axes(%s) steps(%z) : (tensor<10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<10x4xf32>) -> tensor<*xf32> {
+  %s = onnx.Constant dense<[0, 0]> : tensor<2xi64>
+  %e = onnx.Constant dense<[5, 5]> : tensor<2xi64>
+  %a = onnx.Constant dense<[1, -1]> : tensor<2xi64>
+  // expected-error @+2 {{'onnx.Slice' op axis -1 is repeated}}
+  // expected-error @+1 {{'onnx.Slice' op failed to infer returned types}}
+  %0 = onnx.Slice(%x, %s, %e) axes(%a) : (tensor<10x4xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<10x4xf32>) -> tensor<*xf32> {
+  %s = onnx.Constant dense<[0, 0]> : tensor<2xi64>
+  %e = onnx.Constant dense<[5]> : tensor<1xi64>
+  // expected-error @+2 {{'onnx.Slice' op starts, ends, axes and steps must have the same length}}
+  // expected-error @+1 {{'onnx.Slice' op failed to infer returned types}}
+  %0 = onnx.Slice(%x, %s, %e) : (tensor<10x4xf32>, tensor<2xi64>, tensor<1xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<10x4xf32>) -> tensor<*xf32> {
+  %s = onnx.Constant dense<[0]> : tensor<1xi64>
+  %e = onnx.Constant dense<[5]> : tensor<1xi64>
+  %a = onnx.Constant dense<[2]> : tensor<1xi64>
+  // expected-error @+2 {{'onnx.Slice' op axis 2 is out of range for rank 2}}
+  // expected-error @+1 {{'onnx.Slice' op failed to infer returned types}}
+  %0 = onnx.Slice(%x, %s, %e) axes(%a) : (tensor<10x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// Constant Gather indices must be in range (negative ones count from the end).
+func.func @f(%x: tensor<5x4xf32>) -> tensor<*xf32> {
+  %i = onnx.Constant dense<[0, 5]> : tensor<2xi64>
+  // expected-error @+2 {{'onnx.Gather' op index 5 is out of range for dim 0 of size 5}}
+  // expected-error @+1 {{'onnx.Gather' op failed to infer returned types}}
+  %0 = onnx.Gather(%x, %i) : (tensor<5x4xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<5x4xf32>) -> tensor<*xf32> {
+  %i = onnx.Constant dense<-5> : tensor<i64>
+  // expected-error @+2 {{'onnx.Gather' op index -5 is out of range for dim 1 of size 4}}
+  // expected-error @+1 {{'onnx.Gather' op failed to infer returned types}}
+  %0 = onnx.Gather(%x, %i) {axis = 1 : i64} : (tensor<5x4xf32>, tensor<i64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<5x4xf32>, %i: tensor<3xi64>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Gather' op 'axis' = 2 is out of range for rank 2}}
+  // expected-error @+1 {{'onnx.Gather' op failed to infer returned types}}
+  %0 = onnx.Gather(%x, %i) {axis = 2 : i64} : (tensor<5x4xf32>, tensor<3xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<f32>, %i: tensor<3xi64>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Gather' op 'data' must have rank 1 or more}}
+  // expected-error @+1 {{'onnx.Gather' op failed to infer returned types}}
+  %0 = onnx.Gather(%x, %i) : (tensor<f32>, tensor<3xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<5x4xf32>, %i: tensor<3xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.Gather' op operand #1 must be tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3xf32>'}}
+  %0 = onnx.Gather(%x, %i) : (tensor<5x4xf32>, tensor<3xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x2xf32>) -> tensor<*xf32> {
+  %s = onnx.Constant dense<[4]> : tensor<1xi64>
+  // expected-error @+2 {{'onnx.Expand' op cannot broadcast shape 3x2 to 4}}
+  // expected-error @+1 {{'onnx.Expand' op failed to infer returned types}}
+  %0 = onnx.Expand(%x, %s) : (tensor<3x2xf32>, tensor<1xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x2xf32>) -> tensor<*xf32> {
+  %s = onnx.Constant dense<[-1, 2]> : tensor<2xi64>
+  // expected-error @+2 {{'onnx.Expand' op 'shape' has a negative dim -1}}
+  // expected-error @+1 {{'onnx.Expand' op failed to infer returned types}}
+  %0 = onnx.Expand(%x, %s) : (tensor<3x2xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// ConstantOfShape's `value` is one element; its type is the result's.
+func.func @f() -> tensor<*xf32> {
+  %s = onnx.Constant dense<[2, 3]> : tensor<2xi64>
+  // expected-error @+2 {{'onnx.ConstantOfShape' op 'value' must have exactly one element, has 2}}
+  // expected-error @+1 {{'onnx.ConstantOfShape' op failed to infer returned types}}
+  %0 = onnx.ConstantOfShape(%s) {value = dense<[1.0, 2.0]> : tensor<2xf32>} : (tensor<2xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f() -> tensor<*xf32> {
+  %s = onnx.Constant dense<[2, -3]> : tensor<2xi64>
+  // expected-error @+2 {{'onnx.ConstantOfShape' op shape has a negative dim -3}}
+  // expected-error @+1 {{'onnx.ConstantOfShape' op failed to infer returned types}}
+  %0 = onnx.ConstantOfShape(%s) : (tensor<2xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f() -> tensor<2x3xf32> {
+  %s = onnx.Constant dense<[2, 3]> : tensor<2xi64>
+  // expected-error @+2 {{'onnx.ConstantOfShape' op inferred type(s) 'tensor<2x3xi64>' are incompatible with return type(s) of operation 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{'onnx.ConstantOfShape' op failed to infer returned types}}
+  %0 = onnx.ConstantOfShape(%s) {value = dense<1> : tensor<1xi64>} : (tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Range with a zero delta has no element count.
+func.func @f() -> tensor<?xi64> {
+  %s = onnx.Constant dense<0> : tensor<i64>
+  %l = onnx.Constant dense<10> : tensor<i64>
+  %d = onnx.Constant dense<0> : tensor<i64>
+  // expected-error @+2 {{'onnx.Range' op cannot count the elements of range(0.000000e+00, 1.000000e+01, 0.000000e+00)}}
+  // expected-error @+1 {{'onnx.Range' op failed to infer returned types}}
+  %0 = onnx.Range(%s, %l, %d) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+
+// -----
+
+func.func @f(%s: tensor<i64>, %l: tensor<i32>) -> tensor<?xi64> {
+  // expected-error @+2 {{'onnx.Range' op inputs have different element types}}
+  // expected-error @+1 {{'onnx.Range' op failed to infer returned types}}
+  %0 = onnx.Range(%s, %l, %s) : (tensor<i64>, tensor<i32>, tensor<i64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Softmax' op 'axis' = 2 is out of range for rank 2}}
+  // expected-error @+1 {{'onnx.Softmax' op failed to infer returned types}}
+  %0 = onnx.Softmax(%x) {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// LayerNormalization: Scale and B broadcast to the normalized dims X[axis:].
+func.func @f(%x: tensor<2x3x8xf32>, %g: tensor<4xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.LayerNormalization' op 'Scale' of shape 4 does not broadcast to the normalized dims 8}}
+  // expected-error @+1 {{'onnx.LayerNormalization' op failed to infer returned types}}
+  %0 = onnx.LayerNormalization(%x, %g) : (tensor<2x3x8xf32>, tensor<4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3x8xf32>, %g: tensor<8xf32>, %b: tensor<2x3x8xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.LayerNormalization' op 'B' of shape 2x3x8 does not broadcast to the normalized dims 3x8}}
+  // expected-error @+1 {{'onnx.LayerNormalization' op failed to infer returned types}}
+  %0 = onnx.LayerNormalization(%x, %g, %b) {axis = 1 : i64} : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<2x3x8xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3x8xf32>, %g: tensor<8xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.LayerNormalization' op 'axis' = 3 is out of range for rank 3}}
+  // expected-error @+1 {{'onnx.LayerNormalization' op failed to infer returned types}}
+  %0 = onnx.LayerNormalization(%x, %g) {axis = 3 : i64} : (tensor<2x3x8xf32>, tensor<8xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3x8xf32>, %g: tensor<8xf16>) -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.LayerNormalization' op requires the same element type for all operands and results}}
+  %0 = onnx.LayerNormalization(%x, %g) : (tensor<2x3x8xf32>, tensor<8xf16>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3x4xf32>) -> tensor<*xf32> {
+  %a = onnx.Constant dense<[3]> : tensor<1xi64>
+  // expected-error @+2 {{'onnx.ReduceMean' op axis 3 is out of range for rank 3}}
+  // expected-error @+1 {{'onnx.ReduceMean' op failed to infer returned types}}
+  %0 = onnx.ReduceMean(%x, %a) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// Reduce* axes: -1 is 2 again for rank 3.
+func.func @f(%x: tensor<2x3x4xf32>) -> tensor<*xf32> {
+  %a = onnx.Constant dense<[2, -1]> : tensor<2xi64>
+  // expected-error @+2 {{'onnx.ReduceSum' op axis -1 is repeated}}
+  // expected-error @+1 {{'onnx.ReduceSum' op failed to infer returned types}}
+  %0 = onnx.ReduceSum(%x, %a) : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// keepdims defaults to 1.
+func.func @f(%x: tensor<2x3x4xf32>) -> tensor<2x3xf32> {
+  %a = onnx.Constant dense<[2]> : tensor<1xi64>
+  // expected-error @+2 {{'onnx.ReduceMax' op inferred type(s) 'tensor<2x3x1xf32>' are incompatible with return type(s) of operation 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{'onnx.ReduceMax' op failed to infer returned types}}
+  %0 = onnx.ReduceMax(%x, %a) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xi1>) -> tensor<*xi1> {
+  // expected-error @+1 {{'onnx.ReduceSum' op operand #0 must be tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float or 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer or 8-bit unsigned integer or 16-bit unsigned integer or 32-bit unsigned integer or 64-bit unsigned integer values, but got 'tensor<2x3xi1>'}}
+  %0 = onnx.ReduceSum(%x) : (tensor<2x3xi1>) -> tensor<*xi1>
+  return %0 : tensor<*xi1>
+}
+
+// -----
+
+// Cast to STRING (8) is not supported.
+func.func @f(%x: tensor<4xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Cast' op 'to' = 8 names a data type that is not supported}}
+  // expected-error @+1 {{'onnx.Cast' op failed to infer returned types}}
+  %0 = onnx.Cast(%x) {to = 8 : i64} : (tensor<4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xi32> {
+  // expected-error @+2 {{'onnx.Cast' op inferred type(s) 'tensor<4xi64>' are incompatible with return type(s) of operation 'tensor<4xi32>'}}
+  // expected-error @+1 {{'onnx.Cast' op failed to infer returned types}}
+  %0 = onnx.Cast(%x) {to = 7 : i64} : (tensor<4xf32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// `to` is required.
+func.func @f(%x: tensor<4xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.Cast' op requires attribute 'to'}}
+  %0 = "onnx.Cast"(%x) : (tensor<4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<4xf32>, %b: tensor<4xi64>) -> tensor<*xi1> {
+  // expected-error @+2 {{'onnx.Less' op operands have different element types ('f32' and 'i64')}}
+  // expected-error @+1 {{'onnx.Less' op failed to infer returned types}}
+  %0 = onnx.Less(%a, %b) : (tensor<4xf32>, tensor<4xi64>) -> tensor<*xi1>
+  return %0 : tensor<*xi1>
+}
+
+// -----
+
+// Comparisons give bool.
+func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'onnx.Equal' op result #0 must be tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = onnx.Equal(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<4xf32>, %b: tensor<3xf32>) -> tensor<*xi1> {
+  // expected-error @+2 {{'onnx.Greater' op cannot broadcast shapes 4, 3}}
+  // expected-error @+1 {{'onnx.Greater' op failed to infer returned types}}
+  %0 = onnx.Greater(%a, %b) : (tensor<4xf32>, tensor<3xf32>) -> tensor<*xi1>
+  return %0 : tensor<*xi1>
+}
+
+// -----
+
+func.func @f(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xi64>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Where' op X and Y have different element types ('f32' and 'i64')}}
+  // expected-error @+1 {{'onnx.Where' op failed to infer returned types}}
+  %0 = onnx.Where(%c, %a, %b) : (tensor<4xi1>, tensor<4xf32>, tensor<4xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%c: tensor<4xf32>, %a: tensor<4xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.Where' op operand #0 must be tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = onnx.Where(%c, %a, %a) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%c: tensor<3xi1>, %a: tensor<4xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Where' op cannot broadcast shapes 3, 4, 4}}
+  // expected-error @+1 {{'onnx.Where' op failed to infer returned types}}
+  %0 = onnx.Where(%c, %a, %a) : (tensor<3xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<4xf32>, %b: tensor<2x1xf32>, %c: tensor<3xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Sum' op cannot broadcast shapes 4, 2x1, 3}}
+  // expected-error @+1 {{'onnx.Sum' op failed to infer returned types}}
+  %0 = onnx.Sum(%a, %b, %c) : (tensor<4xf32>, tensor<2x1xf32>, tensor<3xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<4xf32>, %b: tensor<4xi64>) -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.Max' op requires the same element type for all operands and results}}
+  %0 = onnx.Max(%a, %b) : (tensor<4xf32>, tensor<4xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f() -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.Mean' op expected 1 or more operands, but found 0}}
+  %0 = onnx.Mean() : () -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'onnx.Not' op operand #0 must be tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = onnx.Not(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<4xf32>, %b: tensor<2xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Pow' op cannot broadcast shapes 4, 2}}
+  // expected-error @+1 {{'onnx.Pow' op failed to infer returned types}}
+  %0 = onnx.Pow(%a, %b) : (tensor<4xf32>, tensor<2xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// Pow's result has the base's element type.
+func.func @f(%a: tensor<4xi64>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Pow' op inferred type(s) 'tensor<4xi64>' are incompatible with return type(s) of operation 'tensor<*xf32>'}}
+  // expected-error @+1 {{'onnx.Pow' op failed to infer returned types}}
+  %0 = onnx.Pow(%a, %a) : (tensor<4xi64>, tensor<4xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f() -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Concat' op needs at least one input}}
+  // expected-error @+1 {{'onnx.Concat' op failed to infer returned types}}
+  %0 = onnx.Concat() {axis = 0 : i64} : () -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
