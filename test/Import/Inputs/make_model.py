@@ -215,6 +215,36 @@ def bool_and_int_weights():
     return make(nodes, [], outputs, inits)
 
 
+@case
+def dropout_training():
+    """Dropout-13 with training_mode a constant true."""
+    inits = [numpy_helper.from_array(np.array(0.1, np.float32), "ratio"),
+             numpy_helper.from_array(np.array(True), "training")]
+    nodes = [helper.make_node("Dropout", ["x", "ratio", "training"], ["y"],
+                              name="drop")]
+    return make(nodes, [tensor_input("x", [2, 3])],
+                [tensor_input("y", None)], inits, opset=13)
+
+
+@case
+def layernorm_mean_used():
+    """LayerNormalization whose Mean output is a graph output."""
+    scale = numpy_helper.from_array(np.ones(8, np.float32), "scale")
+    nodes = [helper.make_node("LayerNormalization", ["x", "scale"],
+                              ["y", "mean"], name="ln", axis=-1)]
+    return make(nodes, [tensor_input("x", [2, 8])],
+                [tensor_input("y", None), tensor_input("mean", None)],
+                [scale])
+
+
+@case
+def cast_to_string():
+    nodes = [helper.make_node("Cast", ["x"], ["y"], name="to_text",
+                              to=TensorProto.STRING)]
+    return make(nodes, [tensor_input("x", [4])],
+                [tensor_input("y", None, TensorProto.STRING)])
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] not in CASES:
         sys.stderr.write("usage: make_model.py {%s} OUT.onnx\n" %
