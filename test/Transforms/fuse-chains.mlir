@@ -4,6 +4,7 @@
 // RUN: fuse-opt %s -split-input-file -fuse-chains -fuse-chains | FileCheck %s
 // RUN: fuse-opt %s -split-input-file -fuse-chains=pool-epilogue=false | FileCheck %s --check-prefix=NOPOOL
 // RUN: fuse-opt %s -split-input-file -fuse-chains=elementwise=false | FileCheck %s --check-prefix=NOELEM
+// RUN: fuse-opt %s -split-input-file -fuse-chains=reduction=false | FileCheck %s --check-prefix=NORED
 
 // The seed case: AveragePool followed by Relu becomes one pool_epilogue group.
 // CHECK-LABEL: func @avgpool_relu
@@ -263,3 +264,296 @@ func.func @single(%x: tensor<16xf32>) -> tensor<16xf32> {
   %0 = onnx.Relu(%x) : (tensor<16xf32>) -> tensor<16xf32>
   return %0 : tensor<16xf32>
 }
+
+// -----
+
+// Reduction groups. Scaled and masked attention scores: the Div and the
+// mask Add are the Softmax's prologue (the scale is cloned in, the mask
+// broadcasts in as an input).
+// CHECK-LABEL: func @scaled_masked_softmax
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x8x8xf32>, %[[M:.*]]: tensor<1x1x1x8xf32>)
+// CHECK: %[[G:.*]] = fuse.group reduction ins(%[[X]], %[[M]] : tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32> {
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: tensor<1x2x8x8xf32>, %[[MASK:.*]]: tensor<1x1x1x8xf32>):
+// CHECK-NEXT: %[[S:.*]] = onnx.Constant dense<2.82842708> : tensor<f32>
+// CHECK-NEXT: %[[D:.*]] = onnx.Div(%[[IN]], %[[S]])
+// CHECK-NEXT: %[[A:.*]] = onnx.Add(%[[D]], %[[MASK]])
+// CHECK-NEXT: %[[SM:.*]] = onnx.Softmax(%[[A]])
+// CHECK-NEXT: fuse.yield %[[SM]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]
+// Without reduction groups the prologue is an elementwise group of its own.
+// NORED-LABEL: func @scaled_masked_softmax
+// NORED: %[[G:.*]] = fuse.group elementwise
+// NORED: onnx.Div
+// NORED-NEXT: onnx.Add
+// NORED-NEXT: fuse.yield
+// NORED: onnx.Softmax(%[[G]])
+func.func @scaled_masked_softmax(%x: tensor<1x2x8x8xf32>, %mask: tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32> {
+  %s = onnx.Constant dense<2.828427> : tensor<f32>
+  %0 = onnx.Div(%x, %s) : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %1 = onnx.Add(%0, %mask) : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %2 = onnx.Softmax(%1) : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %2 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// Bias + residual + LayerNormalization.
+// CHECK-LABEL: func @residual_layernorm
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x16xf32>, %[[B:.*]]: tensor<16xf32>, %[[R:.*]]: tensor<1x4x16xf32>, %[[S:.*]]: tensor<16xf32>)
+// CHECK: fuse.group reduction ins(%[[X]], %[[B]], %[[R]], %[[S]] : tensor<1x4x16xf32>, tensor<16xf32>, tensor<1x4x16xf32>, tensor<16xf32>) -> tensor<1x4x16xf32> {
+// CHECK-NEXT: ^bb0(%[[X1:.*]]: tensor<1x4x16xf32>, %[[B1:.*]]: tensor<16xf32>, %[[R1:.*]]: tensor<1x4x16xf32>, %[[S1:.*]]: tensor<16xf32>):
+// CHECK-NEXT: %[[A0:.*]] = onnx.Add(%[[X1]], %[[B1]])
+// CHECK-NEXT: %[[A1:.*]] = onnx.Add(%[[A0]], %[[R1]])
+// CHECK-NEXT: %[[LN:.*]] = onnx.LayerNormalization(%[[A1]], %[[S1]], %[[B1]])
+// CHECK-NEXT: fuse.yield %[[LN]]
+func.func @residual_layernorm(%x: tensor<1x4x16xf32>, %b: tensor<16xf32>, %r: tensor<1x4x16xf32>, %g: tensor<16xf32>) -> tensor<1x4x16xf32> {
+  %0 = onnx.Add(%x, %b) : (tensor<1x4x16xf32>, tensor<16xf32>) -> tensor<1x4x16xf32>
+  %1 = onnx.Add(%0, %r) : (tensor<1x4x16xf32>, tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
+  %2 = onnx.LayerNormalization(%1, %g, %b) : (tensor<1x4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x4x16xf32>
+  return %2 : tensor<1x4x16xf32>
+}
+
+// -----
+
+// ReduceMean of a square (a diamond prologue: one value used twice by one
+// op); the axes constant is cloned into the group for the lowering.
+// CHECK-LABEL: func @reduce_mean_prologue
+// CHECK: fuse.group reduction ins(%{{.*}} : tensor<2x3x4xf32>) -> tensor<2x3x1xf32> {
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: tensor<2x3x4xf32>):
+// CHECK-NEXT: %[[AX:.*]] = onnx.Constant dense<-1> : tensor<1xi64>
+// CHECK-NEXT: %[[SQ:.*]] = onnx.Mul(%[[IN]], %[[IN]])
+// CHECK-NEXT: %[[M:.*]] = onnx.ReduceMean(%[[SQ]], %[[AX]])
+// CHECK-NEXT: fuse.yield %[[M]]
+// CHECK-NOT: onnx.Constant
+// NORED-LABEL: func @reduce_mean_prologue
+// NORED-NOT: fuse.group
+// NORED: onnx.ReduceMean
+// NORED-NEXT: return
+func.func @reduce_mean_prologue(%x: tensor<2x3x4xf32>) -> tensor<2x3x1xf32> {
+  %a = onnx.Constant dense<[-1]> : tensor<1xi64>
+  %0 = onnx.Mul(%x, %x) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %1 = onnx.ReduceMean(%0, %a) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x3x1xf32>
+  return %1 : tensor<2x3x1xf32>
+}
+
+// -----
+
+// An epilogue after the reduction: the elementwise chain over its result.
+// CHECK-LABEL: func @softmax_epilogue
+// CHECK: fuse.group reduction ins(%{{.*}} : tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK: onnx.Softmax
+// CHECK-NEXT: onnx.Log
+// CHECK-NEXT: onnx.Neg
+// CHECK-NEXT: fuse.yield
+func.func @softmax_epilogue(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = onnx.Softmax(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = onnx.Log(%0) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = onnx.Neg(%1) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+
+// -----
+
+// The epilogue of a reduction with keepdims = 0 runs over the reduced shape.
+// CHECK-LABEL: func @reduce_sum_epilogue
+// CHECK: fuse.group reduction ins(%{{.*}} : tensor<2x3x4xf32>) -> tensor<2x3xf32> {
+// CHECK: onnx.ReduceSum
+// CHECK-NEXT: onnx.Sqrt
+// CHECK-NEXT: fuse.yield
+func.func @reduce_sum_epilogue(%x: tensor<2x3x4xf32>) -> tensor<2x3xf32> {
+  %a = onnx.Constant dense<[-1]> : tensor<1xi64>
+  %0 = onnx.ReduceSum(%x, %a) {keepdims = 0 : i64} : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x3xf32>
+  %1 = onnx.Sqrt(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// -----
+
+// Attention: the Softmax group stops at the MatMuls on both sides.
+// CHECK-LABEL: func @attention
+// CHECK: %[[QK:.*]] = onnx.MatMul
+// CHECK-NEXT: %[[G:.*]] = fuse.group reduction ins(%[[QK]] : tensor<2x8x8xf32>)
+// CHECK: onnx.Div
+// CHECK-NEXT: onnx.Softmax
+// CHECK-NEXT: fuse.yield
+// CHECK: onnx.MatMul(%[[G]], %{{.*}})
+func.func @attention(%q: tensor<2x8x4xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %s = onnx.Constant dense<2.0> : tensor<f32>
+  %0 = onnx.MatMul(%q, %k) : (tensor<2x8x4xf32>, tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
+  %1 = onnx.Div(%0, %s) : (tensor<2x8x8xf32>, tensor<f32>) -> tensor<2x8x8xf32>
+  %2 = onnx.Softmax(%1) : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %3 = onnx.MatMul(%2, %v) : (tensor<2x8x8xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %3 : tensor<2x8x4xf32>
+}
+
+// -----
+
+// Must not swallow: the prologue value %0 is also returned, so only the
+// Relu after it joins the group and %0 is an input.
+// CHECK-LABEL: func @prologue_used_outside
+// CHECK: %[[A:.*]] = onnx.Add
+// CHECK-NEXT: %[[G:.*]] = fuse.group reduction ins(%[[A]] : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: tensor<4x8xf32>):
+// CHECK-NEXT: %[[R:.*]] = onnx.Relu(%[[IN]])
+// CHECK-NEXT: onnx.Softmax(%[[R]])
+// CHECK: return %[[G]], %[[A]]
+func.func @prologue_used_outside(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = onnx.Add(%x, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %1 = onnx.Relu(%0) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = onnx.Softmax(%1) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %2, %0 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Must not swallow: a producer of another shape (it would broadcast into
+// the iteration space) stays outside; the broadcasting Add joins.
+// CHECK-LABEL: func @prologue_other_shape
+// CHECK: %[[R:.*]] = onnx.Relu(%{{.*}}) : (tensor<8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: fuse.group reduction ins(%[[R]], %{{.*}} : tensor<8xf32>, tensor<4x8xf32>)
+// CHECK: onnx.Add
+// CHECK-NEXT: onnx.Softmax
+func.func @prologue_other_shape(%x: tensor<8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = onnx.Relu(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  %1 = onnx.Add(%0, %y) : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = onnx.Softmax(%1) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+
+// -----
+
+// Must not fuse: a reduction over a dynamic shape.
+// CHECK-LABEL: func @dynamic_softmax
+// CHECK-NOT: fuse.group
+func.func @dynamic_softmax(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %0 = onnx.Relu(%x) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  %1 = onnx.Softmax(%0) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %1 : tensor<?x8xf32>
+}
+
+// -----
+
+// A reduction alone is not a group.
+// CHECK-LABEL: func @lone_reduction
+// CHECK-NOT: fuse.group
+func.func @lone_reduction(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = onnx.Softmax(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Merges. MatMul + bias + GELU (erf form, as PyTorch exports it): the bias
+// Add feeds both the Div and the first Mul, so the epilogue chain stops
+// there and the GELU becomes an elementwise group; that group, the only
+// user of the epilogue, joins it: one contraction_epilogue.
+// CHECK-LABEL: func @matmul_bias_gelu
+// CHECK-SAME: (%[[A:.*]]: tensor<2x4x16xf32>, %[[W:.*]]: tensor<16x32xf32>, %[[B:.*]]: tensor<32xf32>)
+// CHECK-NOT: onnx.Constant
+// CHECK: %[[G:.*]] = fuse.group contraction_epilogue ins(%[[A]], %[[W]], %[[B]] : tensor<2x4x16xf32>, tensor<16x32xf32>, tensor<32xf32>) -> tensor<2x4x32xf32> {
+// CHECK-NEXT: ^bb0(%[[A1:.*]]: tensor<2x4x16xf32>, %[[W1:.*]]: tensor<16x32xf32>, %[[B1:.*]]: tensor<32xf32>):
+// CHECK-DAG: %[[SQRT2:.*]] = onnx.Constant dense<1.41421354> : tensor<f32>
+// CHECK-DAG: %[[ONE:.*]] = onnx.Constant dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[HALF:.*]] = onnx.Constant dense<5.000000e-01> : tensor<f32>
+// CHECK: %[[MM:.*]] = onnx.MatMul(%[[A1]], %[[W1]])
+// CHECK-NEXT: %[[BIAS:.*]] = onnx.Add(%[[B1]], %[[MM]])
+// CHECK-NEXT: %[[D:.*]] = onnx.Div(%[[BIAS]], %[[SQRT2]])
+// CHECK-NEXT: %[[E:.*]] = onnx.Erf(%[[D]])
+// CHECK-NEXT: %[[P:.*]] = onnx.Add(%[[E]], %[[ONE]])
+// CHECK-NEXT: %[[M0:.*]] = onnx.Mul(%[[BIAS]], %[[P]])
+// CHECK-NEXT: %[[M1:.*]] = onnx.Mul(%[[M0]], %[[HALF]])
+// CHECK-NEXT: fuse.yield %[[M1]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]
+// Without elementwise groups there is nothing to merge.
+// NOELEM-LABEL: func @matmul_bias_gelu
+// NOELEM: fuse.group contraction_epilogue
+// NOELEM: onnx.MatMul
+// NOELEM-NEXT: onnx.Add
+// NOELEM-NEXT: fuse.yield
+// NOELEM: onnx.Div
+// NOELEM-NOT: fuse.group
+// NOELEM: return
+func.func @matmul_bias_gelu(%a: tensor<2x4x16xf32>, %w: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<2x4x32xf32> {
+  %sqrt2 = onnx.Constant dense<1.41421354> : tensor<f32>
+  %one = onnx.Constant dense<1.0> : tensor<f32>
+  %half = onnx.Constant dense<0.5> : tensor<f32>
+  %0 = onnx.MatMul(%a, %w) : (tensor<2x4x16xf32>, tensor<16x32xf32>) -> tensor<2x4x32xf32>
+  %1 = onnx.Add(%b, %0) : (tensor<32xf32>, tensor<2x4x32xf32>) -> tensor<2x4x32xf32>
+  %2 = onnx.Div(%1, %sqrt2) : (tensor<2x4x32xf32>, tensor<f32>) -> tensor<2x4x32xf32>
+  %3 = onnx.Erf(%2) : (tensor<2x4x32xf32>) -> tensor<2x4x32xf32>
+  %4 = onnx.Add(%3, %one) : (tensor<2x4x32xf32>, tensor<f32>) -> tensor<2x4x32xf32>
+  %5 = onnx.Mul(%1, %4) : (tensor<2x4x32xf32>, tensor<2x4x32xf32>) -> tensor<2x4x32xf32>
+  %6 = onnx.Mul(%5, %half) : (tensor<2x4x32xf32>, tensor<f32>) -> tensor<2x4x32xf32>
+  return %6 : tensor<2x4x32xf32>
+}
+
+// -----
+
+// An ungrouped contraction (its result used twice, by the SiLU's Sigmoid
+// and Mul) takes the elementwise group after it.
+// CHECK-LABEL: func @matmul_silu
+// CHECK: fuse.group contraction_epilogue
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: %[[M:.*]] = onnx.MatMul
+// CHECK-NEXT: %[[S:.*]] = onnx.Sigmoid(%[[M]])
+// CHECK-NEXT: onnx.Mul(%[[M]], %[[S]])
+// CHECK-NEXT: fuse.yield
+// CHECK-NOT: fuse.group
+func.func @matmul_silu(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %0 = onnx.MatMul(%a, %b) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %1 = onnx.Sigmoid(%0) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = onnx.Mul(%0, %1) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+
+// -----
+
+// The same for a pooling op: one pool_epilogue.
+// CHECK-LABEL: func @pool_diamond
+// CHECK: fuse.group pool_epilogue
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: onnx.MaxPool
+// CHECK-NEXT: onnx.Sigmoid
+// CHECK-NEXT: onnx.Tanh
+// CHECK-NEXT: onnx.Mul
+// CHECK-NEXT: fuse.yield
+func.func @pool_diamond(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  %p = onnx.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %s = onnx.Sigmoid(%p) : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %t = onnx.Tanh(%p) : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %m = onnx.Mul(%s, %t) : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %m : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Must not merge: the contraction's result is also returned.
+// CHECK-LABEL: func @no_merge_used_outside
+// CHECK: %[[M:.*]] = onnx.MatMul
+// CHECK-NEXT: %[[G:.*]] = fuse.group elementwise ins(%[[M]] : tensor<4x8xf32>)
+// CHECK: return %[[G]], %[[M]]
+func.func @no_merge_used_outside(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = onnx.MatMul(%a, %b) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %1 = onnx.Sigmoid(%0) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = onnx.Mul(%0, %1) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = onnx.Neg(%2) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %3, %0 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Must not merge: the elementwise group broadcasts the contraction's
+// result to a larger shape.
+// CHECK-LABEL: func @no_merge_other_shape
+// CHECK: %[[M:.*]] = onnx.MatMul
+// CHECK-NEXT: fuse.group elementwise ins(%[[M]], %{{.*}} : tensor<4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NOT: contraction_epilogue
+func.func @no_merge_other_shape(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %c: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %0 = onnx.MatMul(%a, %b) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %1 = onnx.Add(%0, %c) : (tensor<4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %2 = onnx.Relu(%1) : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %2 : tensor<2x4x8xf32>
+}
+

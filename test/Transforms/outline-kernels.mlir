@@ -49,3 +49,34 @@ func.func @passthrough(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
   %c = onnx.Constant dense<[1.0, 2.0]> : tensor<2xf32>
   return %x, %c : tensor<4xf32>, tensor<2xf32>
 }
+
+// -----
+
+// Small integer constants (axes, gather indices, slice bounds) are read at
+// compile time: they are cloned into the kernels, never parameters. A
+// reduction group is a `reduction` kernel.
+// CHECK-LABEL: func.func @shape_constants
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>, %{{.*}}: tensor<5xi64>, %[[T:.*]]: tensor<10x4xf32>)
+// CHECK-NEXT: %[[R:.*]] = call @k0_reduction(%[[X]]) : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+// CHECK-NEXT: %[[G:.*]] = call @k1_gather(%[[T]]) : (tensor<10x4xf32>) -> tensor<5x4xf32>
+// CHECK-NEXT: return %[[R]], %[[G]]
+// CHECK: func.func private @k0_reduction(%[[A:.*]]: tensor<2x3x4xf32>) -> tensor<2x3x1xf32> attributes {fuse.kernel}
+// CHECK-NEXT: %[[AX:.*]] = onnx.Constant dense<-1> : tensor<1xi64>
+// CHECK-NEXT: %[[SQ:.*]] = onnx.Mul(%[[A]], %[[A]])
+// CHECK-NEXT: onnx.ReduceMean(%[[SQ]], %[[AX]])
+// CHECK: func.func private @k1_gather(%[[D:.*]]: tensor<10x4xf32>) -> tensor<5x4xf32> attributes {fuse.kernel}
+// CHECK-NEXT: %[[I:.*]] = onnx.Constant dense<[0, -1, 3, 2, 9]> : tensor<5xi64>
+// CHECK-NEXT: onnx.Gather(%[[D]], %[[I]])
+func.func @shape_constants(%x: tensor<2x3x4xf32>, %ids: tensor<5xi64>, %t: tensor<10x4xf32>) -> (tensor<2x3x1xf32>, tensor<5x4xf32>) {
+  %a = onnx.Constant dense<[-1]> : tensor<1xi64>
+  %0 = fuse.group reduction ins(%x : tensor<2x3x4xf32>) -> tensor<2x3x1xf32> {
+  ^bb0(%in: tensor<2x3x4xf32>):
+    %axes = onnx.Constant dense<-1> : tensor<1xi64>
+    %sq = onnx.Mul(%in, %in) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    %m = onnx.ReduceMean(%sq, %axes) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x3x1xf32>
+    fuse.yield %m : tensor<2x3x1xf32>
+  }
+  %i = onnx.Constant dense<[0, -1, 3, 2, 9]> : tensor<5xi64>
+  %1 = onnx.Gather(%t, %i) : (tensor<10x4xf32>, tensor<5xi64>) -> tensor<5x4xf32>
+  return %0, %1 : tensor<2x3x1xf32>, tensor<5x4xf32>
+}

@@ -1,0 +1,286 @@
+// RUN: fuse-opt %s -split-input-file -fuse-simplify-graph -verify-diagnostics | FileCheck %s
+
+// The exporter's shape subgraph (Shape -> Gather -> Unsqueeze -> Concat)
+// folds to a constant once the input shape is static; the Reshape's result
+// becomes static, and so does every later op and the function's result.
+// The constants only the subgraph used are erased.
+// CHECK-LABEL: func @shape_chain
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>) -> tensor<2x12xf32>
+// CHECK-NEXT: %[[S:.*]] = onnx.Constant dense<[2, -1]> : tensor<2xi64>
+// CHECK-NEXT: %[[R:.*]] = onnx.Reshape(%[[X]], %[[S]]) : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<2x12xf32>
+// CHECK-NEXT: %[[Y:.*]] = onnx.Relu(%[[R]]) : (tensor<2x12xf32>) -> tensor<2x12xf32>
+// CHECK-NEXT: return %[[Y]] : tensor<2x12xf32>
+func.func @shape_chain(%x: tensor<2x3x4xf32>) -> tensor<?x?xf32> {
+  %s = onnx.Shape(%x) : (tensor<2x3x4xf32>) -> tensor<3xi64>
+  %i = onnx.Constant dense<0> : tensor<i64>
+  %n = onnx.Gather(%s, %i) : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %a = onnx.Constant dense<[0]> : tensor<1xi64>
+  %u = onnx.Unsqueeze(%n, %a) : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+  %m = onnx.Constant dense<[-1]> : tensor<1xi64>
+  %c = onnx.Concat(%u, %m) {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %r = onnx.Reshape(%x, %c) : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %y = onnx.Relu(%r) : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// Attention heads: a Slice of the shape and a Concat give a rank-4 Reshape,
+// whose unranked result, and the Transpose's, become static.
+// CHECK-LABEL: func @attention_shapes
+// CHECK-SAME: -> tensor<1x2x8x8xf32>
+// CHECK-NEXT: %[[S:.*]] = onnx.Constant dense<[1, 8, 2, 8]> : tensor<4xi64>
+// CHECK-NEXT: %[[R:.*]] = onnx.Reshape(%{{.*}}, %[[S]]) : (tensor<1x8x16xf32>, tensor<4xi64>) -> tensor<1x8x2x8xf32>
+// CHECK-NEXT: onnx.Transpose(%[[R]]) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x8xf32>) -> tensor<1x2x8x8xf32>
+// CHECK-NOT: onnx.Slice
+// CHECK-NOT: onnx.Concat
+func.func @attention_shapes(%x: tensor<1x8x16xf32>) -> tensor<*xf32> {
+  %s = onnx.Shape(%x) : (tensor<1x8x16xf32>) -> tensor<3xi64>
+  %st = onnx.Constant dense<[0]> : tensor<1xi64>
+  %en = onnx.Constant dense<[2]> : tensor<1xi64>
+  %head = onnx.Slice(%s, %st, %en) : (tensor<3xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %tail = onnx.Constant dense<[2, 8]> : tensor<2xi64>
+  %shape = onnx.Concat(%head, %tail) {axis = 0 : i64} : (tensor<2xi64>, tensor<2xi64>) -> tensor<4xi64>
+  %r = onnx.Reshape(%x, %shape) : (tensor<1x8x16xf32>, tensor<4xi64>) -> tensor<*xf32>
+  %t = onnx.Transpose(%r) {perm = array<i64: 0, 2, 1, 3>} : (tensor<*xf32>) -> tensor<*xf32>
+  return %t : tensor<*xf32>
+}
+
+// -----
+
+// The attention mask computed from a constant: Cast, Sub and Mul fold into
+// one constant (0 where the mask is 1, -10000 where it is 0).
+// CHECK-LABEL: func @mask
+// CHECK-NEXT: %[[B:.*]] = onnx.Constant dense<{{\[\[}}-0.000000e+00, -0.000000e+00, -1.000000e+04, -0.000000e+00]]> : tensor<1x4xf32>
+// CHECK-NEXT: onnx.Add(%{{.*}}, %[[B]])
+// CHECK-NOT: onnx.Cast
+func.func @mask(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %m = onnx.Constant dense<[[1, 1, 0, 1]]> : tensor<1x4xi64>
+  %f = onnx.Cast(%m) {to = 1 : i64} : (tensor<1x4xi64>) -> tensor<1x4xf32>
+  %one = onnx.Constant dense<1.0> : tensor<f32>
+  %inv = onnx.Sub(%one, %f) : (tensor<f32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %big = onnx.Constant dense<-10000.0> : tensor<f32>
+  %bias = onnx.Mul(%inv, %big) : (tensor<1x4xf32>, tensor<f32>) -> tensor<1x4xf32>
+  %y = onnx.Add(%x, %bias) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// ConstantOfShape (of a folded Shape) and Range fold to constants.
+// CHECK-LABEL: func @constant_of_shape_range
+// CHECK-SAME: -> (tensor<2x3xi64>, tensor<5xi64>, tensor<3xf32>, tensor<2x3xf32>)
+// CHECK-NEXT: %[[C:.*]] = onnx.Constant dense<7> : tensor<2x3xi64>
+// CHECK-NEXT: %[[R:.*]] = onnx.Constant dense<[0, 1, 2, 3, 4]> : tensor<5xi64>
+// CHECK-NEXT: %[[F:.*]] = onnx.Constant dense<[5.000000e-01, 1.000000e+00, 1.500000e+00]> : tensor<3xf32>
+// CHECK-NEXT: %[[Z:.*]] = onnx.Constant dense<0.000000e+00> : tensor<2x3xf32>
+// CHECK-NEXT: %[[A:.*]] = onnx.Add(%{{.*}}, %[[Z]])
+// CHECK-NEXT: return %[[C]], %[[R]], %[[F]], %[[A]]
+func.func @constant_of_shape_range(%x: tensor<2x3xf32>) -> (tensor<?x?xi64>, tensor<?xi64>, tensor<?xf32>, tensor<2x3xf32>) {
+  %s = onnx.Shape(%x) : (tensor<2x3xf32>) -> tensor<2xi64>
+  %0 = onnx.ConstantOfShape(%s) {value = dense<7> : tensor<1xi64>} : (tensor<2xi64>) -> tensor<?x?xi64>
+  %a = onnx.Constant dense<0> : tensor<i64>
+  %b = onnx.Constant dense<5> : tensor<i64>
+  %c = onnx.Constant dense<1> : tensor<i64>
+  %1 = onnx.Range(%a, %b, %c) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  %fa = onnx.Constant dense<0.5> : tensor<f32>
+  %fb = onnx.Constant dense<2.0> : tensor<f32>
+  %fc = onnx.Constant dense<0.5> : tensor<f32>
+  %2 = onnx.Range(%fa, %fb, %fc) : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  %z = onnx.ConstantOfShape(%s) : (tensor<2xi64>) -> tensor<2x3xf32>
+  %3 = onnx.Add(%x, %z) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1, %2, %3 : tensor<?x?xi64>, tensor<?xi64>, tensor<?xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// BatchNormalization after a Conv it alone uses folds into the Conv: each
+// output channel's filter is scaled by a = scale / sqrt(var + epsilon) and
+// the bias becomes B * a + (bias - mean * a). Here a = [1, 3] and
+// bias - mean * a = [0, -1].
+// CHECK-LABEL: func @conv_bn
+// CHECK-NEXT: %[[W:.*]] = onnx.Constant dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}1.500000e+01]]]]> : tensor<2x1x1x1xf32>
+// CHECK-NEXT: %[[B:.*]] = onnx.Constant dense<[1.000000e+01, 5.900000e+01]> : tensor<2xf32>
+// CHECK-NEXT: %[[C:.*]] = onnx.Conv(%{{.*}}, %[[W]], %[[B]]) : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+// CHECK-NEXT: return %[[C]]
+// CHECK-NOT: onnx.BatchNormalization
+func.func @conv_bn(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = onnx.Constant dense<[[[[2.0]]], [[[5.0]]]]> : tensor<2x1x1x1xf32>
+  %b = onnx.Constant dense<[10.0, 20.0]> : tensor<2xf32>
+  %scale = onnx.Constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %bias = onnx.Constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %mean = onnx.Constant dense<[1.0, 1.0]> : tensor<2xf32>
+  %var = onnx.Constant dense<[4.0, 1.0]> : tensor<2xf32>
+  %c = onnx.Conv(%x, %w, %b) : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %y = onnx.BatchNormalization(%c, %scale, %bias, %mean, %var) {epsilon = 0.0 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A Conv without a bias gets one; the Conv's attributes are kept.
+// CHECK-LABEL: func @conv_bn_no_bias
+// CHECK-NEXT: %[[W:.*]] = onnx.Constant dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}1.500000e+01]]]]> : tensor<2x1x1x1xf32>
+// CHECK-NEXT: %[[B:.*]] = onnx.Constant dense<[0.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: %[[C:.*]] = onnx.Conv(%{{.*}}, %[[W]], %[[B]]) {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @conv_bn_no_bias(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x3x3xf32> {
+  %w = onnx.Constant dense<[[[[2.0]]], [[[5.0]]]]> : tensor<2x1x1x1xf32>
+  %scale = onnx.Constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %bias = onnx.Constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %mean = onnx.Constant dense<[1.0, 1.0]> : tensor<2xf32>
+  %var = onnx.Constant dense<[4.0, 1.0]> : tensor<2xf32>
+  %c = onnx.Conv(%x, %w) {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %y = onnx.BatchNormalization(%c, %scale, %bias, %mean, %var) {epsilon = 0.0 : f32} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// Filters of more than a few elements are written to a resource blob.
+// CHECK-LABEL: func @conv_bn_blob
+// CHECK-NEXT: %[[W:.*]] = onnx.Constant dense_resource<[[BLOB:folded_W_[0-9]+]]> : tensor<4x1x3x3xf32>
+// CHECK-NEXT: %[[B:.*]] = onnx.Constant dense<[0.000000e+00, -1.000000e+00, 0.000000e+00, 0.000000e+00]> : tensor<4xf32>
+// CHECK-NEXT: onnx.Conv(%{{.*}}, %[[W]], %[[B]])
+// The filters 0..35 scaled by [1, 3, 1, 0.5] per output channel: 0, 1, ...,
+// 8, then 27 (0x41D80000), ..., 18 (0x41900000), ..., 13.5 (0x41580000).
+// CHECK: [[BLOB]]: "0x08000000000000000000803F0000004000004040000080400000A0400000C0400000E040000000410000D8410000F041000004420000104200001C4200002842000034420000404200004C4200009041000098410000A0410000A8410000B0410000B8410000C0410000C8410000D041000058410000604100006841000070410000784100008041000084410000884100008C41"
+func.func @conv_bn_blob(%x: tensor<1x1x6x6xf32>) -> tensor<1x4x4x4xf32> {
+  %w = onnx.Constant dense<[[[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0]]], [[[9.0, 10.0, 11.0], [12.0, 13.0, 14.0], [15.0, 16.0, 17.0]]], [[[18.0, 19.0, 20.0], [21.0, 22.0, 23.0], [24.0, 25.0, 26.0]]], [[[27.0, 28.0, 29.0], [30.0, 31.0, 32.0], [33.0, 34.0, 35.0]]]]> : tensor<4x1x3x3xf32>
+  %scale = onnx.Constant dense<[2.0, 3.0, 1.0, 0.5]> : tensor<4xf32>
+  %bias = onnx.Constant dense<[1.0, 2.0, 0.0, 0.0]> : tensor<4xf32>
+  %mean = onnx.Constant dense<[1.0, 1.0, 0.0, 0.0]> : tensor<4xf32>
+  %var = onnx.Constant dense<[4.0, 1.0, 1.0, 1.0]> : tensor<4xf32>
+  %c = onnx.Conv(%x, %w) : (tensor<1x1x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %y = onnx.BatchNormalization(%c, %scale, %bias, %mean, %var) {epsilon = 0.0 : f32} : (tensor<1x4x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return %y : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// BatchNormalization on anything else becomes X * a + (bias - mean * a),
+// with per-channel constants shaped to broadcast along dim 1.
+// CHECK-LABEL: func @bn_alone
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x4x4xf32>)
+// CHECK-NEXT: %[[A:.*]] = onnx.Constant dense<{{\[\[\[}}1.000000e+00]], {{\[\[}}3.000000e+00]]]> : tensor<2x1x1xf32>
+// CHECK-NEXT: %[[B:.*]] = onnx.Constant dense<{{\[\[\[}}0.000000e+00]], {{\[\[}}-1.000000e+00]]]> : tensor<2x1x1xf32>
+// CHECK-NEXT: %[[M:.*]] = onnx.Mul(%[[X]], %[[A]]) : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+// CHECK-NEXT: %[[Y:.*]] = onnx.Add(%[[M]], %[[B]]) : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @bn_alone(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %scale = onnx.Constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %bias = onnx.Constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %mean = onnx.Constant dense<[1.0, 1.0]> : tensor<2xf32>
+  %var = onnx.Constant dense<[4.0, 1.0]> : tensor<2xf32>
+  %y = onnx.BatchNormalization(%x, %scale, %bias, %mean, %var) {epsilon = 0.0 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A Conv whose result is also used elsewhere keeps its filters; the BN is
+// decomposed.
+// CHECK-LABEL: func @conv_two_users
+// CHECK: %[[W:.*]] = onnx.Constant dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}5.000000e+00]]]]> : tensor<2x1x1x1xf32>
+// CHECK-NEXT: %[[C:.*]] = onnx.Conv(%{{.*}}, %[[W]]) :
+// CHECK: %[[M:.*]] = onnx.Mul(%[[C]], %{{.*}})
+// CHECK-NEXT: %[[Y:.*]] = onnx.Add(%[[M]], %{{.*}})
+// CHECK-NEXT: return %[[Y]], %[[C]]
+// CHECK-NOT: onnx.BatchNormalization
+func.func @conv_two_users(%x: tensor<1x1x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w = onnx.Constant dense<[[[[2.0]]], [[[5.0]]]]> : tensor<2x1x1x1xf32>
+  %scale = onnx.Constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %bias = onnx.Constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %mean = onnx.Constant dense<[1.0, 1.0]> : tensor<2xf32>
+  %var = onnx.Constant dense<[4.0, 1.0]> : tensor<2xf32>
+  %c = onnx.Conv(%x, %w) : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %y = onnx.BatchNormalization(%c, %scale, %bias, %mean, %var) {epsilon = 0.0 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %y, %c : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Filters that are not constants cannot be scaled: decomposed.
+// CHECK-LABEL: func @conv_weights_not_constant
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1x4x4xf32>, %[[W:.*]]: tensor<2x1x1x1xf32>)
+// CHECK-NEXT: %[[C:.*]] = onnx.Conv(%[[X]], %[[W]]) :
+// CHECK: onnx.Mul(%[[C]], %{{.*}})
+// CHECK-NEXT: onnx.Add
+func.func @conv_weights_not_constant(%x: tensor<1x1x4x4xf32>, %w: tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  %scale = onnx.Constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %bias = onnx.Constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %mean = onnx.Constant dense<[1.0, 1.0]> : tensor<2xf32>
+  %var = onnx.Constant dense<[4.0, 1.0]> : tensor<2xf32>
+  %c = onnx.Conv(%x, %w) : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %y = onnx.BatchNormalization(%c, %scale, %bias, %mean, %var) {epsilon = 0.0 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Statistics that are not constants: the BN stays.
+// CHECK-LABEL: func @bn_stats_not_constant
+// CHECK: onnx.BatchNormalization(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) :
+// CHECK-NOT: onnx.Mul
+func.func @bn_stats_not_constant(%x: tensor<1x2x4x4xf32>, %var: tensor<2xf32>) -> tensor<1x2x4x4xf32> {
+  %scale = onnx.Constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %y = onnx.BatchNormalization(%x, %scale, %scale, %scale, %var) : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Identity (and Dropout, imported as Identity) is forwarded, except one
+// that is returned: a graph output needs a value of its own.
+// CHECK-LABEL: func @identity
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: %[[R:.*]] = onnx.Relu(%[[X]])
+// CHECK-NEXT: %[[I:.*]] = onnx.Identity(%[[R]])
+// CHECK-NEXT: %[[N:.*]] = onnx.Neg(%[[R]])
+// CHECK-NEXT: return %[[I]], %[[N]]
+func.func @identity(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = onnx.Identity(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = onnx.Relu(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = onnx.Identity(%1) : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = onnx.Identity(%1) : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = onnx.Neg(%3) : (tensor<4xf32>) -> tensor<4xf32>
+  return %2, %4 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Dead ops, chains of them and unused constants are erased.
+// CHECK-LABEL: func @dead
+// CHECK-NEXT: %[[S:.*]] = onnx.Sigmoid
+// CHECK-NEXT: return %[[S]]
+func.func @dead(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = onnx.Relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = onnx.Exp(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = onnx.Neg(%1) : (tensor<4xf32>) -> tensor<4xf32>
+  %c = onnx.Constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %3 = onnx.Sigmoid(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %3 : tensor<4xf32>
+}
+
+// -----
+
+// Refined types can contradict the graph: the Reshape turns out to be 2x3,
+// which does not broadcast with 5 ...
+func.func @contradiction(%x: tensor<2x3xf32>, %b: tensor<5xf32>) -> tensor<?x?xf32> {
+  %s = onnx.Shape(%x) : (tensor<2x3xf32>) -> tensor<2xi64>
+  %r = onnx.Reshape(%x, %s) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  // expected-error @+1 {{'onnx.Add' op cannot broadcast shapes 2x3 and 5}}
+  %y = onnx.Add(%r, %b) : (tensor<?x?xf32>, tensor<5xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// ... or differs from a result type the IR declares.
+func.func @contradiction_type(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %s = onnx.Shape(%x) : (tensor<2x3xf32>) -> tensor<2xi64>
+  %r = onnx.Reshape(%x, %s) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  // expected-error @+1 {{'onnx.Relu' op result type 'tensor<3x2xf32>' contradicts the inferred type 'tensor<2x3xf32>'}}
+  %y = onnx.Relu(%r) : (tensor<?x?xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
