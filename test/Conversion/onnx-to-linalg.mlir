@@ -138,3 +138,360 @@ func.func @host(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = onnx.Relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Softmax along axis 1: a max reduction and a sum of exp(x - max) over the
+// axis (kept as size 1), then one generic over the input that reads both
+// row statistics and is marked with the row dim.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[ACC:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ROWACC:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2)>
+// CHECK-DAG: #[[ID3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, 0, d2)>
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x8xf32>)
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[MAXINIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<2x1x8xf32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[ACC]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<2x3x8xf32>) outs(%[[MAXINIT]] : tensor<2x1x8xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[ROWACC]], #[[ACC]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[X]], %[[MAX]] : tensor<2x3x8xf32>, tensor<2x1x8xf32>)
+// CHECK: arith.subf
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.addf
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID3]], #[[ROW]], #[[ROW]], #[[ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[MAX]], %[[SUM]] : tensor<2x3x8xf32>, tensor<2x1x8xf32>, tensor<2x1x8xf32>) outs(%{{.*}} : tensor<2x3x8xf32>) attrs = {fuse.row_dims = array<i64: 1>}
+// CHECK: arith.subf
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.divf
+// CHECK: return %[[Y]]
+func.func @softmax(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> attributes {fuse.kernel} {
+  %0 = onnx.Softmax(%x) {axis = 1 : i64} : (tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  return %0 : tensor<2x3x8xf32>
+}
+
+// -----
+
+// LayerNormalization over the last dim: the sum, then the sum of squared
+// deviations from the mean (two passes), then the normalized, scaled and
+// shifted value; Scale and B are read along the normalized dim.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[ID3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+// CHECK-DAG: #[[VEC:.*]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-LABEL: func.func @layernorm
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x8xf32>, %[[G:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[IN]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<2x3x8xf32>) outs(%{{.*}} : tensor<2x3x1xf32>)
+// CHECK: %[[SQ:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[SUM]] : tensor<2x3x8xf32>, tensor<2x3x1xf32>) outs(%{{.*}} : tensor<2x3x1xf32>)
+// CHECK: arith.constant 8.000000e+00 : f32
+// CHECK-NEXT: arith.divf
+// CHECK-NEXT: arith.subf
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK: linalg.generic {indexing_maps = [#[[ID3]], #[[ROW]], #[[ROW]], #[[VEC]], #[[VEC]], #[[ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[SUM]], %[[SQ]], %[[G]], %[[B]] : {{.*}}) outs(%{{.*}} : tensor<2x3x8xf32>) attrs = {fuse.row_dims = array<i64: 2>}
+// CHECK: arith.constant 1.000000e-03 : f32
+// CHECK: math.sqrt
+// CHECK-NEXT: arith.divf
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: linalg.yield
+func.func @layernorm(%x: tensor<2x3x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x3x8xf32> attributes {fuse.kernel} {
+  %0 = onnx.LayerNormalization(%x, %g, %b) {epsilon = 1.0e-3 : f32} : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+  return %0 : tensor<2x3x8xf32>
+}
+
+// -----
+
+// Over the last two dims (24 elements a row) without B: no final add.
+// CHECK-LABEL: func.func @layernorm_two_dims
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]{{.*}} outs(%{{.*}} : tensor<2x1x1xf32>)
+// CHECK: arith.constant 2.400000e+01 : f32
+// CHECK: attrs = {fuse.row_dims = array<i64: 1, 2>}
+// CHECK: arith.mulf
+// CHECK-NEXT: linalg.yield
+func.func @layernorm_two_dims(%x: tensor<2x3x8xf32>, %g: tensor<3x8xf32>) -> tensor<2x3x8xf32> attributes {fuse.kernel} {
+  %0 = onnx.LayerNormalization(%x, %g) {axis = 1 : i64} : (tensor<2x3x8xf32>, tensor<3x8xf32>) -> tensor<2x3x8xf32>
+  return %0 : tensor<2x3x8xf32>
+}
+
+// -----
+
+// ReduceMean: a sum whose loops are the output dims then the reduced dim,
+// then a division by the count. keepdims = 1 keeps the dim as size 1 in the
+// output; keepdims = 0 drops it.
+// CHECK-DAG: #[[KIN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[KOUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[DIN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+// CHECK-DAG: #[[DOUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @reduce_mean
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<2x1x4xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[KIN]], #[[KOUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<2x1x4xf32>)
+// CHECK: arith.addf
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%[[S]] : tensor<2x1x4xf32>)
+// CHECK: arith.constant 3.000000e+00 : f32
+// CHECK-NEXT: arith.divf
+// CHECK: linalg.generic {indexing_maps = [#[[DIN]], #[[DOUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: arith.constant 3.000000e+00 : f32
+// CHECK-NEXT: arith.divf
+// CHECK-NOT: onnx.
+func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> (tensor<2x1x4xf32>, tensor<2x4xf32>) attributes {fuse.kernel} {
+  %a = onnx.Constant dense<1> : tensor<1xi64>
+  %0 = onnx.ReduceMean(%x, %a) : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+  %1 = onnx.ReduceMean(%x, %a) {keepdims = 0 : i64} : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x4xf32>
+  return %0, %1 : tensor<2x1x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// ReduceMax over all dims starts from -inf; ReduceMin of integers from the
+// largest value; ReduceMax of bool is an `or` from false. With no axes and
+// noop_with_empty_axes the input is copied.
+// CHECK-DAG: #[[ALL:.*]] = affine_map<(d0, d1, d2) -> ()>
+// CHECK-LABEL: func.func @reduce_max_min
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<f32>)
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[ALL]]], iterator_types = ["reduction", "reduction", "reduction"]}
+// CHECK: arith.maximumf
+// CHECK: %[[IMAX:.*]] = arith.constant 2147483647 : i32
+// CHECK: linalg.fill ins(%[[IMAX]] : i32) outs(%{{.*}} : tensor<1x3xi32>)
+// CHECK: arith.minsi
+// CHECK: %[[FALSE:.*]] = arith.constant false
+// CHECK: linalg.fill ins(%[[FALSE]] : i1) outs(%{{.*}} : tensor<2xi1>)
+// CHECK: arith.ori
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<2x3x4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+func.func @reduce_max_min(%x: tensor<2x3x4xf32>, %i: tensor<2x3xi32>, %b: tensor<2x3xi1>) -> (tensor<f32>, tensor<1x3xi32>, tensor<2xi1>, tensor<2x3x4xf32>) attributes {fuse.kernel} {
+  %0 = onnx.ReduceMax(%x) {keepdims = 0 : i64} : (tensor<2x3x4xf32>) -> tensor<f32>
+  %a = onnx.Constant dense<0> : tensor<1xi64>
+  %1 = onnx.ReduceMin(%i, %a) : (tensor<2x3xi32>, tensor<1xi64>) -> tensor<1x3xi32>
+  %c = onnx.Constant dense<-1> : tensor<1xi64>
+  %2 = onnx.ReduceMax(%b, %c) {keepdims = 0 : i64} : (tensor<2x3xi1>, tensor<1xi64>) -> tensor<2xi1>
+  %3 = onnx.ReduceSum(%x) {noop_with_empty_axes = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %0, %1, %2, %3 : tensor<f32>, tensor<1x3xi32>, tensor<2xi1>, tensor<2x3x4xf32>
+}
+
+// -----
+
+// Transpose is a copy that reads the input through the permutation:
+// output dim i walks input dim perm[i].
+// CHECK-DAG: #[[PERM:.*]] = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @transpose
+// CHECK: linalg.generic {indexing_maps = [#[[PERM]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<4x2x3xf32>)
+func.func @transpose(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> attributes {fuse.kernel} {
+  %0 = onnx.Transpose(%x) {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  return %0 : tensor<4x2x3xf32>
+}
+
+// -----
+
+// Slice with positive steps is a strided extract_slice (rows 2, 4, 6 and
+// columns 1, 4), then a copy.
+// CHECK-LABEL: func.func @slice
+// CHECK: %[[V:.*]] = tensor.extract_slice %{{.*}}[2, 1] [3, 2] [2, 3] : tensor<10x6xf32> to tensor<3x2xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[V]] : tensor<3x2xf32>) outs(%{{.*}} : tensor<3x2xf32>)
+func.func @slice(%x: tensor<10x6xf32>) -> tensor<3x2xf32> attributes {fuse.kernel} {
+  %s = onnx.Constant dense<[2, 1]> : tensor<2xi64>
+  %e = onnx.Constant dense<[8, 5]> : tensor<2xi64>
+  %st = onnx.Constant dense<[2, 3]> : tensor<2xi64>
+  %0 = onnx.Slice(%x, %s, %e) steps(%st) : (tensor<10x6xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// A negative step reads backwards through the copy's map (rows 9, 7, ...,
+// 1: 9 - 2 * i); the other dim is still sliced by the view.
+// CHECK-DAG: #[[BACK:.*]] = affine_map<(d0, d1) -> (d0 * -2 + 9, d1)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @slice_negative_step
+// CHECK: %[[V:.*]] = tensor.extract_slice %{{.*}}[0, 1] [10, 4] [1, 1] : tensor<10x6xf32> to tensor<10x4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[BACK]], #[[ID]]], {{.*}} ins(%[[V]] : tensor<10x4xf32>) outs(%{{.*}} : tensor<5x4xf32>)
+func.func @slice_negative_step(%x: tensor<10x6xf32>) -> tensor<5x4xf32> attributes {fuse.kernel} {
+  %s = onnx.Constant dense<[-1, 1]> : tensor<2xi64>
+  %e = onnx.Constant dense<[-1000, 5]> : tensor<2xi64>
+  %st = onnx.Constant dense<[-2, 1]> : tensor<2xi64>
+  %0 = onnx.Slice(%x, %s, %e) steps(%st) : (tensor<10x6xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+}
+
+// -----
+
+// Gather: a generic over the output reading the index at the gathered
+// dims; a negative index counts from the end and the index is clamped to
+// [0, size - 1] before the extract.
+// CHECK-DAG: #[[IDX:.*]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>, %[[I:.*]]: tensor<5xi32>)
+// CHECK: linalg.generic {indexing_maps = [#[[IDX]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[I]] : tensor<5xi32>) outs(%{{.*}} : tensor<2x5x4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: i32, %{{.*}}: f32):
+// CHECK-NEXT: %[[K:.*]] = arith.index_cast %[[IN]] : i32 to index
+// CHECK-NEXT: %[[N:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[NEG:.*]] = arith.cmpi slt, %[[K]], %[[ZERO]] : index
+// CHECK-NEXT: %[[WRAP:.*]] = arith.addi %[[K]], %[[N]] : index
+// CHECK-NEXT: %[[SEL:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[K]] : index
+// CHECK-NEXT: %[[LO:.*]] = arith.maxsi %[[SEL]], %[[ZERO]] : index
+// CHECK-NEXT: %[[LAST:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[J:.*]] = arith.minsi %[[LO]], %[[LAST]] : index
+// CHECK-NEXT: %[[D0:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[D2:.*]] = linalg.index 2 : index
+// CHECK-NEXT: %[[E:.*]] = tensor.extract %[[X]][%[[D0]], %[[J]], %[[D2]]] : tensor<2x3x4xf32>
+// CHECK-NEXT: linalg.yield %[[E]] : f32
+func.func @gather(%x: tensor<2x3x4xf32>, %ids: tensor<5xi32>) -> tensor<2x5x4xf32> attributes {fuse.kernel} {
+  %0 = onnx.Gather(%x, %ids) {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<5xi32>) -> tensor<2x5x4xf32>
+  return %0 : tensor<2x5x4xf32>
+}
+
+// -----
+
+// Concat: per output element, the input whose range along the axis holds it
+// (columns [0, 3) from A, [3, 8) from B), each read at a clamped index.
+// CHECK-LABEL: func.func @concat
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<2x5xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x8xf32>)
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
+// CHECK: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[BCOL:.*]] = arith.subi %[[COL]], %[[C3]] : index
+// CHECK: %[[FROMB:.*]] = tensor.extract %[[B]][%{{.*}}, %{{.*}}] : tensor<2x5xf32>
+// CHECK: %[[FROMA:.*]] = tensor.extract %[[A]][%{{.*}}, %{{.*}}] : tensor<2x3xf32>
+// CHECK: %[[END:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[INA:.*]] = arith.cmpi slt, %[[COL]], %[[END]] : index
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[INA]], %[[FROMA]], %[[FROMB]] : f32
+// CHECK-NEXT: linalg.yield %[[R]]
+func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> attributes {fuse.kernel} {
+  %0 = onnx.Concat(%a, %b) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// Squeeze is a reshape (and a copy); Expand a broadcast copy.
+// CHECK-DAG: #[[BCAST:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @squeeze_expand
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : tensor<1x3x1xf32> into tensor<3xf32>
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[C]] : tensor<3xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[BCAST]], #{{.*}}], {{.*}} ins(%[[S]] : tensor<3xf32>) outs(%{{.*}} : tensor<4x3xf32>)
+func.func @squeeze_expand(%x: tensor<1x3x1xf32>) -> tensor<4x3xf32> attributes {fuse.kernel} {
+  %a = onnx.Constant dense<[0, 2]> : tensor<2xi64>
+  %0 = onnx.Squeeze(%x, %a) : (tensor<1x3x1xf32>, tensor<2xi64>) -> tensor<3xf32>
+  %s = onnx.Constant dense<[4, 3]> : tensor<2xi64>
+  %1 = onnx.Expand(%0, %s) : (tensor<3xf32>, tensor<2xi64>) -> tensor<4x3xf32>
+  return %1 : tensor<4x3xf32>
+}
+
+// -----
+
+// Where is a select; Cast truncates floats toward zero (fptosi), reads bool
+// as unsigned and gives bool as `!= 0`.
+// CHECK-LABEL: func.func @where_cast
+// CHECK: ^bb0(%[[C:.*]]: i1, %[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: arith.select %[[C]], %[[X]], %[[Y]] : f32
+// CHECK: arith.fptosi %{{.*}} : f32 to i64
+// CHECK: arith.uitofp %{{.*}} : i1 to f32
+// CHECK: %[[Z:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: arith.cmpi ne, %{{.*}}, %[[Z]] : i64
+func.func @where_cast(%c: tensor<2x3xi1>, %x: tensor<2x3xf32>, %y: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>, tensor<2x3xi1>) attributes {fuse.kernel} {
+  %0 = onnx.Where(%c, %x, %y) : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = onnx.Cast(%0) {to = 7 : i64} : (tensor<2x3xf32>) -> tensor<2x3xi64>
+  %2 = onnx.Cast(%c) {to = 1 : i64} : (tensor<2x3xi1>) -> tensor<2x3xf32>
+  %3 = onnx.Cast(%1) {to = 9 : i64} : (tensor<2x3xi64>) -> tensor<2x3xi1>
+  return %0, %1, %2, %3 : tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>, tensor<2x3xi1>
+}
+
+// -----
+
+// Pow by a constant 2 is x * x, by 0.5 a square root, by 3 two products;
+// any other exponent is math.powf.
+// CHECK-LABEL: func.func @pow
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[SQ:.*]] = arith.mulf %[[A]], %[[A]] : f32
+// CHECK-NEXT: linalg.yield %[[SQ]]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[RT:.*]] = math.sqrt %[[B]] : f32
+// CHECK-NEXT: linalg.yield %[[RT]]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[C:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[C2:.*]] = arith.mulf %[[C]], %[[C]] : f32
+// CHECK-NEXT: %[[C3:.*]] = arith.mulf %[[C2]], %[[C]] : f32
+// CHECK-NEXT: linalg.yield %[[C3]]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[D:.*]]: f32, %[[E:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: math.powf %[[D]], %[[E]] : f32
+// CHECK-NOT: math.powf
+func.func @pow(%x: tensor<4xf32>, %e: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) attributes {fuse.kernel} {
+  %two = onnx.Constant dense<2.0> : tensor<f32>
+  %half = onnx.Constant dense<0.5> : tensor<f32>
+  %three = onnx.Constant dense<3> : tensor<i64>
+  %0 = onnx.Pow(%x, %two) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = onnx.Pow(%x, %half) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %2 = onnx.Pow(%x, %three) : (tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
+  %3 = onnx.Pow(%x, %e) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Integer powers go through f64 and are rounded back.
+// CHECK-LABEL: func.func @pow_int
+// CHECK: arith.sitofp %{{.*}} : i64 to f64
+// CHECK: math.powf %{{.*}}, %{{.*}} : f64
+// CHECK-NEXT: math.roundeven
+// CHECK-NEXT: arith.fptosi %{{.*}} : f64 to i64
+func.func @pow_int(%x: tensor<4xi64>) -> tensor<4xi64> attributes {fuse.kernel} {
+  %e = onnx.Constant dense<4> : tensor<i64>
+  %0 = onnx.Pow(%x, %e) : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+// GELU (erf and tanh forms), HardSwish, Not, comparisons of bools (as
+// unsigned) and integer Mean.
+// CHECK-LABEL: func.func @activations
+// CHECK: arith.constant 0.707106769 : f32
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: math.erf
+// CHECK: arith.constant 4.471500e-02 : f32
+// CHECK: arith.constant 0.797884583 : f32
+// CHECK: math.tanh
+// CHECK: arith.constant 0.166666672 : f32
+// CHECK: arith.minimumf
+// CHECK: arith.maximumf
+// CHECK: %[[T:.*]] = arith.constant true
+// CHECK-NEXT: arith.xori %{{.*}}, %[[T]] : i1
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i1
+// CHECK: arith.addi
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: %[[N:.*]] = arith.constant 3 : i32
+// CHECK-NEXT: arith.divsi %{{.*}}, %[[N]] : i32
+func.func @activations(%x: tensor<4xf32>, %b: tensor<4xi1>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi1>, tensor<4xi1>, tensor<4xi32>) attributes {fuse.kernel} {
+  %0 = onnx.Gelu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = onnx.Gelu(%0) {approximate = "tanh"} : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = onnx.HardSwish(%1) : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = onnx.Not(%b) : (tensor<4xi1>) -> tensor<4xi1>
+  %4 = onnx.Less(%b, %3) : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %5 = onnx.Mean(%i, %i, %i) : (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %2, %4, %3, %5 : tensor<4xf32>, tensor<4xi1>, tensor<4xi1>, tensor<4xi32>
+}
+
+// -----
+
+// Shape, ConstantOfShape and Range left in a kernel are constants.
+// CHECK-LABEL: func.func @shape_constants
+// CHECK-DAG: %[[S:.*]] = arith.constant dense<[2, 3]> : tensor<2xi64>
+// CHECK-DAG: %[[F:.*]] = arith.constant dense<1.500000e+00> : tensor<2x3xf32>
+// CHECK-DAG: %[[R:.*]] = arith.constant dense<[0, 2, 4, 6]> : tensor<4xi64>
+// CHECK: return %[[S]], %[[F]], %[[R]]
+func.func @shape_constants(%x: tensor<2x3xf32>) -> (tensor<2xi64>, tensor<2x3xf32>, tensor<4xi64>) attributes {fuse.kernel} {
+  %0 = onnx.Shape(%x) : (tensor<2x3xf32>) -> tensor<2xi64>
+  %1 = onnx.ConstantOfShape(%0) {value = dense<1.5> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<2x3xf32>
+  %s = onnx.Constant dense<0> : tensor<i64>
+  %l = onnx.Constant dense<8> : tensor<i64>
+  %d = onnx.Constant dense<2> : tensor<i64>
+  %2 = onnx.Range(%s, %l, %d) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<4xi64>
+  return %0, %1, %2 : tensor<2xi64>, tensor<2x3xf32>, tensor<4xi64>
+}
