@@ -32,10 +32,13 @@ def weight(name, shape, seed=0, scale=0.5):
 
 
 def make(nodes, inputs, outputs, inits=(), opset=17):
+    """`inputs` are (name, shape) for float inputs or (name, shape,
+    TensorProto type)."""
     graph = helper.make_graph(
         nodes, "g",
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
-         for n, s in inputs],
+        [helper.make_tensor_value_info(i[0], i[2] if len(i) > 2 else
+                                       TensorProto.FLOAT, i[1])
+         for i in inputs],
         [onnx.ValueInfoProto(name=n) for n in outputs],
         list(inits))
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -160,6 +163,163 @@ def matmul_reshape():
                 [("a", [2, 3, 4, 5]), ("b", [3, 5, 6]), ("v", [5]),
                  ("b2", [2, 5, 3]), ("b2t", [4, 5])], ["r", "y2", "y3"],
                 [weight("bias", [6], 10), shape])
+
+
+def const(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def ints(name, values):
+    return const(name, np.array(values, np.int64))
+
+
+@model
+def softmax():
+    """Softmax-13 on the last axis with a scale and mask prologue and a
+    Log epilogue, and on a middle axis (one row per outer x inner index)."""
+    return make([node("Div", ["x", "scale"], ["d"]),
+                 node("Add", ["d", "mask"], ["a"]),
+                 node("Softmax", ["a"], ["s"], axis=-1),
+                 node("Log", ["s"], ["y"]),
+                 node("Softmax", ["x"], ["z"], axis=1)],
+                [("x", [2, 3, 5, 16]), ("mask", [1, 1, 1, 16])], ["y", "z"],
+                [const("scale", np.float32(4.0))], opset=13)
+
+
+@model
+def softmax_opset11():
+    """Softmax-11: the input flattened to 2-D at `axis` (default 1, a
+    Reshape/Softmax/Reshape), and on the last axis."""
+    return make([node("Softmax", ["x"], ["y"]),
+                 node("Softmax", ["x"], ["z"], axis=3),
+                 node("Softmax", ["x"], ["w"], axis=2)],
+                [("x", [2, 3, 4, 5])], ["y", "z", "w"], opset=11)
+
+
+@model
+def layernorm():
+    """LayerNormalization: bias + residual + LN over the last dim; LN over
+    the last two dims without B, then Relu."""
+    return make([node("Add", ["x", "b"], ["xb"]),
+                 node("Add", ["xb", "r"], ["xr"]),
+                 node("LayerNormalization", ["xr", "g", "b"], ["y"],
+                      epsilon=1e-5),
+                 node("LayerNormalization", ["x", "g2"], ["n"], axis=-2,
+                      epsilon=1e-3),
+                 node("Relu", ["n"], ["z"])],
+                [("x", [2, 6, 32]), ("r", [2, 6, 32])], ["y", "z"],
+                [weight("g", [32], 20), weight("b", [32], 21),
+                 weight("g2", [6, 32], 22)])
+
+
+@model
+def reduce_ops():
+    """ReduceMean/Sum/Max/Min with and without keepdims, over one, two and
+    all dims, a prologue and an epilogue; LayerNorm written out with
+    ReduceMean, Sub, Pow, Sqrt and Div as older exporters emit it."""
+    return make([node("ReduceMean", ["x", "last"], ["m"], keepdims=1),
+                 node("Mul", ["x", "x"], ["sq"]),
+                 node("ReduceSum", ["sq", "outer"], ["ss"], keepdims=0),
+                 node("Sqrt", ["ss"], ["norm"]),
+                 node("ReduceMax", ["x", "mid"], ["mx"], keepdims=0),
+                 node("ReduceMin", ["x"], ["mn"], keepdims=1),
+                 node("Sub", ["x", "m"], ["c"]),
+                 node("Pow", ["c", "two"], ["c2"]),
+                 node("ReduceMean", ["c2", "last"], ["var"]),
+                 node("Add", ["var", "eps"], ["ve"]),
+                 node("Sqrt", ["ve"], ["sd"]),
+                 node("Div", ["c", "sd"], ["ln"])],
+                [("x", [3, 4, 10])], ["m", "norm", "mx", "mn", "ln"],
+                [ints("last", [-1]), ints("outer", [0, 2]), ints("mid", [1]),
+                 const("two", np.float32(2.0)),
+                 const("eps", np.float32(1e-5))], opset=18)
+
+
+@model
+def tensor_ops():
+    """Data movement and selection: Gather (input and constant indices,
+    negative ones), Concat, Slice (negative step, clamped bounds), Split,
+    Transpose, Expand, Squeeze/Unsqueeze, Where on a comparison, Cast both
+    ways, Equal/Not, Max/Min/Sum/Mean."""
+    return make([node("Gather", ["table", "ids"], ["emb"]),
+                 node("Gather", ["x", "cols"], ["gx"], axis=1),
+                 node("Concat", ["x", "gx"], ["cat"], axis=1),
+                 node("Slice", ["cat", "st", "en", "ax", "sp"], ["sl"]),
+                 node("Split", ["x", "parts"], ["p0", "p1"], axis=1),
+                 node("Transpose", ["p1"], ["tr"], perm=[1, 0]),
+                 node("Unsqueeze", ["tr", "ax0"], ["un"]),
+                 node("Expand", ["un", "shape"], ["ex"]),
+                 node("Squeeze", ["un", "ax0"], ["sqz"]),
+                 node("Greater", ["x", "zero"], ["pos"]),
+                 node("Not", ["pos"], ["neg"]),
+                 node("Where", ["neg", "x", "p0half"], ["wh"]),
+                 node("Mul", ["x", "ten"], ["x10"]),
+                 node("Cast", ["x10"], ["xi"], to=TensorProto.INT64),
+                 node("Cast", ["xi"], ["xf"], to=TensorProto.FLOAT),
+                 node("Equal", ["ids", "ids2"], ["eq"]),
+                 node("Cast", ["eq"], ["eqf"], to=TensorProto.FLOAT),
+                 node("Max", ["x", "xf", "wh"], ["mx"]),
+                 node("Min", ["x", "wh"], ["mn"]),
+                 node("Sum", ["mx", "mn"], ["sm"]),
+                 node("Mean", ["sm", "x"], ["y"])],
+                [("x", [4, 6]), ("ids", [2, 3], TensorProto.INT64),
+                 ("ids2", [2, 3], TensorProto.INT64)],
+                ["emb", "sl", "ex", "sqz", "xi", "eqf", "y"],
+                [weight("table", [5, 8], 30), ints("cols", [-1, 0, 2]),
+                 ints("st", [-1, 1000]), ints("en", [-1000, 0]),
+                 ints("ax", [1, 0]), ints("sp", [-2, -1]),
+                 ints("parts", [2, 4]), ints("ax0", [0]),
+                 ints("shape", [3, 1, 1]), const("zero", np.float32(0)),
+                 const("p0half", np.float32(0.5)),
+                 const("ten", np.float32(10.0))], opset=13)
+
+
+@model
+def gelu_chain():
+    """MatMul + bias + GELU as PyTorch exports it (Div, Erf, Add, Mul, Mul),
+    then a second layer with tanh-approximated Gelu-20 and a residual."""
+    return make([node("MatMul", ["x", "w1"], ["h"]),
+                 node("Add", ["b1", "h"], ["hb"]),
+                 node("Div", ["hb", "sqrt2"], ["d"]),
+                 node("Erf", ["d"], ["e"]),
+                 node("Add", ["e", "one"], ["e1"]),
+                 node("Mul", ["hb", "e1"], ["m"]),
+                 node("Mul", ["m", "half"], ["g"]),
+                 node("MatMul", ["g", "w2"], ["o"]),
+                 node("Add", ["o", "b2"], ["ob"]),
+                 node("Gelu", ["ob"], ["og"], approximate="tanh"),
+                 node("Add", ["og", "x"], ["y"])],
+                [("x", [2, 5, 16])], ["y"],
+                [weight("w1", [16, 32], 40), weight("b1", [32], 41),
+                 weight("w2", [32, 16], 42), weight("b2", [16], 43),
+                 const("sqrt2", np.float32(np.sqrt(2.0))),
+                 const("one", np.float32(1.0)),
+                 const("half", np.float32(0.5))], opset=20)
+
+
+@model
+def elementwise_new():
+    """The unary and binary ops added with the transformer work:
+    Reciprocal, Log, HardSigmoid, HardSwish, Pow (2, 0.5, 3 and a tensor
+    exponent), comparisons, Clip-free activations."""
+    return make([node("Abs", ["x"], ["ax"]),
+                 node("Add", ["ax", "one"], ["a1"]),
+                 node("Reciprocal", ["a1"], ["r"]),
+                 node("Log", ["a1"], ["l"]),
+                 node("HardSigmoid", ["x"], ["hs"], alpha=0.3, beta=0.4),
+                 node("HardSwish", ["x"], ["hw"]),
+                 node("Pow", ["x", "two"], ["p2"]),
+                 node("Pow", ["a1", "half"], ["p05"]),
+                 node("Pow", ["x", "three"], ["p3"]),
+                 node("Pow", ["a1", "x"], ["px"]),
+                 node("Sum", ["r", "l", "hs", "hw"], ["s1"]),
+                 node("Sum", ["p2", "p05", "p3", "px"], ["s2"]),
+                 node("LessOrEqual", ["s1", "s2"], ["le"]),
+                 node("Where", ["le", "s1", "s2"], ["y"])],
+                [("x", [3, 7])], ["y", "s1", "s2"],
+                [const("one", np.float32(1.0)), const("two", np.float32(2.0)),
+                 const("half", np.float32(0.5)),
+                 const("three", np.int64(3))], opset=14)
 
 
 def main(argv):
