@@ -327,9 +327,9 @@ func.func @slice_negative_step(%x: tensor<10x6xf32>) -> tensor<5x4xf32> attribut
 // CHECK: linalg.generic {indexing_maps = [#[[IDX]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[I]] : tensor<5xi32>) outs(%{{.*}} : tensor<2x5x4xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: i32, %{{.*}}: f32):
 // CHECK-NEXT: %[[K:.*]] = arith.index_cast %[[IN]] : i32 to index
-// CHECK-NEXT: %[[N:.*]] = arith.constant 3 : index
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[NEG:.*]] = arith.cmpi slt, %[[K]], %[[ZERO]] : index
+// CHECK-NEXT: %[[N:.*]] = arith.constant 3 : index
 // CHECK-NEXT: %[[WRAP:.*]] = arith.addi %[[K]], %[[N]] : index
 // CHECK-NEXT: %[[SEL:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[K]] : index
 // CHECK-NEXT: %[[LO:.*]] = arith.maxsi %[[SEL]], %[[ZERO]] : index
