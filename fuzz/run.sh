@@ -11,8 +11,12 @@
 # default 30) or an out-of-memory (over 2 GiB); each is printed with the
 # path of the input that causes it, kept under
 # $FUSE_FUZZ_BUILD_DIR/fuzz-out/<target>/, and the command that replays it.
+# With FUSE_FUZZ_KEEP_GOING=1 a target goes on after a crash (libFuzzer's
+# -fork=1 -ignore_crashes=1 ...: one child process at a time), so that a long
+# run collects every crash it finds; the run still fails at the end.
 # Ends with a table per target: executions, exec/s, coverage (libFuzzer's
-# cov: and ft:), corpus size and the result. docs/robustness.md has more.
+# cov: and ft:), corpus size, inputs that failed and the result.
+# docs/robustness.md has more.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
@@ -49,23 +53,40 @@ for target in "${TARGETS[@]}"; do
   binary=$BUILD_DIR/bin/fuzz-$target
   [ -x "$binary" ] || { echo "fuzz: no target '$target'" >&2; exit 2; }
   work=$OUT/$target
+  # The inputs a previous run failed on are kept, not overwritten.
+  if [ -n "$(ls -A "$work/crashes" 2>/dev/null)" ]; then
+    mkdir -p "$OUT/previous"
+    mv "$work" "$OUT/previous/$target-$(date +%Y%m%d-%H%M%S)"
+  fi
   rm -rf "$work"
   mkdir -p "$work/crashes"
   cp -r "fuzz/corpus/$target" "$work/corpus"
   extra=()
   [ -f "fuzz/$target.dict" ] && extra+=("-dict=fuzz/$target.dict")
+  [ "${FUSE_FUZZ_KEEP_GOING:-0}" = 1 ] &&
+    extra+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   echo "== fuzz-$target for ${SECONDS_PER_TARGET}s ($(ls "$work/corpus" | wc -l) seeds)"
   status=0
   "$binary" "$work/corpus" -max_total_time="$SECONDS_PER_TARGET" \
     -timeout="$TIMEOUT" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/crashes/" "${extra[@]}" \
     >"$work/log" 2>&1 || status=$?
-  stat() { grep -o "^stat::$1: *[0-9]*" "$work/log" | grep -o '[0-9]*$' || echo "?"; }
-  last=$(grep -E '^#[0-9]+.*(cov|ft):' "$work/log" | tail -1 || true)
-  cov=$(grep -o 'cov: [0-9]*' <<<"$last" | grep -o '[0-9]*' || echo "?")
-  ft=$(grep -o 'ft: [0-9]*' <<<"$last" | grep -o '[0-9]*' || echo "?")
+  # The last status line: "#N ... cov: C ft: F corp: K ... exec/s: E"
+  # (in fork mode "#N: cov: ..."); N counts the executions.
+  last=$(grep -E '^#[0-9]+:? .*cov: ' "$work/log" | tail -1 || true)
+  field() { grep -oE "$1:? [0-9]+" <<<"$last" | head -1 | grep -oE '[0-9]+$' || echo "?"; }
+  execs=$(grep -oE '^#[0-9]+' <<<"$last" | tr -d '#' || echo "?")
+  execs_per_s=$(field exec/s)
+  if [ "${FUSE_FUZZ_KEEP_GOING:-0}" != 1 ]; then
+    stat() { grep -o "^stat::$1: *[0-9]*" "$work/log" | grep -o '[0-9]*$' || echo "?"; }
+    execs=$(stat number_of_executed_units)
+    execs_per_s=$(stat average_exec_per_sec)
+  fi
+  cov=$(field cov)
+  ft=$(field ft)
   corpus=$(ls "$work/corpus" | wc -l)
   crashes=$(find "$work/crashes" -type f | sort)
+  ncrashes=$(grep -c . <<<"$crashes" || true)
   if [ "$status" -ne 0 ] || [ -n "$crashes" ]; then
     result="FAIL (exit $status)"
     failed+=("$target")
@@ -79,14 +100,14 @@ for target in "${TARGETS[@]}"; do
   else
     result=ok
   fi
-  summary+=("$(printf '%-14s %8s %10s %8s %6s %7s %7s  %s' "$target" \
-    "$SECONDS_PER_TARGET" "$(stat number_of_executed_units)" \
-    "$(stat average_exec_per_sec)" "$cov" "$ft" "$corpus" "$result")")
+  summary+=("$(printf '%-14s %8s %10s %8s %6s %7s %7s %7s  %s' "$target" \
+    "$SECONDS_PER_TARGET" "$execs" "$execs_per_s" "$cov" "$ft" "$corpus" \
+    "$ncrashes" "$result")")
 done
 
 echo
-printf '%-14s %8s %10s %8s %6s %7s %7s  %s\n' target seconds execs exec/s \
-  cov ft corpus result
+printf '%-14s %8s %10s %8s %6s %7s %7s %7s  %s\n' target seconds execs \
+  exec/s cov ft corpus failed result
 printf '%s\n' "${summary[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: ${#failed[@]} target(s) failed: ${failed[*]}"
