@@ -10,6 +10,8 @@ DEB_PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   # For static links of LLVM (fuse-compile for the GPU machine).
   libzstd-dev zlib1g-dev libncurses-dev
+  # libFuzzer and the sanitizer runtimes (fuzz/run.sh, the sanitizer build).
+  clang-22 libclang-rt-22-dev
 )
 # Versions the tests were written against; newer ones are expected to work.
 PY_PACKAGES=("onnx>=1.16" "onnxruntime>=1.18" "numpy>=1.26")

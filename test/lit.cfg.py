@@ -18,7 +18,7 @@ config.suffixes = [".mlir", ".onnxtxt", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fuse_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
-                   "lit.site.cfg.py", "Conformance"]
+                   "lit.site.cfg.py", "Conformance", "lsan.supp"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", config.python_executable))
@@ -33,6 +33,18 @@ cuda_path = os.environ.get("CUDA_HOME", "/usr/local/cuda")
 if os.path.exists(os.path.join(cuda_path, "bin", "ptxas")):
     config.available_features.add("ptxas")
     config.substitutions.append(("%cuda_path", cuda_path))
+
+# A sanitizer build (-DFUSE_SANITIZE=...): every report aborts, so that a
+# tool expected to fail (`not`, exit_code.py) cannot hide one behind its
+# exit status; leaks are reported at exit (docs/robustness.md).
+if config.fuse_sanitize:
+    config.available_features.add("sanitize")
+    supp = os.path.join(config.test_source_root, "lsan.supp")
+    config.environment["ASAN_OPTIONS"] = (
+        "abort_on_error=1:detect_leaks=1:disable_coredump=1")
+    config.environment["LSAN_OPTIONS"] = "suppressions=" + supp
+    config.environment["UBSAN_OPTIONS"] = (
+        "abort_on_error=1:halt_on_error=1:print_stacktrace=1")
 
 tools = ["fuse-compile", "fuse-opt", "fuse-run", "fuse-runtime-api-test",
          "fuse-translate"]

@@ -108,8 +108,9 @@ std::vector<char> fuse::target::serializeArtifact(const ArtifactDesc &a) {
   std::memcpy(file.data() + sizeof(artifact::FileHeader), entries.data(),
               entries.size() * sizeof(artifact::SectionEntry));
   for (size_t i = 0; i < sections.size(); ++i)
-    std::memcpy(file.data() + entries[i].offset, sections[i].second.data(),
-                sections[i].second.size());
+    if (!sections[i].second.empty()) // An empty payload's data() may be null.
+      std::memcpy(file.data() + entries[i].offset, sections[i].second.data(),
+                  sections[i].second.size());
 
   artifact::FileHeader header{};
   std::memcpy(header.magic, artifact::kMagic, sizeof(header.magic));

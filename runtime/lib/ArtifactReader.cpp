@@ -614,6 +614,15 @@ std::string typeString(uint32_t dtype, uint32_t rank, const int64_t *dims) {
   return result + ']';
 }
 
+std::string describeMemory(const Artifact &a) {
+  std::string result = format("weights %llu", ull(a.weights.size));
+  for (const PlanDesc &plan : a.plans)
+    result += format(" + plan '%s' arena %llu", plan.name.c_str(),
+                     ull(plan.arenaBytes));
+  return result + format(", each rounded up to a multiple of %llu",
+                         ull(kRegionAlignment));
+}
+
 fuse_status readArtifact(const void *data, size_t size, Artifact &a) {
   const uint8_t *bytes = static_cast<const uint8_t *>(data);
   if (size == 0 ||

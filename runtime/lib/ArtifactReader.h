@@ -103,6 +103,11 @@ inline uint64_t bufferOffset(const PlanDesc &plan, const BufferDesc &buffer) {
 /// The Blobs in `result` point into `data`.
 fuse_status readArtifact(const void *data, size_t size, Artifact &result);
 
+/// What the model's one allocation holds, for out-of-memory errors:
+/// "weights 4096 + plan 'main' arena 1024 + plan 'reference' arena 2048,
+/// each rounded up to a multiple of 256".
+std::string describeMemory(const Artifact &artifact);
+
 /// "float32[1,3,224,224]"; "dtype(N)" names a value that is not a DType.
 std::string typeString(uint32_t dtype, uint32_t rank, const int64_t *dims);
 

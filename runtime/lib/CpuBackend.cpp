@@ -134,10 +134,9 @@ public:
     void *mapped = mmap(nullptr, mappedBytes, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED)
-      return fail(FUSE_ERROR_DEVICE,
-                  "cpu: cannot allocate %llu bytes for the weights and plan "
-                  "arenas: %s",
-                  ull(a.memoryBytes), std::strerror(errno));
+      return fail(FUSE_ERROR_DEVICE, "cpu: cannot allocate %llu bytes (%s): %s",
+                  ull(a.memoryBytes), describeMemory(a).c_str(),
+                  std::strerror(errno));
     memory = static_cast<uint8_t *>(mapped);
     if (a.weights.size)
       std::memcpy(memory, a.weights.data, a.weights.size);

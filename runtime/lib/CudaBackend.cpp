@@ -75,7 +75,8 @@ public:
                   cu->cuFuncSetAttribute(
                       function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                       static_cast<int>(kernel.sharedBytes)),
-                  format("setting %u bytes of shared memory for kernel '%s'",
+                  format("cuFuncSetAttribute (%u bytes of dynamic shared "
+                         "memory) for kernel '%s'",
                          kernel.sharedBytes, kernel.name.c_str())))
             return s;
         functions.push_back(function);
@@ -83,12 +84,7 @@ public:
     }
 
     // One allocation: the weights, then each plan's arena.
-    uint64_t bytes = a.memoryBytes ? a.memoryBytes : 1;
-    if (fuse_status s =
-            cu->check(cu->cuMemAlloc(&memory, bytes),
-                      format("cuMemAlloc of %llu bytes (weights and plan "
-                             "arenas)",
-                             ull(bytes))))
+    if (fuse_status s = allocate(a))
       return s;
     if (a.weights.size)
       if (fuse_status s = copyIn(0, a.weights.data, a.weights.size))
@@ -133,7 +129,8 @@ public:
       return s;
     if (fuse_status s = launch(plan))
       return s;
-    return cu->check(cu->cuStreamSynchronize(stream), "running the plan");
+    return cu->check(cu->cuStreamSynchronize(stream),
+                     "running the plan (cuStreamSynchronize)");
   }
 
   fuse_status benchmark(size_t plan, int warmup, int iterations,
@@ -143,8 +140,8 @@ public:
     for (int i = 0; i < warmup; ++i)
       if (fuse_status s = launch(plan))
         return s;
-    if (fuse_status s =
-            cu->check(cu->cuStreamSynchronize(stream), "warming up the plan"))
+    if (fuse_status s = cu->check(cu->cuStreamSynchronize(stream),
+                                  "warming up the plan (cuStreamSynchronize)"))
       return s;
     for (int i = 0; i < iterations; ++i) {
       float ms = 0;
@@ -155,7 +152,8 @@ public:
       if (!s)
         s = cu->check(cu->cuEventRecord(stop, stream), "cuEventRecord");
       if (!s)
-        s = cu->check(cu->cuEventSynchronize(stop), "running the plan");
+        s = cu->check(cu->cuEventSynchronize(stop),
+                      "running the plan (cuEventSynchronize)");
       if (!s)
         s = cu->check(cu->cuEventElapsedTime(&ms, start, stop),
                       "cuEventElapsedTime");
@@ -208,12 +206,35 @@ private:
       return FUSE_OK;
     module = nullptr;
     return fail(FUSE_ERROR_DEVICE,
-                "cuda: JIT compilation of the PTX for %s failed: %s%s%s",
+                "cuda: JIT compilation of the PTX for %s (cuModuleLoadDataEx) "
+                "failed: %s%s%s",
                 device.c_str(), cu->describe(result).c_str(),
                 log[0] ? ": " : "", log);
   }
 
-  /// "sm_90", or "this device" if the driver cannot say.
+  /// The one allocation. When it does not fit, the error says what it
+  /// holds and how much memory the device has free.
+  fuse_status allocate(const Artifact &a) {
+    uint64_t bytes = a.memoryBytes ? a.memoryBytes : 1;
+    CUresult result = cu->cuMemAlloc(&memory, bytes);
+    if (result == CUDA_SUCCESS)
+      return FUSE_OK;
+    memory = 0;
+    std::string what =
+        format("cuMemAlloc of %llu bytes (%s)", ull(bytes),
+               describeMemory(a).c_str());
+    size_t freeBytes = 0, totalBytes = 0;
+    if (result != CUDA_ERROR_OUT_OF_MEMORY ||
+        cu->cuMemGetInfo(&freeBytes, &totalBytes) != CUDA_SUCCESS)
+      return cu->check(result, what);
+    return fail(FUSE_ERROR_DEVICE,
+                "cuda: %s failed: %s: the device has %llu bytes free of "
+                "%llu",
+                what.c_str(), cu->describe(result).c_str(), ull(freeBytes),
+                ull(totalBytes));
+  }
+
+  /// "sm_90", or a note that the driver cannot say.
   std::string deviceArch() {
     int major = 0, minor = 0;
     if (cu->cuDeviceGetAttribute(&major,
@@ -222,7 +243,7 @@ private:
         cu->cuDeviceGetAttribute(&minor,
                                  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                                  device) != CUDA_SUCCESS)
-      return "this device";
+      return "an unknown architecture (cuDeviceGetAttribute failed)";
     return format("sm_%d%d", major, minor);
   }
 
@@ -236,7 +257,7 @@ private:
     if (fuse_status s =
             cu->check(cu->cuStreamBeginCapture(
                           stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-                      what))
+                      what + " (cuStreamBeginCapture)"))
       return s;
     fuse_status status = FUSE_OK;
     for (size_t i = 0; i < plan.launches.size() && !status; ++i) {

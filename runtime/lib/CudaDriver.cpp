@@ -56,8 +56,12 @@ LoadedDriver loadDriver() {
   }
   int count = 0;
   result = d.cuDeviceGetCount(&count);
-  if (result != CUDA_SUCCESS || count == 0)
-    loaded.problem = "no CUDA device found";
+  if (result != CUDA_SUCCESS)
+    loaded.problem =
+        "cannot count the CUDA devices (cuDeviceGetCount: " +
+        d.describe(result) + ")";
+  else if (count == 0)
+    loaded.problem = "no CUDA device found (cuDeviceGetCount: 0 devices)";
   return loaded;
 }
 

@@ -31,6 +31,7 @@ using CUgraphExec = struct CUgraphExec_st *;
 using CUevent = struct CUevent_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
 constexpr CUresult CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
@@ -70,6 +71,7 @@ constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
     (CUfunction, int, int))                                                    \
   X(cuMemAlloc, "cuMemAlloc_v2", nullptr, CUresult, (CUdeviceptr *, size_t))   \
   X(cuMemFree, "cuMemFree_v2", nullptr, CUresult, (CUdeviceptr))               \
+  X(cuMemGetInfo, "cuMemGetInfo_v2", nullptr, CUresult, (size_t *, size_t *))  \
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", nullptr, CUresult,                        \
     (CUdeviceptr, const void *, size_t))                                       \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", nullptr, CUresult,                        \

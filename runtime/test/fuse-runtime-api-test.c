@@ -2,6 +2,7 @@
  *
  * fuse-runtime-api-test MODEL.fbin
  * fuse-runtime-api-test --load MODEL.fbin   (prints the load status only)
+ * fuse-runtime-api-test --null MODEL.fbin   (a NULL for every pointer)
  *
  * MODEL is test/Runtime's "addrelu" CPU artifact (input x, output y, plans
  * "main" and "reference"). Prints one line per call for FileCheck: the
@@ -41,6 +42,50 @@ static int readAll(const char *path, unsigned char **data, size_t *size) {
   return ok;
 }
 
+/* Every entry point with a NULL in each pointer it takes: a status and a
+ * message (or the documented 0 / NULL / ""), never a crash. */
+static int nullPointers(const char *path) {
+  fuse_model *model = NULL;
+  fuse_tensor_info tensor;
+  fuse_launch_info launch;
+  fuse_buffer_info buffer;
+  double times[1];
+  float x[24] = {0}, y[24];
+  report("load NULL model", fuse_model_load(path, NULL));
+  report("load_bytes NULL model", fuse_model_load_bytes("", 0, NULL));
+  report("inspect NULL path", fuse_model_inspect(NULL, &model));
+  report("inspect NULL model", fuse_model_inspect(path, NULL));
+  report("inspect_bytes NULL data", fuse_model_inspect_bytes(NULL, 64, &model));
+  report("inspect_bytes NULL model", fuse_model_inspect_bytes("", 0, NULL));
+  printf("NULL model: target=%d arch='%s' outputs=%zu plan_name=%s "
+         "launches=%zu arena=%llu buffers=%zu bytes=%llu\n",
+         (int)fuse_model_target(NULL), fuse_model_arch(NULL),
+         fuse_model_num_outputs(NULL),
+         fuse_model_plan_name(NULL, 0) ? "?" : "NULL",
+         fuse_model_plan_num_launches(NULL, 0),
+         (unsigned long long)fuse_model_plan_arena_bytes(NULL, 0),
+         fuse_model_plan_num_buffers(NULL, 0),
+         (unsigned long long)fuse_model_plan_bytes(NULL, 0));
+  report("input_info NULL model", fuse_model_input_info(NULL, 0, &tensor));
+  report("plan_launch NULL model", fuse_model_plan_launch(NULL, 0, 0, &launch));
+  report("plan_buffer NULL model", fuse_model_plan_buffer(NULL, 0, 0, &buffer));
+  report("set_input NULL model", fuse_model_set_input(NULL, 0, x, sizeof(x)));
+  report("run NULL model", fuse_model_run(NULL, 0));
+  report("get_output NULL model", fuse_model_get_output(NULL, 0, y, sizeof(y)));
+  report("benchmark NULL model", fuse_model_benchmark(NULL, 0, 1, 1, times));
+
+  report("load", fuse_model_load(path, &model));
+  report("input_info NULL info", fuse_model_input_info(model, 0, NULL));
+  report("plan_launch NULL info", fuse_model_plan_launch(model, 0, 0, NULL));
+  report("plan_buffer NULL info", fuse_model_plan_buffer(model, 0, 0, NULL));
+  report("set_input", fuse_model_set_input(model, 0, x, sizeof(x)));
+  report("run", fuse_model_run(model, 0));
+  report("get_output NULL data", fuse_model_get_output(model, 0, NULL, 96));
+  fuse_model_free(model);
+  printf("done\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   fuse_model *model = NULL;
   /* --load MODEL: only the status of loading it. */
@@ -49,8 +94,11 @@ int main(int argc, char **argv) {
     fuse_model_free(model);
     return 0;
   }
+  if (argc == 3 && strcmp(argv[1], "--null") == 0)
+    return nullPointers(argv[2]);
   if (argc != 2) {
-    fprintf(stderr, "usage: fuse-runtime-api-test [--load] MODEL.fbin\n");
+    fprintf(stderr,
+            "usage: fuse-runtime-api-test [--load | --null] MODEL.fbin\n");
     return 2;
   }
   report("load NULL path", fuse_model_load(NULL, &model));

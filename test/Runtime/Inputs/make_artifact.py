@@ -261,7 +261,9 @@ def lay_out(model):
             else:
                 b.setdefault("offset", align(end))
                 end = max(end, b["offset"] + b["bytes"])
-        plan.setdefault("arena", end)
+        # --extra-arena: a plan 'main' arena larger than its buffers need.
+        extra = model.get("extra_arena", 0) if plan is model["plans"][0] else 0
+        plan.setdefault("arena", end + extra)
 
 
 def encode_plan(model):
@@ -467,6 +469,9 @@ def main():
     parser.add_argument("--defect", choices=sorted(DEFECTS))
     parser.add_argument("--shared-bytes", type=int, default=0,
                         help="dynamic shared memory of every kernel")
+    parser.add_argument("--extra-arena", type=int, default=0,
+                        help="bytes added to plan 'main''s arena (to make "
+                        "one larger than the device's memory)")
     parser.add_argument("--all-defects", action="store_true",
                         help="write OUT/<defect>.fbin for every defect")
     parser.add_argument("--list", action="store_true",
@@ -492,15 +497,17 @@ def main():
                   arch, image, ptx)
     else:
         write(args.out, args.model, args.defect, args.target, arch, image,
-              ptx, args.shared_bytes)
+              ptx, args.shared_bytes, args.extra_arena)
 
 
 MULTI_DEFECTS = ("duplicate-input-name", "inputs-share-buffer")
 
 
-def write(path, name, defect, target, arch, image, ptx, shared_bytes=0):
+def write(path, name, defect, target, arch, image, ptx, shared_bytes=0,
+          extra_arena=0):
     # A deep copy: the models share their tensor dicts, which defects edit.
     model = copy.deepcopy(MODELS[name]())
+    model["extra_arena"] = extra_arena
     for k in model["kernels"]:
         k["shared"] = shared_bytes
         if target == "cuda":  # kernels.ptx: one thread per element.

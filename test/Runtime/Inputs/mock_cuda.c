@@ -10,8 +10,13 @@
  *
  * Environment:
  *   MOCK_CUDA_DEVICES=0     cuInit fails with CUDA_ERROR_NO_DEVICE
- *   MOCK_CUDA_FAIL=NAME     the driver function NAME fails (NAME is the
- *                           symbol, e.g. cuMemAlloc_v2)
+ *   MOCK_CUDA_FAIL=NAME,... the driver functions NAME fail (NAME is the
+ *                           symbol, e.g. cuMemAlloc_v2; "jit" fails the
+ *                           PTX JIT with a log). Teardown calls (destroy,
+ *                           free, unload, release) never fail.
+ *   MOCK_CUDA_FREE_BYTES=N  device memory free (default 1 GiB; the total is
+ *                           twice that); a larger cuMemAlloc is
+ *                           CUDA_ERROR_OUT_OF_MEMORY
  *   MOCK_CUDA_TRACE=1       print each call that matters to stderr
  * Built with -DMOCK_OLD_DRIVER, it lacks cuGraphInstantiateWithFlags.
  *
@@ -85,8 +90,14 @@ static const struct {
               {"relu_bad", 2}, {"scale_0", 2},    {"inc_1", 2}};
 
 static int fails(const char *symbol) {
-  const char *name = getenv("MOCK_CUDA_FAIL");
-  return name && strcmp(name, symbol) == 0;
+  const char *names = getenv("MOCK_CUDA_FAIL");
+  size_t length = strlen(symbol);
+  for (const char *p = names; p && *p; p += strcspn(p, ",")) {
+    p += *p == ',';
+    if (strncmp(p, symbol, length) == 0 && (p[length] == ',' || !p[length]))
+      return 1;
+  }
+  return 0;
 }
 
 static void trace(const char *format, ...)
@@ -109,6 +120,7 @@ static void trace(const char *format, ...) {
   } while (0)
 
 CUresult cuGetErrorName(CUresult error, const char **name) {
+  FAIL_IF_ASKED("cuGetErrorName", ERROR_INVALID_VALUE);
   switch (error) {
   case SUCCESS:
     *name = "CUDA_SUCCESS";
@@ -139,6 +151,7 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
 }
 
 CUresult cuGetErrorString(CUresult error, const char **text) {
+  FAIL_IF_ASKED("cuGetErrorString", ERROR_INVALID_VALUE);
   switch (error) {
   case ERROR_OUT_OF_MEMORY:
     *text = "out of memory";
@@ -155,22 +168,26 @@ CUresult cuGetErrorString(CUresult error, const char **text) {
 }
 
 CUresult cuInit(unsigned flags) {
+  FAIL_IF_ASKED("cuInit", ERROR_INVALID_VALUE);
   const char *devices = getenv("MOCK_CUDA_DEVICES");
   trace("cuInit(%u)", flags);
   return devices && atoi(devices) == 0 ? ERROR_NO_DEVICE : SUCCESS;
 }
 
 CUresult cuDeviceGetCount(int *count) {
+  FAIL_IF_ASKED("cuDeviceGetCount", ERROR_INVALID_VALUE);
   *count = 1;
   return SUCCESS;
 }
 
 CUresult cuDeviceGet(int *device, int ordinal) {
+  FAIL_IF_ASKED("cuDeviceGet", ERROR_INVALID_VALUE);
   *device = ordinal;
   return ordinal == 0 ? SUCCESS : ERROR_INVALID_VALUE;
 }
 
 CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
+  FAIL_IF_ASKED("cuDeviceGetAttribute", ERROR_INVALID_VALUE);
   (void)device;
   *value = attribute == 75 ? 9 : 0; /* sm_90 */
   return SUCCESS;
@@ -178,6 +195,7 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
 
 static int contextRefs;
 CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
+  FAIL_IF_ASKED("cuDevicePrimaryCtxRetain", ERROR_INVALID_VALUE);
   (void)device;
   ++contextRefs;
   *context = &contextRefs;
@@ -191,6 +209,7 @@ CUresult cuDevicePrimaryCtxRelease_v2(int device) {
 }
 
 CUresult cuCtxSetCurrent(void *context) {
+  FAIL_IF_ASKED("cuCtxSetCurrent", ERROR_INVALID_VALUE);
   return context == &contextRefs ? SUCCESS : ERROR_INVALID_VALUE;
 }
 
@@ -257,6 +276,7 @@ CUresult cuModuleLoadDataEx(struct CUmod_st **module, const void *ptx,
 
 CUresult cuModuleGetFunction(struct CUfunc_st **function,
                              struct CUmod_st *module, const char *name) {
+  FAIL_IF_ASKED("cuModuleGetFunction", ERROR_NOT_FOUND);
   char symbol[80];
   snprintf(symbol, sizeof(symbol), "%s_packed", name);
   Kernel kernel = (Kernel)dlsym(module->library, symbol);
@@ -289,12 +309,27 @@ CUresult cuModuleUnload(struct CUmod_st *module) {
 
 CUresult cuFuncSetAttribute(struct CUfunc_st *function, int attribute,
                             int value) {
+  FAIL_IF_ASKED("cuFuncSetAttribute", ERROR_INVALID_VALUE);
   trace("cuFuncSetAttribute(%s, %d, %d)", function->name, attribute, value);
+  return SUCCESS;
+}
+
+static size_t freeBytes(void) {
+  const char *env = getenv("MOCK_CUDA_FREE_BYTES");
+  return env ? (size_t)strtoull(env, NULL, 10) : (size_t)1 << 30;
+}
+
+CUresult cuMemGetInfo_v2(size_t *freeMemory, size_t *totalMemory) {
+  FAIL_IF_ASKED("cuMemGetInfo_v2", ERROR_INVALID_VALUE);
+  *freeMemory = freeBytes();
+  *totalMemory = 2 * freeBytes();
   return SUCCESS;
 }
 
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   FAIL_IF_ASKED("cuMemAlloc_v2", ERROR_OUT_OF_MEMORY);
+  if (bytes > freeBytes())
+    return ERROR_OUT_OF_MEMORY;
   void *memory = aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (!memory)
     return ERROR_OUT_OF_MEMORY;
@@ -316,11 +351,13 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr device, const void *host, size_t bytes) {
 }
 
 CUresult cuMemcpyDtoH_v2(void *host, CUdeviceptr device, size_t bytes) {
+  FAIL_IF_ASKED("cuMemcpyDtoH_v2", ERROR_INVALID_VALUE);
   memcpy(host, (const void *)(uintptr_t)device, bytes);
   return SUCCESS;
 }
 
 CUresult cuStreamCreate(struct CUstream_st **stream, unsigned flags) {
+  FAIL_IF_ASKED("cuStreamCreate", ERROR_INVALID_VALUE);
   (void)flags;
   *stream = calloc(1, sizeof(**stream));
   return SUCCESS;
@@ -332,11 +369,13 @@ CUresult cuStreamDestroy_v2(struct CUstream_st *stream) {
 }
 
 CUresult cuStreamSynchronize(struct CUstream_st *stream) {
+  FAIL_IF_ASKED("cuStreamSynchronize", ERROR_INVALID_VALUE);
   (void)stream;
   return SUCCESS;
 }
 
 CUresult cuStreamBeginCapture_v2(struct CUstream_st *stream, int mode) {
+  FAIL_IF_ASKED("cuStreamBeginCapture_v2", ERROR_INVALID_VALUE);
   trace("capture begins (mode %d)", mode);
   stream->capture = calloc(1, sizeof(struct CUgraph_st));
   return SUCCESS;
@@ -344,6 +383,11 @@ CUresult cuStreamBeginCapture_v2(struct CUstream_st *stream, int mode) {
 
 CUresult cuStreamEndCapture(struct CUstream_st *stream,
                             struct CUgraph_st **graph) {
+  if (fails("cuStreamEndCapture")) { /* The capture is invalidated. */
+    free(stream->capture);
+    stream->capture = NULL;
+    return ERROR_INVALID_VALUE;
+  }
   trace("capture ends: %d nodes",
         stream->capture ? stream->capture->numNodes : -1);
   *graph = stream->capture;
@@ -355,6 +399,7 @@ CUresult cuStreamEndCapture(struct CUstream_st *stream,
 CUresult cuGraphInstantiateWithFlags(struct CUgraphExec_st **exec,
                                      struct CUgraph_st *graph,
                                      unsigned long long flags) {
+  FAIL_IF_ASKED("cuGraphInstantiateWithFlags", ERROR_INVALID_VALUE);
   (void)flags;
   *exec = calloc(1, sizeof(**exec));
   (*exec)->graph = *graph;
@@ -407,12 +452,14 @@ CUresult cuLaunchKernel(struct CUfunc_st *function, unsigned gx, unsigned gy,
 }
 
 CUresult cuEventCreate(struct CUevent_st **event, unsigned flags) {
+  FAIL_IF_ASKED("cuEventCreate", ERROR_INVALID_VALUE);
   (void)flags;
   *event = calloc(1, sizeof(**event));
   return SUCCESS;
 }
 
 CUresult cuEventRecord(struct CUevent_st *event, struct CUstream_st *stream) {
+  FAIL_IF_ASKED("cuEventRecord", ERROR_INVALID_VALUE);
   (void)stream;
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -421,6 +468,7 @@ CUresult cuEventRecord(struct CUevent_st *event, struct CUstream_st *stream) {
 }
 
 CUresult cuEventSynchronize(struct CUevent_st *event) {
+  FAIL_IF_ASKED("cuEventSynchronize", ERROR_INVALID_VALUE);
   (void)event;
   return SUCCESS;
 }
@@ -428,6 +476,7 @@ CUresult cuEventSynchronize(struct CUevent_st *event) {
 /* Only the _v2 name: the runtime must prefer it. */
 CUresult cuEventElapsedTime_v2(float *ms, struct CUevent_st *start,
                                struct CUevent_st *end) {
+  FAIL_IF_ASKED("cuEventElapsedTime_v2", ERROR_INVALID_VALUE);
   *ms = (float)(end->ms - start->ms);
   return SUCCESS;
 }

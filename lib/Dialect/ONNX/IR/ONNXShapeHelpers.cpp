@@ -7,6 +7,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace fuse {
@@ -127,6 +129,14 @@ FailureOr<SmallVector<int64_t>> inferWindowOutputDims(ArrayRef<int64_t> dims,
             dil = p.dilations[i];
     if (isDyn(d) || isDyn(k))
       continue;
+    // Window attributes are at most kMaxWindowValue; a dim this large would
+    // overflow `d + pads` and the rounding below.
+    if (d > std::numeric_limits<int64_t>::max() / 4) {
+      error = (Twine("spatial dimension ") + Twine(i) + " of size " + Twine(d) +
+               " is too large for a window")
+                  .str();
+      return failure();
+    }
     int64_t effectiveKernel = (k - 1) * dil + 1;
     int64_t size;
     if (p.autoPad == "SAME_UPPER" || p.autoPad == "SAME_LOWER") {

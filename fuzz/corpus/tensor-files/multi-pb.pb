@@ -1,0 +1,2 @@
+
+Bab doc string: a field readers skipJ=ก:-๕>ฬ[พิýcฟส่พÜ}ฟ
