@@ -50,6 +50,11 @@ getTensorPair(std::optional<mlir::Location> loc, llvm::StringRef opName,
 
 /// An unranked tensor of `elementType`: the answer when an input's rank is
 /// unknown.
+/// The largest rank inferred from the length of a non-constant shape
+/// operand (Reshape, ConstantOfShape): a longer one is an error, not a type
+/// with that many dims.
+constexpr int64_t kMaxInferredRank = 64;
+
 inline mlir::Type unranked(mlir::Type elementType) {
   return mlir::UnrankedTensorType::get(elementType);
 }

@@ -43,8 +43,8 @@ LogicalResult ONNXShapeOp::inferReturnTypes(MLIRContext *ctx,
   std::optional<int64_t> end;
   if (adaptor.getEndAttr())
     end = static_cast<int64_t>(adaptor.getEndAttr().getInt());
-  auto [s, e] = shapeRange(data.getRank(),
-                           static_cast<int64_t>(adaptor.getStart()), end);
+  auto [s, e] =
+      shapeRange(data.getRank(), static_cast<int64_t>(adaptor.getStart()), end);
   types.push_back(RankedTensorType::get({e - s}, i64));
   return success();
 }
@@ -59,8 +59,7 @@ OpFoldResult ONNXShapeOp::fold(FoldAdaptor) {
     end = getEndAttr().getInt();
   auto [s, e] = shapeRange(data.getRank(), getStart(), end);
   ArrayRef<int64_t> dims = data.getShape().slice(s, e - s);
-  if (llvm::any_of(dims, ShapedType::isDynamic) ||
-      type.getDimSize(0) != e - s)
+  if (llvm::any_of(dims, ShapedType::isDynamic) || type.getDimSize(0) != e - s)
     return {};
   return DenseIntElementsAttr::get(type, dims);
 }
@@ -95,6 +94,11 @@ LogicalResult ONNXConstantOfShapeOp::inferReturnTypes(
     types.push_back(RankedTensorType::get(*dims, elementType));
     return success();
   }
+  if (shapeType.hasStaticShape() && shapeType.getRank() == 1 &&
+      shapeType.getDimSize(0) > kMaxInferredRank)
+    return inferError(loc, name, "'shape' has ", shapeType.getDimSize(0),
+                      " elements: a rank above ", kMaxInferredRank,
+                      " is not supported");
   if (shapeType.hasStaticShape() && shapeType.getRank() == 1)
     types.push_back(RankedTensorType::get(
         SmallVector<int64_t>(shapeType.getDimSize(0), ShapedType::kDynamic),
@@ -115,8 +119,7 @@ OpFoldResult ONNXConstantOfShapeOp::fold(FoldAdaptor) {
 }
 
 /// Range's element count, `max(ceil((limit - start) / delta), 0)`.
-static FailureOr<int64_t> rangeCount(double start, double limit,
-                                     double delta) {
+static FailureOr<int64_t> rangeCount(double start, double limit, double delta) {
   if (delta == 0)
     return failure();
   double n = std::ceil((limit - start) / delta);
@@ -161,8 +164,8 @@ LogicalResult ONNXRangeOp::inferReturnTypes(MLIRContext *,
   if (s && l && d) {
     FailureOr<int64_t> n = rangeCount(*s, *l, *d);
     if (failed(n))
-      return inferError(loc, name, "cannot count the elements of range(",
-                        *s, ", ", *l, ", ", *d, ")");
+      return inferError(loc, name, "cannot count the elements of range(", *s,
+                        ", ", *l, ", ", *d, ")");
     count = *n;
   }
   types.push_back(RankedTensorType::get({count}, start.getElementType()));

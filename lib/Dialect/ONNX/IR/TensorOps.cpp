@@ -54,6 +54,11 @@ LogicalResult ONNXReshapeOp::inferReturnTypes(MLIRContext *,
       getConstantIntValues(adaptor.getShape());
   if (!target) {
     // Only the rank is known, from the length of `shape`.
+    if (shapeType.hasStaticShape() && shapeType.getRank() == 1 &&
+        shapeType.getDimSize(0) > kMaxInferredRank)
+      return inferError(loc, name, "'shape' has ", shapeType.getDimSize(0),
+                        " elements: a rank above ", kMaxInferredRank,
+                        " is not supported");
     if (shapeType.hasStaticShape())
       types.push_back(RankedTensorType::get(
           SmallVector<int64_t>(shapeType.getDimSize(0), ShapedType::kDynamic),
@@ -163,8 +168,8 @@ LogicalResult ONNXTransposeOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape;
   for (int64_t p : perm) {
     if (p < 0 || p >= rank || seen[p])
-      return inferError(loc, name, "'perm' is not a permutation of [0, ",
-                        rank, ")");
+      return inferError(loc, name, "'perm' is not a permutation of [0, ", rank,
+                        ")");
     seen[p] = true;
     shape.push_back(data.getDimSize(p));
   }
@@ -268,6 +273,9 @@ LogicalResult ONNXConcatOp::inferReturnTypes(MLIRContext *,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &types) {
   StringRef name = getOperationName();
+  // Checked here: inference runs before the verifier would see it missing.
+  if (!adaptor.getAxisAttr())
+    return inferError(loc, name, "requires attribute 'axis'");
   ValueRange inputs = adaptor.getInputs();
   if (inputs.empty())
     return inferError(loc, name, "needs at least one input");
@@ -313,8 +321,8 @@ LogicalResult ONNXConcatOp::inferReturnTypes(MLIRContext *,
       if (ShapedType::isDynamic(d))
         continue;
       if (!ShapedType::isDynamic(shape[i]) && shape[i] != d)
-        return inferError(loc, name, "inputs differ in dim ", i, " (",
-                          shape[i], " and ", d, ") off the concat axis");
+        return inferError(loc, name, "inputs differ in dim ", i, " (", shape[i],
+                          " and ", d, ") off the concat axis");
       shape[i] = d;
     }
     int64_t d = t.getDimSize(*axis);
@@ -354,9 +362,9 @@ LogicalResult ONNXSliceOp::inferReturnTypes(MLIRContext *,
     return success();
   }
   std::string error;
-  FailureOr<SliceParams> params =
-      resolveSlice(data->getShape(), *starts, *ends, axes.value_or(SmallVector<int64_t>()),
-                   steps.value_or(SmallVector<int64_t>()), error);
+  FailureOr<SliceParams> params = resolveSlice(
+      data->getShape(), *starts, *ends, axes.value_or(SmallVector<int64_t>()),
+      steps.value_or(SmallVector<int64_t>()), error);
   if (failed(params))
     return inferError(loc, name, error);
   types.push_back(RankedTensorType::get(params->sizes, elementType));
@@ -392,9 +400,8 @@ LogicalResult ONNXGatherOp::inferReturnTypes(MLIRContext *,
     if (!ShapedType::isDynamic(size))
       for (int64_t i : *values)
         if (i < -size || i >= size)
-          return inferError(loc, name, "index ", i,
-                            " is out of range for dim ", *axis, " of size ",
-                            size);
+          return inferError(loc, name, "index ", i, " is out of range for dim ",
+                            *axis, " of size ", size);
   }
   SmallVector<int64_t> shape(data.getShape().take_front(*axis));
   llvm::append_range(shape, indices.getShape());
@@ -413,10 +420,9 @@ LogicalResult ONNXGatherElementsOp::inferReturnTypes(
     return inferError(loc, name, "expects tensor operands");
   Type elementType = data.getElementType();
   if (!data.hasRank() || !indices.hasRank()) {
-    types.push_back(indices.hasRank()
-                        ? Type(RankedTensorType::get(indices.getShape(),
-                                                     elementType))
-                        : unranked(elementType));
+    types.push_back(indices.hasRank() ? Type(RankedTensorType::get(
+                                            indices.getShape(), elementType))
+                                      : unranked(elementType));
     return success();
   }
   int64_t rank = data.getRank();
