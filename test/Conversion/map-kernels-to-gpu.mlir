@@ -51,3 +51,53 @@ func.func @single(%x: memref<f32>, %out: memref<f32>) attributes {fuse.kernel} {
 func.func @not_bufferized(%x: tensor<4xf32>) -> tensor<4xf32> attributes {fuse.kernel} {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// A global the kernel reads (a constant index table) is copied into the
+// gpu.module, which is its own symbol table; the host copy, which no host
+// code reads, goes; one the host reads too stays.
+// CHECK: module attributes {gpu.container_module}
+// CHECK-NOT: memref.global "private" constant @idx
+// CHECK: memref.global "private" constant @both
+// CHECK: gpu.module @fuse_kernels
+// CHECK-DAG: memref.global "private" constant @idx : memref<3xi64> = dense<[2, 0, 1]>
+// CHECK-DAG: memref.global "private" constant @both : memref<1xi64> = dense<7>
+// CHECK: gpu.func @reads_global
+// CHECK: memref.get_global @idx : memref<3xi64>
+memref.global "private" constant @idx : memref<3xi64> = dense<[2, 0, 1]>
+memref.global "private" constant @both : memref<1xi64> = dense<7>
+func.func @reads_global(%out: memref<3xi64>) attributes {fuse.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %g = memref.get_global @idx : memref<3xi64>
+  %h = memref.get_global @both : memref<1xi64>
+  scf.parallel (%i) = (%c0) to (%c3) step (%c1) {
+    %v = memref.load %g[%i] : memref<3xi64>
+    %w = memref.load %h[%c0] : memref<1xi64>
+    %s = arith.addi %v, %w : i64
+    memref.store %s, %out[%i] : memref<3xi64>
+    scf.reduce
+  }
+  return
+}
+func.func @host(%out: memref<1xi64>) {
+  %c0 = arith.constant 0 : index
+  %h = memref.get_global @both : memref<1xi64>
+  %w = memref.load %h[%c0] : memref<1xi64>
+  memref.store %w, %out[%c0] : memref<1xi64>
+  return
+}
+
+// -----
+
+// No kernels (every output folded to a constant): the gpu.module is still
+// made, so the cuda artifact has a (empty) kernel image to load.
+// CHECK: module attributes {gpu.container_module}
+// CHECK: func.func @no_kernels
+// CHECK: gpu.module @fuse_kernels
+// CHECK-NOT: gpu.func
+func.func @no_kernels(%out: memref<4xf32>) {
+  return
+}

@@ -13,6 +13,8 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace fuse {
 #define GEN_PASS_DEF_MAPKERNELSTOGPU
@@ -100,6 +102,35 @@ static void guardSingleThread(OpBuilder &b, gpu::GPUFuncOp func) {
       std::next(Block::iterator(guard)), Block::iterator(terminator));
 }
 
+/// Kernels read small constants (e.g. Gather indices) through
+/// memref.get_global; the gpu.module is its own symbol table, so each
+/// global a kernel reads is copied into it. Host copies no host code reads
+/// any more are erased.
+static void moveGlobalsIntoGPUModule(ModuleOp module,
+                                     gpu::GPUModuleOp gpuModule) {
+  SymbolTable gpuSymbols(gpuModule);
+  SetVector<StringAttr> read;
+  gpuModule.walk(
+      [&](memref::GetGlobalOp op) { read.insert(op.getNameAttr().getAttr()); });
+  OpBuilder b(gpuModule.getBodyRegion());
+  for (StringAttr name : read) {
+    if (gpuSymbols.lookup(name))
+      continue;
+    if (auto global = module.lookupSymbol<memref::GlobalOp>(name))
+      gpuSymbols.insert(b.clone(*global));
+  }
+  DenseSet<StringAttr> hostRead;
+  for (auto func : module.getOps<func::FuncOp>())
+    func.walk([&](memref::GetGlobalOp op) {
+      hostRead.insert(op.getNameAttr().getAttr());
+    });
+  for (auto global :
+       llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+    if (read.contains(global.getSymNameAttr()) &&
+        !hostRead.contains(global.getSymNameAttr()))
+      global.erase();
+}
+
 namespace {
 struct MapKernelsToGPUPass
     : public fuse::impl::MapKernelsToGPUBase<MapKernelsToGPUPass> {
@@ -112,9 +143,8 @@ struct MapKernelsToGPUPass
     for (auto func : module.getOps<func::FuncOp>())
       if (isKernel(func))
         kernels.push_back(func);
-    if (kernels.empty())
-      return;
-
+    // The module is made even without kernels (a model whose outputs all
+    // fold to constants): the artifact still carries a (empty) kernel image.
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>(kModuleName);
@@ -181,6 +211,7 @@ struct MapKernelsToGPUPass
           b.getDenseI32ArrayAttr({static_cast<int32_t>(grid), 1, 1}));
       kernel.erase();
     }
+    moveGlobalsIntoGPUModule(module, gpuModule);
   }
 };
 } // namespace
