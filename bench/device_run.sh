@@ -9,5 +9,8 @@ bench/runtime_gpu_smoke.sh
 smoke=$?
 python3 bench/gpu_check.py .device/gpu_check
 check=$?
+python3 test/Conformance/run_node_tests.py --run-only .device/conformance \
+  --fuse-run .device/gpu_check/bin/fuse-run --fail-on-failure
+conformance=$?
 python3 bench/avgpool_relu/run.py .device/avgpool_relu
-exit $(( smoke || check || $? ))
+exit $(( smoke || check || conformance || $? ))

@@ -4,6 +4,8 @@
 # are compiled here):
 #   .device/gpu_check/     the numeric test models and their cuda artifacts
 #   .device/avgpool_relu/  the seed benchmark (see avgpool_relu/prepare.sh)
+#   .device/conformance/   the ONNX node tests that compile for cuda, their
+#                          artifacts and data (run_node_tests.py --export)
 # (bench/models/build_static_compiler.sh adds .device/compiler/, the
 # fuse-compile that bench/models/run_models.py runs there.)
 # Then, on the GPU machine:  bash bench/device_run.sh
@@ -19,7 +21,7 @@ cp "$BUILD/bin/fuse-run" "$BUILD/bin/fuse-runtime-api-test" "$OUT/bin/"
 for name in $(python3 test/Numerics/Inputs/models.py --list); do
   python3 test/Numerics/Inputs/models.py "$name" "$OUT/models/$name.onnx"
   "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
-    --gpu-arch="$ARCH" 2>/dev/null
+    --gpu-arch="$ARCH" >/dev/null
 done
 # Whole models small enough to carry: the mini transformer and SqueezeNet
 # with random weights.
@@ -28,7 +30,10 @@ python3 test/Models/Inputs/light_model.py squeezenet \
   "$OUT/models/light_squeezenet.onnx"
 for name in mini_bert light_squeezenet; do
   "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
-    --gpu-arch="$ARCH" 2>/dev/null
+    --gpu-arch="$ARCH" >/dev/null
 done
 bench/avgpool_relu/prepare.sh
+python3 test/Conformance/run_node_tests.py --target=cuda --compile-only \
+  --fuse-compile "$BUILD/bin/fuse-compile" --workdir "$BUILD/conformance-cuda" \
+  --export .device/conformance --show
 du -sh .device

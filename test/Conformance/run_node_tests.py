@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
-"""Runs the ONNX backend node tests through fuse (cpu target).
+"""Runs the ONNX backend node tests through fuse (cpu or cuda target).
 
     run_node_tests.py --fuse-compile BIN --fuse-run BIN --workdir DIR
-                      [--jobs N] [--filter REGEX] [--show CATEGORY ...]
-                      [--fail-on-failure]
+                      [--target cpu|cuda] [--jobs N] [--filter REGEX]
+                      [--show CATEGORY ...] [--fail-on-failure]
+
+    # compile here, run elsewhere (the GPU machine has no LLVM):
+    run_node_tests.py --fuse-compile BIN --workdir DIR --target cuda \
+                      --compile-only --export OUT
+    run_node_tests.py --run-only OUT --fuse-run BIN [--fail-on-failure]
 
 The node tests are generated from the `onnx` package's own case definitions
 (onnx.backend.test.case.node): for each, model.onnx and test_data_set_N/
 with input_K.pb and output_K.pb, written under DIR/node/. Each test is
-compiled with `fuse-compile --target=cpu --no-reference`, run by fuse-run on
+compiled with `fuse-compile --target=T --no-reference`, run by fuse-run on
 every data set, and its outputs compared with the expected ones
 (|fuse - expected| <= atol + rtol * |expected|, rtol 1e-3, atol 1e-5;
 NaN matches NaN). Every test ends in one category:
@@ -26,14 +31,22 @@ NaN matches NaN). Every test ends in one category:
 
 Prints a summary (per category, and which operators fail) and exits 1 with
 --fail-on-failure when any test fails.
+
+--compile-only stops after fuse-compile; with --export OUT it copies what a
+run needs (each compiled test's model and data sets, its artifact, and
+manifest.json with every test's compile result) to OUT, which
+--run-only OUT later runs and compares, without fuse-compile or the
+generator.
 """
 
 import argparse
 import collections
 import concurrent.futures
 import glob
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -107,13 +120,14 @@ def first_line(text):
     return text.strip().splitlines()[-1][:300] if text.strip() else ""
 
 
-def run_test(test_dir, args):
+def compile_test(test_dir, args):
+    """Returns (name, category, why); category "compiled" on success."""
     name = os.path.basename(test_dir)
     artifact = os.path.join(args.workdir, "artifacts", name + ".fbin")
     try:
         proc = subprocess.run(
             [args.fuse_compile, os.path.join(test_dir, "model.onnx"), "-o",
-             artifact, "--target=cpu", "--no-reference"],
+             artifact, "--target=" + args.target, "--no-reference"],
             capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return name, "fail", "fuse-compile timed out"
@@ -123,11 +137,25 @@ def run_test(test_dir, args):
     if proc.returncode == 1:
         category = classify_error(proc.stderr)
         return name, category, first_line(proc.stderr)
+    return name, "compiled", ""
 
+
+def run_test(test_dir, args):
+    name = os.path.basename(test_dir)
+    result = compile_test(test_dir, args)
+    if result[1] != "compiled":
+        return result
+    return run_compiled(test_dir,
+                        os.path.join(args.workdir, "artifacts", name + ".fbin"),
+                        os.path.join(args.workdir, "outputs", name), args)
+
+
+def run_compiled(test_dir, artifact, outputs, args):
+    """Runs a compiled test on each data set and compares its outputs."""
+    name = os.path.basename(test_dir)
     model = load(os.path.join(test_dir, "model.onnx"), load_external_data=False)
     for data in sorted(glob.glob(os.path.join(test_dir, "test_data_set_*"))):
-        out_dir = os.path.join(args.workdir, "outputs", name,
-                               os.path.basename(data))
+        out_dir = os.path.join(outputs, os.path.basename(data))
         os.makedirs(out_dir, exist_ok=True)
         command = [args.fuse_run, artifact, "--outputs", out_dir]
         if model.graph.input:
@@ -173,26 +201,44 @@ def op_of(test_name):
     return parts[0]
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--fuse-compile", required=True)
-    p.add_argument("--fuse-run", required=True)
-    p.add_argument("--workdir", required=True)
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--filter", default="")
-    p.add_argument("--show", nargs="*", default=["fail"],
-                   help="categories whose tests to list (default: fail)")
-    p.add_argument("--fail-on-failure", action="store_true")
-    args = p.parse_args()
+def export(results, args):
+    """Copies what --run-only needs for the compiled tests to args.export."""
+    if os.path.exists(args.export):
+        shutil.rmtree(args.export)
+    os.makedirs(os.path.join(args.export, "artifacts"))
+    for name, category, _ in results:
+        if category != "compiled":
+            continue
+        shutil.copytree(os.path.join(args.workdir, "node", name),
+                        os.path.join(args.export, "node", name))
+        shutil.copy(os.path.join(args.workdir, "artifacts", name + ".fbin"),
+                    os.path.join(args.export, "artifacts"))
+    with open(os.path.join(args.export, "manifest.json"), "w") as f:
+        json.dump({"target": args.target, "results": results}, f, indent=0)
 
-    os.makedirs(os.path.join(args.workdir, "artifacts"), exist_ok=True)
-    generate(args.workdir)
-    tests = sorted(d for d in glob.glob(os.path.join(args.workdir, "node", "*"))
-                   if os.path.isdir(d) and re.search(args.filter,
-                                                     os.path.basename(d)))
+
+def run_exported(args):
+    """--run-only: runs the compiled tests of an exported directory."""
+    root = args.run_only
+    with open(os.path.join(root, "manifest.json")) as f:
+        manifest = json.load(f)
+    args.target = manifest["target"]
+    entries = [tuple(r) for r in manifest["results"]
+               if re.search(args.filter, r[0])]
+
+    def one(entry):
+        name, category, why = entry
+        if category != "compiled":
+            return entry
+        return run_compiled(os.path.join(root, "node", name),
+                            os.path.join(root, "artifacts", name + ".fbin"),
+                            os.path.join(root, "outputs", name), args)
+
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda t: run_test(t, args), tests))
+        return list(pool.map(one, entries))
 
+
+def summarize(results, args):
     counts = collections.Counter(category for _, category, _ in results)
     for category in args.show:
         listed = [(n, why) for n, c, why in results if c == category]
@@ -202,13 +248,61 @@ def main():
                 print("  %s: %s" % (n, why))
     passing_ops = {op_of(n) for n, c, _ in results if c == "pass"}
     failing_ops = sorted({op_of(n) for n, c, _ in results if c == "fail"})
-    print("conformance: %d node tests: %d pass, %d fail, %d unsupported-op, "
-          "%d unsupported-feature" % (
-              len(results), counts["pass"], counts["fail"],
-              counts["unsupported-op"], counts["unsupported-feature"]))
-    print("conformance: operators with a passing test: %d; with a failing "
-          "test: %s" % (len(passing_ops), ", ".join(failing_ops) or "none"))
+    compiled = " (compiled, not run: %d)" % counts["compiled"] \
+        if counts["compiled"] else ""
+    print("conformance (%s): %d node tests: %d pass, %d fail, %d "
+          "unsupported-op, %d unsupported-feature%s" % (
+              args.target, len(results), counts["pass"], counts["fail"],
+              counts["unsupported-op"], counts["unsupported-feature"],
+              compiled))
+    print("conformance (%s): operators with a passing test: %d; with a "
+          "failing test: %s" % (args.target, len(passing_ops),
+                                ", ".join(failing_ops) or "none"))
     return 1 if args.fail_on_failure and counts["fail"] else 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--fuse-compile")
+    p.add_argument("--fuse-run")
+    p.add_argument("--workdir")
+    p.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--filter", default="")
+    p.add_argument("--show", nargs="*", default=["fail"],
+                   help="categories whose tests to list (default: fail)")
+    p.add_argument("--fail-on-failure", action="store_true")
+    p.add_argument("--compile-only", action="store_true",
+                   help="compile every test, run none")
+    p.add_argument("--export", metavar="OUT",
+                   help="with --compile-only: copy the compiled tests, "
+                   "their artifacts and a manifest to OUT")
+    p.add_argument("--run-only", metavar="OUT",
+                   help="run the tests an earlier --export wrote to OUT")
+    args = p.parse_args()
+
+    if args.run_only:
+        if not args.fuse_run:
+            p.error("--run-only needs --fuse-run")
+        return summarize(run_exported(args), args)
+    if not args.fuse_compile or not args.workdir:
+        p.error("--fuse-compile and --workdir are required")
+    if not args.compile_only and not args.fuse_run:
+        p.error("--fuse-run is required unless --compile-only")
+    if args.export and not args.compile_only:
+        p.error("--export needs --compile-only")
+
+    os.makedirs(os.path.join(args.workdir, "artifacts"), exist_ok=True)
+    generate(args.workdir)
+    tests = sorted(d for d in glob.glob(os.path.join(args.workdir, "node", "*"))
+                   if os.path.isdir(d) and re.search(args.filter,
+                                                     os.path.basename(d)))
+    step = compile_test if args.compile_only else run_test
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(lambda t: step(t, args), tests))
+    if args.export:
+        export(results, args)
+    return summarize(results, args)
 
 
 if __name__ == "__main__":
