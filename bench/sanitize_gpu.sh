@@ -10,7 +10,10 @@
 # is slow under memcheck; it is given $FUSE_SANITIZE_TIMEOUT seconds, default
 # 3600).
 #
-#   bash bench/sanitize_gpu.sh            # logs in $OUT or .device-out/, sanitize/
+#   bash bench/sanitize_gpu.sh [all|models|bench]   # logs in $OUT or .device-out/, sanitize/
+#
+# `models` runs the test models only, `bench` the seed benchmark only (two
+# device calls where one would run past the per-call time limit).
 #
 # Exit status: 0 if every run reported 0 errors and fuse-run succeeded, 1
 # otherwise, 2 if something needed is missing. The results go into
@@ -47,9 +50,16 @@ if [ -z "$FUSE_RUN" ]; then
   exit 2
 fi
 
+SET=${1:-all}
+case "$SET" in
+  all|models|bench) ;;
+  *) echo "sanitize_gpu: unknown set '$SET' (all, models or bench)" >&2; exit 2 ;;
+esac
 shopt -s nullglob
-CHECKED=(.device/gpu_check/*.fbin)
-PLAIN=(.device/avgpool_relu/fused_*.fbin .device/avgpool_relu/unfused_*.fbin)
+CHECKED=() PLAIN=()
+[ "$SET" = bench ] || CHECKED=(.device/gpu_check/*.fbin)
+[ "$SET" = models ] ||
+  PLAIN=(.device/avgpool_relu/fused_*.fbin .device/avgpool_relu/unfused_*.fbin)
 shopt -u nullglob
 if [ $((${#CHECKED[@]} + ${#PLAIN[@]})) -eq 0 ]; then
   echo "sanitize_gpu: no artifacts in .device/: run bench/prepare_device.sh" >&2
@@ -78,13 +88,18 @@ run() {
     "$@" >"$log" 2>&1
   status=$?
   seconds=$(($(date +%s) - start))
-  # "========= ERROR SUMMARY: 3 errors" (memcheck); racecheck prints
-  # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)" and an
-  # ERROR SUMMARY too.
-  errors=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
-  local hazards
-  hazards=$(grep -oE 'RACECHECK SUMMARY: [0-9]+' "$log" | tail -1 |
-            grep -oE '[0-9]+')
+  # memcheck ends with "========= ERROR SUMMARY: 3 errors"; racecheck with
+  # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)" only.
+  local hazards=""
+  if [ "$tool" = racecheck ]; then
+    hazards=$(grep -oE 'RACECHECK SUMMARY: [0-9]+' "$log" | tail -1 |
+              grep -oE '[0-9]+')
+    errors=$(grep -oE 'RACECHECK SUMMARY: .*\([0-9]+ errors' "$log" | tail -1 |
+             grep -oE '[0-9]+ errors' | grep -oE '[0-9]+')
+  else
+    errors=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$log" | tail -1 |
+             grep -oE '[0-9]+')
+  fi
   local result=ok
   if [ "$status" -eq 124 ]; then
     result="TIMEOUT after ${TIMEOUT}s"
