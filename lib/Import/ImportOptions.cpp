@@ -10,6 +10,11 @@
 using namespace llvm;
 using namespace fuse;
 
+cl::OptionCategory &fuse::getImportCLCategory() {
+  static cl::OptionCategory category("ONNX import options");
+  return category;
+}
+
 namespace {
 struct ImportCLOptions {
   cl::list<std::string> inputShapes{
@@ -18,7 +23,7 @@ struct ImportCLOptions {
                "(repeatable): NAME=D0xD1x... where a dim is a number or ? "
                "(e.g. --input-shape input=1x3x224x224). Symbolic dims the "
                "shape fixes are bound in every other input too"),
-      cl::value_desc("name=shape")};
+      cl::value_desc("name=shape"), cl::cat(getImportCLCategory())};
   cl::opt<ImportOptions::Format> format{
       "onnx-format", cl::desc("How to read an ONNX model file"),
       cl::init(ImportOptions::Format::Auto),
@@ -28,7 +33,8 @@ struct ImportCLOptions {
                      "starts with '<', else binary (default)"),
           clEnumValN(ImportOptions::Format::Binary, "binary",
                      "binary protobuf (.onnx)"),
-          clEnumValN(ImportOptions::Format::Text, "text", "ONNX text syntax"))};
+          clEnumValN(ImportOptions::Format::Text, "text", "ONNX text syntax")),
+      cl::cat(getImportCLCategory())};
 };
 } // namespace
 

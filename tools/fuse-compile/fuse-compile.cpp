@@ -26,13 +26,17 @@
 using namespace mlir;
 using namespace llvm;
 
-static cl::opt<std::string>
-    inputFilename(cl::Positional, cl::desc("<model.onnx>"), cl::Required);
+static cl::OptionCategory compileCategory("fuse-compile options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<model.onnx>"),
+                                          cl::Required,
+                                          cl::cat(compileCategory));
 static cl::opt<std::string>
     outputFilename("o",
                    cl::desc("Output file (default: the model's name with "
                             ".fbin, or stdout for --emit stages)"),
-                   cl::value_desc("file"));
+                   cl::value_desc("file"), cl::cat(compileCategory));
 static cl::opt<fuse::artifact::Target>
     target("target", cl::desc("What the artifact runs on"),
            cl::init(fuse::artifact::Target::Cuda),
@@ -40,24 +44,30 @@ static cl::opt<fuse::artifact::Target>
                                  "NVIDIA GPU: cubin for --gpu-arch, plus PTX "
                                  "(default)"),
                       clEnumValN(fuse::artifact::Target::Cpu, "cpu",
-                                 "x86-64 host code (a shared object)")));
+                                 "x86-64 host code (a shared object)")),
+           cl::cat(compileCategory));
 static cl::opt<std::string> gpuArch("gpu-arch",
                                     cl::desc("GPU architecture for cuda"),
-                                    cl::init("sm_90"));
+                                    cl::init("sm_90"),
+                                    cl::cat(compileCategory));
 static cl::opt<std::string>
     cudaPath("cuda-path",
              cl::desc("CUDA toolkit root, for ptxas and libdevice (default: "
-                      "$CUDA_HOME, else /usr/local/cuda)"));
+                      "$CUDA_HOME, else /usr/local/cuda)"),
+             cl::cat(compileCategory));
 static cl::opt<bool> noFuse("no-fuse",
                             cl::desc("Compile one kernel per op (the "
-                                     "baseline fusion is measured against)"));
+                                     "baseline fusion is measured against)"),
+                            cl::cat(compileCategory));
 static cl::opt<bool> noReference(
     "no-reference",
     cl::desc("Leave out the unfused reference plan that fuse-run --check "
-             "compares against"));
+             "compares against"),
+    cl::cat(compileCategory));
 static cl::opt<bool>
     fusionReport("fusion-report",
-                 cl::desc("Print the fusion groups and what they save"));
+                 cl::desc("Print the fusion groups and what they save"),
+                 cl::cat(compileCategory));
 static cl::opt<fuse::CompileStage> emit(
     "emit", cl::desc("Stop after a stage and print it"),
     cl::init(fuse::CompileStage::Artifact),
@@ -74,7 +84,8 @@ static cl::opt<fuse::CompileStage> emit(
                clEnumValN(fuse::CompileStage::Assembly, "ptx",
                           "PTX of the kernels (cuda)"),
                clEnumValN(fuse::CompileStage::Artifact, "artifact",
-                          "the .fbin file (default)")));
+                          "the .fbin file (default)")),
+    cl::cat(compileCategory));
 
 static std::string defaultCudaPath() {
   if (std::optional<std::string> home = sys::Process::GetEnv("CUDA_HOME"))
@@ -88,6 +99,14 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
+  // --help lists fuse's options; --help-hidden adds LLVM's and MLIR's
+  // (cl::HideUnrelatedOptions would hide them from --help-hidden too).
+  for (auto &[name, option] : cl::getRegisteredOptions())
+    if (!llvm::is_contained(option->Categories, &compileCategory) &&
+        !llvm::is_contained(option->Categories, &fuse::getImportCLCategory()) &&
+        name != "help" && name != "help-hidden" && name != "version" &&
+        option->getOptionHiddenFlag() == cl::NotHidden)
+      option->setHiddenFlag(cl::Hidden);
   cl::ParseCommandLineOptions(
       argc, argv,
       "fuse-compile: compile an ONNX model into a fused binary artifact\n\n"
@@ -96,7 +115,8 @@ int main(int argc, char **argv) {
       "  fuse-compile model.onnx --emit=kernels              # inspect a "
       "stage\n\n"
       "  Every fusion group becomes one kernel; ops outside groups get a\n"
-      "  kernel each. Run the result with fuse-run.\n");
+      "  kernel each. Run the result with fuse-run. --help-hidden also\n"
+      "  lists LLVM's and MLIR's options (e.g. --mlir-print-ir-after-all).\n");
 
   if (emit == fuse::CompileStage::Assembly &&
       target != fuse::artifact::Target::Cuda) {

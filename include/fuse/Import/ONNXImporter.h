@@ -19,6 +19,10 @@
 #include <string>
 #include <utility>
 
+namespace llvm::cl {
+class OptionCategory;
+} // namespace llvm::cl
+
 namespace fuse {
 
 struct ImportOptions {
@@ -47,6 +51,9 @@ mlir::OwningOpRef<mlir::ModuleOp> importONNXModel(llvm::StringRef bytes,
 /// Registers `--input-shape` and `--onnx-format` with LLVM's command line,
 /// for tools that import models. Call before parsing the command line.
 void registerImportCLOptions();
+
+/// The category of those options (for tools that list only their own).
+llvm::cl::OptionCategory &getImportCLCategory();
 
 /// The options given on the command line. Reports a malformed
 /// `--input-shape` to stderr and returns failure.
