@@ -21,8 +21,13 @@ OUT=fuzz/corpus
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
+# Inputs that once failed (regression-*) are kept: a fuzz run replays its
+# whole corpus first, so CI checks them on every run.
+mkdir -p "$TMP/keep"
+find "$OUT" -name 'regression-*' -exec cp --parents {} "$TMP/keep" \; 2>/dev/null || true
 rm -rf "$OUT"
 mkdir -p "$OUT"/{import,import-text,artifact,tensor-files}
+[ -d "$TMP/keep/$OUT" ] && cp -r "$TMP/keep/$OUT/." "$OUT/"
 
 # --- import: binary models
 cp examples/avgpool_relu.onnx "$OUT/import/example-avgpool_relu.onnx"

@@ -714,8 +714,10 @@ bool parseNpz(const std::vector<uint8_t> &bytes, const std::string &path,
     std::string memberPath = path + "/" + entry.name;
     if (!parseNpy(member.data(), member.size(), memberPath, tensor, error))
       return false;
+    // As numpy.load: a member's key is its name without ".npy" (so ".npy"
+    // is the key "", which the writer writes back as ".npy").
     tensor.name = entry.name;
-    if (tensor.name.size() > 4 &&
+    if (tensor.name.size() >= 4 &&
         tensor.name.compare(tensor.name.size() - 4, 4, ".npy") == 0)
       tensor.name.resize(tensor.name.size() - 4);
     tensors.push_back(std::move(tensor));
