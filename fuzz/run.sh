@@ -11,6 +11,7 @@
 # default 30) or an out-of-memory (over 2 GiB); each is printed with the
 # path of the input that causes it, kept under
 # $FUSE_FUZZ_BUILD_DIR/fuzz-out/<target>/, and the command that replays it.
+# FUSE_FUZZ_SEED=N passes -seed=N to every target (CI's run uses 1).
 # With FUSE_FUZZ_KEEP_GOING=1 a target goes on after a crash (libFuzzer's
 # -fork=1 -ignore_crashes=1 ...: one child process at a time), so that a long
 # run collects every crash it finds; the run still fails at the end.
@@ -63,6 +64,9 @@ for target in "${TARGETS[@]}"; do
   cp -r "fuzz/corpus/$target" "$work/corpus"
   extra=()
   [ -f "fuzz/$target.dict" ] && extra+=("-dict=fuzz/$target.dict")
+  # A fixed seed (CI sets one) makes a run on the same code mostly
+  # repeatable; new inputs are the long runs' job.
+  [ -n "${FUSE_FUZZ_SEED:-}" ] && extra+=("-seed=$FUSE_FUZZ_SEED")
   [ "${FUSE_FUZZ_KEEP_GOING:-0}" = 1 ] &&
     extra+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   echo "== fuzz-$target for ${SECONDS_PER_TARGET}s ($(ls "$work/corpus" | wc -l) seeds)"
