@@ -75,9 +75,9 @@ for target in "${TARGETS[@]}"; do
     -timeout="$TIMEOUT" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/crashes/" "${extra[@]}" \
     >"$work/log" 2>&1 || status=$?
-  # The last status line: "#N ... cov: C ft: F corp: K ... exec/s: E"
+  # The last status line: "#N<tab>DONE cov: C ft: F corp: K ... exec/s: E"
   # (in fork mode "#N: cov: ..."); N counts the executions.
-  last=$(grep -E '^#[0-9]+:? .*cov: ' "$work/log" | tail -1 || true)
+  last=$(grep -E '^#[0-9]+:?[[:space:]].*cov: ' "$work/log" | tail -1 || true)
   field() { grep -oE "$1:? [0-9]+" <<<"$last" | head -1 | grep -oE '[0-9]+$' || echo "?"; }
   execs=$(grep -oE '^#[0-9]+' <<<"$last" | tr -d '#' || echo "?")
   execs_per_s=$(field exec/s)
