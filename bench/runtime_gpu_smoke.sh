@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The runtime's GPU tests (test/Runtime/cuda-gpu.test, cuda-cubin.test),
+# The runtime's GPU tests (test/Runtime/cuda-gpu.test, cuda-cubin.test,
+# cuda-gpu-oom.test),
 # for a GPU machine without lit/FileCheck: the same artifacts and checks,
 # with grep. Needs .device/gpu_check/bin/{fuse-run,fuse-runtime-api-test}.
 set -uo pipefail
@@ -26,5 +27,8 @@ python3 $IN/make_artifact.py addrelu $T/fallback.fbin --target cuda --arch sm_75
 expect "sm_75 cubin falls back to PTX" "check: PASS" $BIN/fuse-run $T/fallback.fbin --check
 python3 $IN/make_artifact.py addrelu $T/noptx.fbin --target cuda --arch sm_75 --image $T/other.cubin
 expect "sm_75 cubin without PTX is an error" "has no PTX to compile for it" $BIN/fuse-run $T/noptx.fbin
+python3 $IN/make_artifact.py addrelu $T/huge.fbin --target cuda --ptx $IN/kernels.ptx --extra-arena 1125899906842624
+expect "1 PiB arena: C API error names the sizes" "load: status=4 cuda: cuMemAlloc of [0-9]* bytes (weights 96 + plan 'main' arena 1125899906842848.*CUDA_ERROR_OUT_OF_MEMORY (out of memory): the device has [0-9]* bytes free of [0-9]*" $BIN/fuse-runtime-api-test --load $T/huge.fbin
+expect "1 PiB arena: fuse-run error" "error: cuda: cuMemAlloc of [0-9]* bytes" $BIN/fuse-run $T/huge.fbin
 rm -rf $T
 exit $((fails > 0))
