@@ -48,15 +48,50 @@ getTensorPair(std::optional<mlir::Location> loc, llvm::StringRef opName,
   return std::make_pair(ta, tb);
 }
 
+/// The op's 'axis' attribute `axis` normalized to [0, rank); reports
+/// "'axis' = A is out of range for rank R" and fails otherwise.
+inline mlir::FailureOr<int64_t>
+normalizeAxisAttr(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                  int64_t axis, int64_t rank) {
+  mlir::FailureOr<int64_t> dim = normalizeAxis(axis, rank);
+  if (mlir::failed(dim))
+    return inferError(loc, opName, "'axis' = ", axis,
+                      " is out of range for rank ", rank);
+  return dim;
+}
+
 /// An unranked tensor of `elementType`: the answer when an input's rank is
 /// unknown.
-/// The largest rank inferred from the length of a non-constant shape
-/// operand (Reshape, ConstantOfShape): a longer one is an error, not a type
-/// with that many dims.
-constexpr int64_t kMaxInferredRank = 64;
-
 inline mlir::Type unranked(mlir::Type elementType) {
   return mlir::UnrankedTensorType::get(elementType);
+}
+
+/// The largest rank inferred from the length of a non-constant shape
+/// operand: a longer one is an error, not a type with that many dims.
+constexpr int64_t kMaxInferredRank = 64;
+
+/// The result of an op whose output shape is the value of the 1-D operand
+/// `shape` (Reshape, ConstantOfShape) when that value is not constant: all
+/// dims dynamic, the rank from `shape`'s static length; unranked when the
+/// length is unknown. A length above kMaxInferredRank is reported.
+inline mlir::LogicalResult
+inferFromShapeOperandLength(std::optional<mlir::Location> loc,
+                            llvm::StringRef opName, mlir::TensorType shape,
+                            mlir::Type elementType,
+                            llvm::SmallVectorImpl<mlir::Type> &types) {
+  if (!shape.hasStaticShape() || shape.getRank() != 1) {
+    types.push_back(unranked(elementType));
+    return mlir::success();
+  }
+  int64_t rank = shape.getDimSize(0);
+  if (rank > kMaxInferredRank)
+    return inferError(loc, opName, "'shape' has ", rank,
+                      " elements: a rank above ", kMaxInferredRank,
+                      " is not supported");
+  types.push_back(mlir::RankedTensorType::get(
+      llvm::SmallVector<int64_t>(rank, mlir::ShapedType::kDynamic),
+      elementType));
+  return mlir::success();
 }
 
 /// For ops whose result keeps the element type of operand `v` and is

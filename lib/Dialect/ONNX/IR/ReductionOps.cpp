@@ -14,9 +14,9 @@ LogicalResult ONNXSoftmaxOp::inferReturnTypes(MLIRContext *,
   if (!input)
     return inferError(loc, getOperationName(), "expects a tensor operand");
   if (input.hasRank() &&
-      failed(normalizeAxis(adaptor.getAxis(), input.getRank())))
-    return inferError(loc, getOperationName(), "'axis' = ", adaptor.getAxis(),
-                      " is out of range for rank ", input.getRank());
+      failed(normalizeAxisAttr(loc, getOperationName(), adaptor.getAxis(),
+                               input.getRank())))
+    return failure();
   types.push_back(input);
   return success();
 }
@@ -30,10 +30,10 @@ LogicalResult ONNXLayerNormalizationOp::inferReturnTypes(
   if (!x || !scale)
     return inferError(loc, name, "expects tensor operands");
   if (x.hasRank()) {
-    FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), x.getRank());
+    FailureOr<int64_t> axis =
+        normalizeAxisAttr(loc, name, adaptor.getAxis(), x.getRank());
     if (failed(axis))
-      return inferError(loc, name, "'axis' = ", adaptor.getAxis(),
-                        " is out of range for rank ", x.getRank());
+      return failure();
     // Scale and B broadcast to the normalized dims X[axis:].
     ArrayRef<int64_t> normalized = x.getShape().drop_front(*axis);
     for (auto [v, what] : {std::pair{adaptor.getScale(), "Scale"},

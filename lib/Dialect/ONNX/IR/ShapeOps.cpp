@@ -94,18 +94,7 @@ LogicalResult ONNXConstantOfShapeOp::inferReturnTypes(
     types.push_back(RankedTensorType::get(*dims, elementType));
     return success();
   }
-  if (shapeType.hasStaticShape() && shapeType.getRank() == 1 &&
-      shapeType.getDimSize(0) > kMaxInferredRank)
-    return inferError(loc, name, "'shape' has ", shapeType.getDimSize(0),
-                      " elements: a rank above ", kMaxInferredRank,
-                      " is not supported");
-  if (shapeType.hasStaticShape() && shapeType.getRank() == 1)
-    types.push_back(RankedTensorType::get(
-        SmallVector<int64_t>(shapeType.getDimSize(0), ShapedType::kDynamic),
-        elementType));
-  else
-    types.push_back(unranked(elementType));
-  return success();
+  return inferFromShapeOperandLength(loc, name, shapeType, elementType, types);
 }
 
 OpFoldResult ONNXConstantOfShapeOp::fold(FoldAdaptor) {

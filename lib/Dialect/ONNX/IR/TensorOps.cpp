@@ -52,21 +52,9 @@ LogicalResult ONNXReshapeOp::inferReturnTypes(MLIRContext *,
                       formatShape(shapeType.getShape()));
   std::optional<SmallVector<int64_t>> target =
       getConstantIntValues(adaptor.getShape());
-  if (!target) {
-    // Only the rank is known, from the length of `shape`.
-    if (shapeType.hasStaticShape() && shapeType.getRank() == 1 &&
-        shapeType.getDimSize(0) > kMaxInferredRank)
-      return inferError(loc, name, "'shape' has ", shapeType.getDimSize(0),
-                        " elements: a rank above ", kMaxInferredRank,
-                        " is not supported");
-    if (shapeType.hasStaticShape())
-      types.push_back(RankedTensorType::get(
-          SmallVector<int64_t>(shapeType.getDimSize(0), ShapedType::kDynamic),
-          elementType));
-    else
-      types.push_back(unranked(elementType));
-    return success();
-  }
+  if (!target) // Only the rank is known, from the length of `shape`.
+    return inferFromShapeOperandLength(loc, name, shapeType, elementType,
+                                       types);
   bool allowZero = adaptor.getAllowzero() != 0;
   SmallVector<int64_t> shape;
   int64_t inferIndex = -1;
@@ -299,10 +287,10 @@ LogicalResult ONNXConcatOp::inferReturnTypes(MLIRContext *,
     return success();
   }
   int64_t rank = ranked.getRank();
-  FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), rank);
+  FailureOr<int64_t> axis =
+      normalizeAxisAttr(loc, name, adaptor.getAxis(), rank);
   if (failed(axis))
-    return inferError(loc, name, "'axis' = ", adaptor.getAxis(),
-                      " is out of range for rank ", rank);
+    return failure();
   SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
   int64_t total = 0;
   for (Value v : inputs) {
@@ -388,10 +376,10 @@ LogicalResult ONNXGatherOp::inferReturnTypes(MLIRContext *,
   int64_t rank = data.getRank();
   if (rank == 0)
     return inferError(loc, name, "'data' must have rank 1 or more");
-  FailureOr<int64_t> axis = normalizeAxis(adaptor.getAxis(), rank);
+  FailureOr<int64_t> axis =
+      normalizeAxisAttr(loc, name, adaptor.getAxis(), rank);
   if (failed(axis))
-    return inferError(loc, name, "'axis' = ", adaptor.getAxis(),
-                      " is out of range for rank ", rank);
+    return failure();
   // Constant indices must be in range: a wrong one is an error here rather
   // than an out-of-bounds read at run time.
   if (std::optional<SmallVector<int64_t>> values =
@@ -429,9 +417,8 @@ LogicalResult ONNXGatherElementsOp::inferReturnTypes(
   if (indices.getRank() != rank)
     return inferError(loc, name, "'indices' has rank ", indices.getRank(),
                       ", 'data' rank ", rank, "; they must be equal");
-  if (rank == 0 || failed(normalizeAxis(adaptor.getAxis(), rank)))
-    return inferError(loc, name, "'axis' = ", adaptor.getAxis(),
-                      " is out of range for rank ", rank);
+  if (failed(normalizeAxisAttr(loc, name, adaptor.getAxis(), rank)))
+    return failure();
   types.push_back(RankedTensorType::get(indices.getShape(), elementType));
   return success();
 }
