@@ -113,10 +113,23 @@ void describe(const fuse_model *model) {
     for (size_t l = 0; l < fuse_model_plan_num_launches(model, p); ++l) {
       fuse_launch_info launch;
       if (fuse_model_plan_launch(model, p, l, &launch) == FUSE_OK) {
-        sink += std::strlen(launch.kernel);
+        sink += std::strlen(launch.kernel) + launch.kind + launch.group +
+                launch.workspace_offset + launch.workspace_bytes;
         for (uint32_t a = 0; a < launch.num_args; ++a)
           sink += launch.args[a];
       }
+    }
+  }
+  // The metadata: every group and its nodes.
+  for (size_t g = 0; g < fuse_model_num_groups(model); ++g) {
+    fuse_group_info group;
+    if (fuse_model_group_info(model, g, &group) != FUSE_OK)
+      continue;
+    sink += std::strlen(group.strategy) + group.flops + group.bytes;
+    for (size_t n = 0; n < group.num_nodes; ++n) {
+      const char *name = nullptr, *opType = nullptr;
+      if (fuse_model_group_node(model, g, n, &name, &opType) == FUSE_OK)
+        sink += std::strlen(name) + std::strlen(opType);
     }
   }
   (void)sink;

@@ -10,8 +10,10 @@
 #   import-text   the .onnxtxt files of test/ and the ONNX text models inside
 #                 the lit tests (split-file sections)
 #   artifact      test/Runtime/Inputs/make_artifact.py models (CPU with the
-#                 kernels of kernels.c, CUDA with PTX, a few defects) and
-#                 fuse-compile --target=cpu of small models
+#                 kernels of kernels.c, with and without metadata; CUDA with
+#                 PTX, with cuBLASLt and cuDNN launches; a few defects) and
+#                 fuse-compile of small models (--target=cpu, and
+#                 --target=cuda for models with library launches)
 #   tensor-files  test/Runtime/Inputs/write_inputs.py in every format
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,16 +90,36 @@ echo "$TMP/k.so" > "$TMP/mock.ptx"
 for m in relu addrelu multi dtypes; do
   python3 "$R/make_artifact.py" "$m" "$OUT/artifact/cpu-$m.fbin" --image "$TMP/k.so"
 done
+python3 "$R/make_artifact.py" relu "$OUT/artifact/cpu-relu-no-metadata.fbin" \
+  --image "$TMP/k.so" --no-metadata
 python3 "$R/make_artifact.py" addrelu "$OUT/artifact/cuda-addrelu-ptx.fbin" \
   --target cuda --ptx "$R/kernels.ptx"
-for d in arena-overflow input-overlap truncated-plan weight-out-of-section; do
+for m in matmul conv mixed; do
+  python3 "$R/make_artifact.py" "$m" "$OUT/artifact/cuda-$m.fbin" \
+    --target cuda --ptx "$R/kernels.ptx"
+done
+for d in arena-overflow input-overlap truncated-plan weight-out-of-section \
+         metadata-truncated group-out-of-range kernel-with-params; do
   python3 "$R/make_artifact.py" addrelu "$OUT/artifact/defect-$d.fbin" \
     --image "$TMP/k.so" --defect "$d"
 done
+for d in matmul-params-truncated operand-too-small workspace-on-input \
+         matmul-overflow; do
+  python3 "$R/make_artifact.py" matmul "$OUT/artifact/defect-$d.fbin" \
+    --target cuda --ptx "$R/kernels.ptx" --defect "$d"
+done
+python3 "$R/make_artifact.py" conv "$OUT/artifact/defect-conv-out-size.fbin" \
+  --target cuda --ptx "$R/kernels.ptx" --defect conv-out-size
 for m in avgpool_relu elementwise_chain multi_use; do
   python3 test/Numerics/Inputs/models.py "$m" "$TMP/$m.onnx"
   "$BUILD_DIR/bin/fuse-compile" "$TMP/$m.onnx" --target=cpu \
     -o "$OUT/artifact/compiled-$m.fbin"
+done
+# Library launches as the compiler writes them (PTX only: no ptxas needed).
+for m in gemm_bias_relu conv_bias_relu; do
+  python3 test/Numerics/Inputs/models.py "$m" "$TMP/$m.onnx"
+  "$BUILD_DIR/bin/fuse-compile" "$TMP/$m.onnx" --target=cuda \
+    -o "$OUT/artifact/compiled-cuda-$m.fbin"
 done
 
 # --- tensor-files

@@ -94,6 +94,9 @@ void fuse::buildKernelsToLoopsPipeline(OpPassManager &pm) {
   kernels.addPass(createConvertONNXToLinalg());
   kernels.addPass(createFormKernelLoops());
   kernels.addPass(createCanonicalizerPass());
+  // Tile-and-fuse clones a producer into each of its users (a Softmax's row
+  // maximum, a LayerNorm's row sum): one copy is enough.
+  kernels.addPass(createCSEPass());
 
   pm.addPass(createBufferizeKernels());
 
@@ -109,11 +112,15 @@ void fuse::buildKernelsToLoopsPipeline(OpPassManager &pm) {
   bufferization::PromoteBuffersToStackPassOptions stack;
   stack.maxAllocSizeInBytes = 1 << 18;
   loops.addPass(bufferization::createPromoteBuffersToStackPass(stack));
-  loops.addPass(createConvertLinalgToLoopsPass());
-  loops.addPass(createForallToParallelLoopPass());
-  loops.addPass(createHoistStaticAllocas());
-  loops.addPass(createCanonicalizerPass());
-  loops.addPass(createCSEPass());
+  // Rows of `rows` kernels are split over their threads while the work is
+  // still linalg ops, whose iterators say what is parallel.
+  pm.addPass(createDistributeRows());
+  OpPassManager &lowered = pm.nest<func::FuncOp>();
+  lowered.addPass(createConvertLinalgToLoopsPass());
+  lowered.addPass(createForallToParallelLoopPass());
+  lowered.addPass(createHoistStaticAllocas());
+  lowered.addPass(createCanonicalizerPass());
+  lowered.addPass(createCSEPass());
 }
 
 /// Passes shared by both targets before their LLVM lowering.

@@ -32,11 +32,6 @@ mlir::FailureOr<CudaImage> compileCudaKernels(mlir::ModuleOp module,
                                               llvm::StringRef cudaPath,
                                               bool withCubin);
 
-/// Copies the launch dimensions that fuse-map-kernels-to-gpu recorded on
-/// each kernel into `kernels`.
-mlir::LogicalResult recordLaunchDims(mlir::ModuleOp module,
-                                     target::KernelTable &kernels);
-
 } // namespace codegen
 } // namespace fuse
 

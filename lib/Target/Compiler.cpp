@@ -3,7 +3,6 @@
 #include "fuse/Target/Compiler.h"
 
 #include "CodegenInternal.h"
-#include "fuse/Target/Artifact.h"
 #include "fuse/Target/Plan.h"
 #include "fuse/Transforms/Passes.h"
 
@@ -37,18 +36,25 @@ static FailureOr<func::FuncOp> getHost(ModuleOp module) {
   return host;
 }
 
-/// Moves the kernel functions of `from` into `to`, public (their callers
-/// stay behind).
-static void moveKernels(ModuleOp from, ModuleOp to) {
-  for (auto func : llvm::make_early_inc_range(from.getOps<func::FuncOp>()))
-    if (func->hasAttr("fuse.kernel")) {
-      func->remove();
-      func.setPublic();
-      to.push_back(func);
+/// Moves the kernel functions of `from` that some plan launches into `to`,
+/// public (their callers stay behind); library calls and views have no code
+/// and are dropped.
+static void moveKernels(ModuleOp from, ModuleOp to,
+                        const KernelTable &launched) {
+  for (auto func : llvm::make_early_inc_range(from.getOps<func::FuncOp>())) {
+    if (!func->hasAttr("fuse.kernel"))
+      continue;
+    func->remove();
+    if (isLibraryKernel(func) || !launched.contains(func.getName())) {
+      func->destroy();
+      continue;
     }
+    func.setPublic();
+    to.push_back(func);
+  }
 }
 
-FailureOr<std::vector<char>> fuse::compileModel(ModuleOp module,
+FailureOr<std::vector<uint8_t>> fuse::compileModel(ModuleOp module,
                                                 const CompileOptions &options,
                                                 llvm::raw_ostream &os) {
   auto stop = [&](CompileStage stage, Operation *op) {
@@ -59,7 +65,7 @@ FailureOr<std::vector<char>> fuse::compileModel(ModuleOp module,
     return true;
   };
   if (stop(CompileStage::Imported, module))
-    return std::vector<char>();
+    return std::vector<uint8_t>();
 
   // Shape subgraphs fold away and BatchNorm folds into Conv before
   // anything else, in the reference plan too.
@@ -73,70 +79,84 @@ FailureOr<std::vector<char>> fuse::compileModel(ModuleOp module,
   if (options.reference)
     reference = module.clone();
 
+  std::string target =
+      options.target == artifact::Target::Cuda ? "cuda" : "cpu";
   if (failed(runPasses(module, [&](OpPassManager &pm) {
         if (options.fuse)
           pm.nest<func::FuncOp>().addPass(createFuseChains());
+        SelectStrategiesOptions select;
+        select.target = target;
+        select.strategy = options.strategy;
+        select.depthwise = options.depthwise;
+        pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
         if (options.fusionReport)
           pm.addPass(createFusionReport());
       })))
     return failure();
   if (stop(CompileStage::Fused, module))
-    return std::vector<char>();
+    return std::vector<uint8_t>();
 
   if (failed(runPasses(module, [](OpPassManager &pm) {
         pm.addPass(createOutlineKernels());
       })))
     return failure();
-  if (reference && failed(runPasses(*reference, [](OpPassManager &pm) {
+  // The reference runs fuse's own kernels only: it checks the library
+  // calls too.
+  if (reference && failed(runPasses(*reference, [&](OpPassManager &pm) {
+        SelectStrategiesOptions select;
+        select.target = target;
+        select.strategy = "generated";
+        pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
         OutlineKernelsOptions outline;
         outline.prefix = "ref_";
         pm.addPass(createOutlineKernels(outline));
       })))
     return failure();
   if (stop(CompileStage::Kernels, module))
-    return std::vector<char>();
+    return std::vector<uint8_t>();
 
   // Plans, from the host functions.
-  ArtifactDesc artifact;
+  artifact::File artifact;
   artifact.target = options.target;
   artifact.arch =
       options.target == artifact::Target::Cuda ? options.cuda.chip : "x86-64";
   WeightTable weights;
   KernelTable kernels;
   FailureOr<func::FuncOp> host = getHost(module);
-  if (failed(host) ||
-      failed(getSignature(*host, artifact.inputs, artifact.outputs)))
+  if (failed(host) || failed(getSignature(*host, artifact.plan.inputs,
+                                          artifact.plan.outputs)))
     return failure();
-  FailureOr<PlanDesc> mainPlan = buildPlan(*host, "main", weights, kernels);
+  FailureOr<artifact::PlanDesc> mainPlan =
+      buildPlan(*host, "main", weights, kernels, artifact.metadata);
   if (failed(mainPlan))
     return failure();
-  artifact.plans.push_back(std::move(*mainPlan));
+  artifact.plan.plans.push_back(std::move(*mainPlan));
   if (reference) {
     FailureOr<func::FuncOp> refHost = getHost(*reference);
     if (failed(refHost))
       return failure();
-    FailureOr<PlanDesc> refPlan =
-        buildPlan(*refHost, "reference", weights, kernels);
+    FailureOr<artifact::PlanDesc> refPlan = buildPlan(
+        *refHost, "reference", weights, kernels, artifact.metadata);
     if (failed(refPlan))
       return failure();
-    artifact.plans.push_back(std::move(*refPlan));
+    artifact.plan.plans.push_back(std::move(*refPlan));
   }
 
   // The kernels, on their own.
   OwningOpRef<ModuleOp> kernelModule = ModuleOp::create(module.getLoc());
-  moveKernels(module, *kernelModule);
+  moveKernels(module, *kernelModule, kernels);
   if (reference)
-    moveKernels(*reference, *kernelModule);
+    moveKernels(*reference, *kernelModule, kernels);
   if (failed(runPasses(*kernelModule, buildKernelsToLoopsPipeline)))
     return failure();
   if (stop(CompileStage::Loops, *kernelModule))
-    return std::vector<char>();
+    return std::vector<uint8_t>();
 
   if (options.target == artifact::Target::Cpu) {
     if (failed(runPasses(*kernelModule, buildLoopsToCPUPipeline)))
       return failure();
     if (stop(CompileStage::LLVM, *kernelModule))
-      return std::vector<char>();
+      return std::vector<uint8_t>();
     if (options.stopAfter == CompileStage::Assembly)
       return emitError(module.getLoc(),
                        "there is no PTX stage for the cpu target");
@@ -144,16 +164,14 @@ FailureOr<std::vector<char>> fuse::compileModel(ModuleOp module,
         codegen::compileCpuKernels(*kernelModule);
     if (failed(image))
       return failure();
-    artifact.image = std::move(*image);
+    artifact.image.assign(image->begin(), image->end());
   } else {
     if (failed(runPasses(*kernelModule, [&](OpPassManager &pm) {
           buildLoopsToNVVMPipeline(pm, options.cuda);
         })))
       return failure();
     if (stop(CompileStage::LLVM, *kernelModule))
-      return std::vector<char>();
-    if (failed(codegen::recordLaunchDims(*kernelModule, kernels)))
-      return failure();
+      return std::vector<uint8_t>();
     FailureOr<codegen::CudaImage> image = codegen::compileCudaKernels(
         *kernelModule, options.cudaPath,
         options.stopAfter != CompileStage::Assembly);
@@ -161,12 +179,12 @@ FailureOr<std::vector<char>> fuse::compileModel(ModuleOp module,
       return failure();
     if (options.stopAfter == CompileStage::Assembly) {
       os.write(image->ptx.data(), image->ptx.size());
-      return std::vector<char>();
+      return std::vector<uint8_t>();
     }
-    artifact.image = std::move(image->cubin);
-    artifact.ptx = std::move(image->ptx);
+    artifact.image.assign(image->cubin.begin(), image->cubin.end());
+    artifact.ptx.assign(image->ptx.begin(), image->ptx.end());
   }
-  artifact.kernels = kernels.kernels();
+  artifact.plan.kernels = kernels.kernels();
   artifact.weights = std::move(weights.bytes());
-  return serializeArtifact(artifact);
+  return artifact::writeFile(artifact);
 }

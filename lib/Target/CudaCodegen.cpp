@@ -2,8 +2,7 @@
 //
 // Serializes `gpu.module @fuse_kernels` twice through its NVVM target: PTX
 // (kept so the driver can JIT for other architectures) and a cubin for the
-// chosen one (ptxas from the CUDA toolkit). The launch dimensions chosen
-// when kernels were mapped to the GPU go into the kernel table.
+// chosen one (ptxas from the CUDA toolkit).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,30 +14,6 @@
 
 using namespace mlir;
 using namespace fuse;
-
-static void readLaunchDims(Operation *func, target::KernelDesc &kernel) {
-  for (auto [name, dims] : {std::pair{"fuse.grid", &kernel.grid},
-                            std::pair{"fuse.block", &kernel.block}})
-    if (auto attr = func->getAttrOfType<DenseI32ArrayAttr>(name))
-      for (auto [i, v] : llvm::enumerate(attr.asArrayRef()))
-        if (i < 3)
-          (*dims)[i] = static_cast<uint32_t>(v);
-}
-
-LogicalResult fuse::codegen::recordLaunchDims(ModuleOp module,
-                                              target::KernelTable &kernels) {
-  auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("fuse_kernels");
-  if (!gpuModule)
-    return emitError(module.getLoc(), "no gpu.module @fuse_kernels");
-  for (Operation &op : gpuModule.getBody()->getOperations()) {
-    auto symbol = dyn_cast<SymbolOpInterface>(op);
-    if (!symbol)
-      continue;
-    if (target::KernelDesc *kernel = kernels.lookup(symbol.getName()))
-      readLaunchDims(&op, *kernel);
-  }
-  return success();
-}
 
 FailureOr<codegen::CudaImage>
 fuse::codegen::compileCudaKernels(ModuleOp module, StringRef cudaPath,

@@ -2,10 +2,14 @@
 
 #include "fuse/Target/Plan.h"
 
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXTraits.h"
+#include "fuse/Transforms/LibraryCalls.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <map>
 
@@ -13,6 +17,10 @@ using namespace mlir;
 using namespace fuse;
 using namespace fuse::target;
 namespace art = fuse::artifact;
+using art::BufferDesc;
+using art::LaunchDesc;
+using art::PlanDesc;
+using art::TensorDesc;
 
 static uint64_t alignTo(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
@@ -78,7 +86,7 @@ FailureOr<uint64_t> WeightTable::add(ElementsAttr value) {
     return failure();
   // Raw little-endian bytes, one element after another (a splat is
   // expanded; bools take a byte each).
-  std::vector<char> bytes;
+  std::vector<uint8_t> bytes;
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
@@ -114,7 +122,7 @@ uint32_t KernelTable::add(StringRef name, uint32_t numArgs) {
   auto [it, inserted] =
       indices.try_emplace(name, static_cast<uint32_t>(table.size()));
   if (inserted) {
-    KernelDesc kernel;
+    art::KernelDesc kernel;
     kernel.name = name.str();
     kernel.numArgs = numArgs;
     table.push_back(kernel);
@@ -122,10 +130,6 @@ uint32_t KernelTable::add(StringRef name, uint32_t numArgs) {
   return it->second;
 }
 
-KernelDesc *KernelTable::lookup(StringRef name) {
-  auto it = indices.find(name);
-  return it == indices.end() ? nullptr : &table[it->second];
-}
 
 static std::string argName(func::FuncOp host, unsigned i) {
   if (auto name = host.getArgAttrOfType<StringAttr>(i, "onnx.name"))
@@ -196,13 +200,171 @@ private:
 };
 } // namespace
 
+bool fuse::target::isLibraryKernel(func::FuncOp kernel) {
+  Attribute strategy = kernel->getAttr(kStrategyAttrName);
+  return isa_and_nonnull<CublasLtStrategyAttr, CudnnStrategyAttr>(strategy);
+}
+
+/// The node a location names: the first NameLoc in it ("" if none).
+static std::string nodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = nodeName(inner); !name.empty())
+        return name;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return nodeName(callSite.getCallee());
+  return "";
+}
+
+static uint64_t elementCount(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  uint64_t n = 1;
+  for (int64_t d : tensor.getShape())
+    n *= uint64_t(d);
+  return n;
+}
+
+/// Floating-point operations of one onnx op (multiply-adds count two; an
+/// elementwise op one per element, whatever it computes).
+static uint64_t estimateFlops(Operation *op) {
+  if (op->getNumResults() != 1 || op->getNumOperands() == 0)
+    return 0;
+  uint64_t out = elementCount(op->getResult(0).getType());
+  uint64_t in = elementCount(op->getOperand(0).getType());
+  if (auto conv = dyn_cast<ONNXConvOp>(op)) {
+    auto w = cast<RankedTensorType>(conv.getW().getType());
+    uint64_t perOutput = 1;
+    for (int64_t d : w.getShape().drop_front())
+      perOutput *= uint64_t(d);
+    return 2 * out * perOutput + (conv.getB() ? out : 0);
+  }
+  if (isa<ONNXMatMulOp, ONNXGemmOp>(op)) {
+    auto a = cast<RankedTensorType>(op->getOperand(0).getType());
+    uint64_t k = uint64_t(a.getShape().back());
+    if (auto gemm = dyn_cast<ONNXGemmOp>(op); gemm && gemm.getTransA())
+      k = uint64_t(a.getShape().front());
+    return 2 * out * k + (op->getNumOperands() > 2 ? out : 0);
+  }
+  if (isPoolingOp(op))
+    return std::max(in, out);
+  if (isa<ONNXSoftmaxOp>(op))
+    return 5 * in;
+  if (isa<ONNXLayerNormalizationOp>(op))
+    return 8 * in;
+  if (isReductionOp(op))
+    return in;
+  if (isElementwiseOp(op))
+    return out;
+  return 0; // Data movement.
+}
+
+static uint64_t bytesOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return 0;
+  return elementCount(type) *
+         std::max<uint64_t>(1, tensor.getElementType().getIntOrFloatBitWidth() /
+                                   8);
+}
+
+/// The metadata of one launch of `kernel`.
+static art::GroupDesc describeKernel(func::FuncOp kernel) {
+  art::GroupDesc group;
+  group.strategy = describeStrategy(kernel->getAttr(kStrategyAttrName));
+  kernel.walk([&](Operation *op) {
+    if (!isa<ONNXDialect>(op->getDialect()) ||
+        op->hasTrait<OpTrait::ConstantLike>())
+      return;
+    group.flops += estimateFlops(op);
+    group.nodes.push_back(
+        {nodeName(op->getLoc()), op->getName().stripDialect().str()});
+  });
+  // Each distinct input read once, each output written once.
+  for (Type type : kernel.getFunctionType().getInputs())
+    group.bytes += bytesOf(type);
+  for (Type type : kernel.getFunctionType().getResults())
+    group.bytes += bytesOf(type);
+  return group;
+}
+
+/// Scratch memory of a library call: cuBLASLt's recommended 32 MiB for
+/// Hopper; for cuDNN room for its faster algorithms (FFT, Winograd), about
+/// twice the data the convolution touches, capped.
+static uint64_t workspaceBytes(const LibraryCall &call) {
+  const uint64_t mib = 1 << 20;
+  if (call.library == Library::CublasLt)
+    return 32 * mib;
+  const art::ConvParams &p = call.conv;
+  uint64_t touched = 4 * uint64_t(p.n) *
+                     uint64_t(p.c * p.h * p.w + p.k * p.outH * p.outW);
+  return std::clamp<uint64_t>(alignTo(2 * touched, mib), 32 * mib, 512 * mib);
+}
+
+/// Whether `kernel` only relabels its input's bytes: one Reshape, Flatten,
+/// Squeeze or Unsqueeze of its first argument (row-major data does not
+/// move), which it returns.
+static bool isViewKernel(func::FuncOp kernel) {
+  Operation *view = nullptr;
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (op.hasTrait<OpTrait::ConstantLike>())
+      continue;
+    if (view || !isa<ONNXReshapeOp, ONNXFlattenOp, ONNXSqueezeOp,
+                     ONNXUnsqueezeOp>(op))
+      return false;
+    view = &op;
+  }
+  auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
+  return view && kernel.getNumArguments() >= 1 &&
+         view->getOperand(0) == kernel.getArgument(0) &&
+         ret.getNumOperands() == 1 && ret.getOperand(0) == view->getResult(0);
+}
+
+namespace {
+/// What a call of the plan launches.
+struct PlannedCall {
+  func::CallOp call;
+  func::FuncOp kernel;
+  std::optional<LibraryCall> library;
+};
+} // namespace
+
+/// The library call a kernel function makes, checked against its body: the
+/// call must compute every op of the kernel and return its result.
+static FailureOr<LibraryCall> matchKernelCall(func::FuncOp kernel) {
+  Operation *contraction = nullptr;
+  SmallVector<Operation *> computeOps;
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (op.hasTrait<OpTrait::ConstantLike>())
+      continue;
+    computeOps.push_back(&op);
+    if (isContractionOp(&op) && !contraction)
+      contraction = &op;
+  }
+  LibraryOptions options;
+  options.depthwiseConv = true; // The strategy pass decided already.
+  std::optional<LibraryCall> call =
+      contraction ? matchLibraryCall(contraction, options) : std::nullopt;
+  auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
+  if (!call || ret.getNumOperands() != 1 || call->result != ret.getOperand(0) ||
+      call->ops.size() != computeOps.size())
+    return kernel.emitOpError("has strategy ")
+           << kernel->getAttr(kStrategyAttrName)
+           << " but its body is not one library call";
+  return *call;
+}
+
 FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
                                             WeightTable &weights,
-                                            KernelTable &kernels) {
+                                            KernelTable &kernels,
+                                            art::MetadataSection &metadata) {
   PlanDesc plan;
   plan.name = name.str();
   llvm::DenseMap<Value, uint32_t> bufferOf;
-  auto addBuffer = [&](Value v, const TensorDesc &d, art::BufferKind kind) {
+  auto addBuffer = [&](Value v, const TensorDesc &d, uint32_t kind) {
     BufferDesc b;
     b.kind = kind;
     b.dtype = d.dtype;
@@ -210,7 +372,8 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
     b.dims = d.dims;
     plan.buffers.push_back(b);
     uint32_t index = plan.buffers.size() - 1;
-    bufferOf[v] = index;
+    if (v)
+      bufferOf[v] = index;
     return index;
   };
 
@@ -224,7 +387,7 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
     FailureOr<TensorDesc> d = describe(arg, argName(host, arg.getArgNumber()));
     if (failed(d))
       return failure();
-    uint32_t index = addBuffer(arg, *d, art::BufferKind::Input);
+    uint32_t index = addBuffer(arg, *d, uint32_t(art::BufferKind::Input));
     reserve(plan.buffers[index]);
     plan.inputBuffers.push_back(index);
   }
@@ -232,9 +395,15 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
   llvm::DenseSet<Value> returned(ret.getOperands().begin(),
                                  ret.getOperands().end());
 
-  // Launches, in order; last uses for the intermediates.
-  std::vector<func::CallOp> calls;
+  // Launches, in order; last uses for the intermediates. A view of an
+  // intermediate (a Reshape: the same bytes under other dims) is no launch:
+  // its result aliases the bytes of the value it views (its storage), which
+  // then live until the view's last use too.
+  std::vector<PlannedCall> calls;
   llvm::DenseMap<Value, size_t> lastUse, defAt;
+  llvm::DenseMap<Value, Value> storageOf;
+  SmallVector<Value> views; // In plan order, for deterministic buffers.
+  auto storage = [&](Value v) { return storageOf.lookup(v) ? storageOf[v] : v; };
   for (Operation &op : host.getBody().front()) {
     if (auto constant = dyn_cast<ONNXConstantOp>(op)) {
       FailureOr<TensorDesc> d = describe(constant, "weight");
@@ -242,15 +411,39 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
                                              : weights.add(constant.getValue());
       if (failed(offset))
         return constant.emitOpError("cannot be stored as a weight");
-      uint32_t index = addBuffer(constant, *d, art::BufferKind::Weight);
+      uint32_t index =
+          addBuffer(constant, *d, uint32_t(art::BufferKind::Weight));
       plan.buffers[index].offset = *offset;
       continue;
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!kernel)
+        return call.emitOpError("calls @")
+               << call.getCallee() << ", which is not a kernel function";
+      if (isViewKernel(kernel) && defAt.count(storage(call.getOperand(0))) &&
+          !returned.contains(call.getResult(0))) {
+        storageOf[call.getResult(0)] = storage(call.getOperand(0));
+        views.push_back(call.getResult(0));
+        continue;
+      }
+      Attribute strategy = kernel->getAttr(kStrategyAttrName);
+      if (!isa_and_nonnull<KernelStrategyAttr, CublasLtStrategyAttr,
+                           CudnnStrategyAttr>(strategy))
+        return kernel.emitOpError("has no strategy (run "
+                                  "fuse-select-strategies before outlining)");
+      PlannedCall planned{call, kernel, std::nullopt};
+      if (isLibraryKernel(kernel)) {
+        FailureOr<LibraryCall> library = matchKernelCall(kernel);
+        if (failed(library))
+          return failure();
+        planned.library = *library;
+      }
       size_t at = calls.size();
-      calls.push_back(call);
+      calls.push_back(planned);
       for (Value operand : call.getOperands())
-        lastUse[operand] = at;
+        lastUse[storage(operand)] = at;
       for (Value result : call.getResults())
         defAt[result] = at;
       continue;
@@ -259,39 +452,106 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
       return op.emitOpError("cannot be part of an execution plan (only "
                             "weights and kernel calls can)");
   }
+  for (Value v : ret.getOperands())
+    if (storageOf.count(v))
+      return emitError(v.getLoc(), "a view cannot be a graph output");
 
   // Results: outputs are reserved like inputs, intermediates placed by
   // liveness.
-  for (func::CallOp call : calls)
-    for (OpResult result : call.getResults()) {
-      FailureOr<TensorDesc> d = describe(result, call.getCallee());
+  for (PlannedCall &planned : calls)
+    for (OpResult result : planned.call.getResults()) {
+      FailureOr<TensorDesc> d = describe(result, planned.call.getCallee());
       if (failed(d))
         return failure();
-      uint32_t index =
-          addBuffer(result, *d,
-                    returned.contains(result) ? art::BufferKind::Output
-                                              : art::BufferKind::Intermediate);
-      if (plan.buffers[index].kind == art::BufferKind::Output)
+      uint32_t index = addBuffer(
+          result, *d,
+          uint32_t(returned.contains(result) ? art::BufferKind::Output
+                                             : art::BufferKind::Intermediate));
+      if (plan.buffers[index].kind == uint32_t(art::BufferKind::Output))
         reserve(plan.buffers[index]);
     }
   ArenaPlanner arena(reserved);
-  for (func::CallOp call : calls)
-    for (OpResult result : call.getResults()) {
+  std::vector<std::pair<uint64_t, uint64_t>> workspaces(calls.size(), {0, 0});
+  for (size_t at = 0; at < calls.size(); ++at) {
+    PlannedCall &planned = calls[at];
+    for (OpResult result : planned.call.getResults()) {
       BufferDesc &b = plan.buffers[bufferOf[result]];
-      if (b.kind != art::BufferKind::Intermediate)
+      if (b.kind != uint32_t(art::BufferKind::Intermediate))
         continue;
-      size_t def = defAt[result];
       // A result nobody reads still needs its bytes during its launch.
-      size_t last = lastUse.count(result) ? lastUse[result] : def;
-      b.offset = arena.place(b.bytes, def, last);
+      size_t last = lastUse.count(result) ? lastUse[result] : at;
+      b.offset = arena.place(b.bytes, at, last);
     }
+    // A library's workspace lives during its launch only, beside the
+    // launch's own buffers.
+    if (planned.library) {
+      uint64_t bytes = workspaceBytes(*planned.library);
+      workspaces[at] = {arena.place(bytes, at, at), bytes};
+    }
+  }
+  // Views: their own dims, their storage's bytes.
+  for (Value view : views) {
+    FailureOr<TensorDesc> d = describe(view, "view");
+    if (failed(d))
+      return failure();
+    uint32_t index =
+        addBuffer(view, *d, uint32_t(art::BufferKind::Intermediate));
+    plan.buffers[index].offset = plan.buffers[bufferOf[storageOf[view]]].offset;
+  }
   plan.arenaBytes = std::max<uint64_t>(arena.size(), kBufferAlignment);
 
-  for (func::CallOp call : calls) {
+  for (size_t at = 0; at < calls.size(); ++at) {
+    PlannedCall &planned = calls[at];
+    func::CallOp call = planned.call;
     LaunchDesc launch;
-    for (Value v : llvm::concat<Value>(call.getOperands(), call.getResults()))
-      launch.args.push_back(bufferOf.lookup(v));
-    launch.kernel = kernels.add(call.getCallee(), launch.args.size());
+    launch.group = static_cast<uint32_t>(metadata.groups.size());
+    metadata.groups.push_back(describeKernel(planned.kernel));
+    Attribute strategy = planned.kernel->getAttr(kStrategyAttrName);
+    if (auto kernel = dyn_cast<KernelStrategyAttr>(strategy)) {
+      for (Value v : llvm::concat<Value>(call.getOperands(), call.getResults()))
+        launch.args.push_back(bufferOf.lookup(v));
+      launch.kind = uint32_t(art::LaunchKind::Kernel);
+      launch.kernel = kernels.add(call.getCallee(), launch.args.size());
+      launch.grid[0] = static_cast<uint32_t>(kernel.getGrid());
+      launch.block[0] = static_cast<uint32_t>(kernel.getBlock());
+      plan.launches.push_back(launch);
+      continue;
+    }
+    // A library call: its operands are kernel parameters, i.e. the call's
+    // operands at the same positions.
+    LibraryCall &library = *planned.library;
+    for (Value operand : library.operands) {
+      if (!operand) {
+        // cuDNN's fused call needs a bias; the conv has none: zeros.
+        auto type = RankedTensorType::get({library.conv.k},
+                                          Float32Type::get(call.getContext()));
+        auto zeros = DenseElementsAttr::get(type, 0.0f);
+        FailureOr<uint64_t> offset = weights.add(zeros);
+        if (failed(offset))
+          return call.emitOpError("cannot store a zero bias");
+        TensorDesc d{"bias", uint32_t(art::DType::Float32), {library.conv.k}};
+        uint32_t index =
+            addBuffer(Value(), d, uint32_t(art::BufferKind::Weight));
+        plan.buffers[index].offset = *offset;
+        launch.args.push_back(index);
+        continue;
+      }
+      auto arg = cast<BlockArgument>(operand);
+      launch.args.push_back(
+          bufferOf.lookup(call.getOperand(arg.getArgNumber())));
+    }
+    launch.args.push_back(bufferOf.lookup(call.getResult(0)));
+    launch.kernel = art::kNone;
+    for (int i = 0; i < 3; ++i)
+      launch.grid[i] = launch.block[i] = 0;
+    std::tie(launch.workspaceOffset, launch.workspaceBytes) = workspaces[at];
+    if (library.library == Library::CublasLt) {
+      launch.kind = uint32_t(art::LaunchKind::Matmul);
+      launch.params = art::encode(library.matmul);
+    } else {
+      launch.kind = uint32_t(art::LaunchKind::Conv);
+      launch.params = art::encode(library.conv);
+    }
     plan.launches.push_back(launch);
   }
   for (Value v : ret.getOperands())

@@ -35,9 +35,24 @@ static bool isKernelOp(Operation &op) {
          !op.hasTrait<OpTrait::ConstantLike>();
 }
 
+/// Whether `group` is the rest of the epilogue of the library call right
+/// before it (fuse-select-strategies split it off): its input is that
+/// group's result, used by nothing else.
+static bool isSplitEpilogue(GroupOp group) {
+  auto previous = dyn_cast_or_null<GroupOp>(group->getPrevNode());
+  if (!previous || !previous.getStrategy() ||
+      isa<KernelStrategyAttr>(*previous.getStrategy()) ||
+      group.getKind() != GroupKind::elementwise)
+    return false;
+  Value result = previous->getResult(0);
+  return result.hasOneUse() && *result.getUsers().begin() == group;
+}
+
 static void reportGroup(GroupOp group, unsigned index, raw_ostream &os) {
-  os << "  group " << index << " (" << stringifyGroupKind(group.getKind())
-     << "): ";
+  os << "  group " << index << " (" << stringifyGroupKind(group.getKind());
+  if (std::optional<Attribute> strategy = group.getStrategy())
+    os << ", " << describeStrategy(*strategy);
+  os << "): ";
   SmallVector<Operation *> ops;
   for (Operation &op : group.getBodyBlock().without_terminator())
     if (isKernelOp(op))
@@ -45,6 +60,10 @@ static void reportGroup(GroupOp group, unsigned index, raw_ostream &os) {
   llvm::interleave(
       ops, os, [&](Operation *op) { os << op->getName(); }, " -> ");
   os << "\n";
+  if (isSplitEpilogue(group))
+    os << "    the rest of group " << index - 1
+       << "'s epilogue, which its library call cannot fuse: a generated "
+          "kernel right after it\n";
 
   // Intermediates: results consumed inside the group and not yielded.
   int64_t written = 0, read = 0;

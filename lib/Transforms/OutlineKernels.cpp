@@ -55,6 +55,11 @@ static void outline(OpBuilder &builder, ModuleOp module, func::FuncOp host,
                     Operation *root, StringRef name) {
   // Parameters: values from outside, in order of first use, except
   // constants the kernel holds itself.
+  // A library call reads every operand from a buffer, splats too.
+  bool library = false;
+  if (auto group = dyn_cast<GroupOp>(root))
+    library = group.getStrategy() &&
+              !isa<KernelStrategyAttr>(*group.getStrategy());
   llvm::SetVector<Value> params;
   llvm::SetVector<Operation *> inlined;
   auto visitOperand = [&](OpOperand &operand) {
@@ -62,7 +67,8 @@ static void outline(OpBuilder &builder, ModuleOp module, func::FuncOp host,
     Operation *def = value.getDefiningOp();
     if (def && root->isAncestor(def))
       return;
-    if (isInlinableConstant(value) || isCompileTimeOperand(operand))
+    if ((!library && isInlinableConstant(value)) ||
+        isCompileTimeOperand(operand))
       inlined.insert(def);
     else
       params.insert(value);
@@ -84,6 +90,12 @@ static void outline(OpBuilder &builder, ModuleOp module, func::FuncOp host,
       builder.getFunctionType(paramTypes, root->getResultTypes()));
   kernel.setPrivate();
   kernel->setAttr("fuse.kernel", builder.getUnitAttr());
+  // The strategy goes with the kernel.
+  Attribute strategy = root->getAttr(kStrategyAttrName);
+  if (auto group = dyn_cast<GroupOp>(root))
+    strategy = group.getStrategyAttr();
+  if (strategy)
+    kernel->setAttr(kStrategyAttrName, strategy);
   Block *entry = kernel.addEntryBlock();
   builder.setInsertionPointToStart(entry);
 
@@ -105,6 +117,7 @@ static void outline(OpBuilder &builder, ModuleOp module, func::FuncOp host,
       results.push_back(mapping.lookup(v));
   } else {
     Operation *clone = builder.clone(*root, mapping);
+    clone->removeAttr(kStrategyAttrName);
     results.append(clone->result_begin(), clone->result_end());
   }
   func::ReturnOp::create(builder, root->getLoc(), results);

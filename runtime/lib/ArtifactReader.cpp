@@ -1,10 +1,12 @@
 //===- ArtifactReader.cpp - Parse and validate a .fbin artifact -----------===//
 //
 // The artifact comes from disk or from a caller's buffer and may be
-// truncated, corrupted or written by a buggy compiler: every read is bounded
-// by its section, every count is checked against the bytes left before it
-// drives a loop or an allocation, and every index, offset and size is
-// proved in range here, once. Each error says what is wrong and where.
+// truncated, corrupted or written by a buggy compiler. The records are
+// decoded by the schema's Decoder (bounded reads, counts checked before
+// they drive an allocation); here every index, offset and size is proved
+// in range, once, and a library launch's parameters are checked against
+// the buffers it is given, so that no call reads or writes outside them.
+// Each error says what is wrong and where.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,12 +44,14 @@ const char *sectionName(uint32_t kind) {
     return "KernelPtx";
   case SectionKind::Weights:
     return "Weights";
+  case SectionKind::Metadata:
+    return "Metadata";
   }
   return "unknown";
 }
 
-const char *kindName(BufferKind kind) {
-  switch (kind) {
+const char *kindName(uint32_t kind) {
+  switch (static_cast<BufferKind>(kind)) {
   case BufferKind::Input:
     return "input";
   case BufferKind::Output:
@@ -60,105 +64,21 @@ const char *kindName(BufferKind kind) {
   return "unknown";
 }
 
-/// Little-endian reads bounded by the Plan section. The first failed read
-/// records the error and makes every later one fail too, so that a parser
-/// checks failed() once per record rather than after every field.
-class Cursor {
-public:
-  Cursor(const uint8_t *data, uint64_t size) : data(data), size(size) {}
-
-  bool failed() const { return hasFailed; }
-  uint64_t remaining() const { return size - pos; }
-  /// Names the record being read, for error messages.
-  void setContext(std::string context) { this->context = std::move(context); }
-
-  uint32_t u32(const char *what) {
-    const uint8_t *p = take(4, what);
-    return p ? le32(p) : 0;
-  }
-  uint64_t u64(const char *what) {
-    const uint8_t *p = take(8, what);
-    return p ? le64(p) : 0;
-  }
-  int64_t i64(const char *what) { return static_cast<int64_t>(u64(what)); }
-
-  std::string str(const char *what) {
-    uint32_t length = u32(what);
-    const uint8_t *p = take(length, what);
-    if (!p)
-      return std::string();
-    std::string result(reinterpret_cast<const char *>(p), length);
-    if (result.find('\0') != std::string::npos)
-      error(format("%s contains a NUL byte", what));
-    return result;
-  }
-
-  /// Reads the count of a list of records of at least `minBytes` each; a
-  /// count that cannot fit in the bytes left is an error, so a corrupted
-  /// count never drives a huge allocation or loop.
-  uint32_t count(const char *what, uint64_t minBytes) {
-    uint32_t n = u32(what);
-    if (!hasFailed && n > remaining() / minBytes)
-      error(format("%s is %u but only %llu bytes are left", what, n,
-                   ull(remaining())));
-    return hasFailed ? 0 : n;
-  }
-
-  void error(const std::string &message) {
-    if (hasFailed)
-      return;
-    hasFailed = true;
-    fail(FUSE_ERROR_FORMAT, "artifact: Plan section: %s: %s", context.c_str(),
-         message.c_str());
-  }
-
-private:
-  const uint8_t *take(uint64_t n, const char *what) {
-    if (hasFailed)
-      return nullptr;
-    if (n > remaining()) {
-      error(format("truncated: %s needs %llu bytes at offset %llu, %llu left",
-                   what, ull(n), ull(pos), ull(remaining())));
-      return nullptr;
-    }
-    const uint8_t *p = data + pos;
-    pos += n;
-    return p;
-  }
-
-  const uint8_t *data;
-  uint64_t size;
-  uint64_t pos = 0;
-  bool hasFailed = false;
-  std::string context;
-};
-
-/// Reads `u32 rank; i64 dims[rank]`.
-bool readDims(Cursor &cursor, uint32_t &rank, int64_t *dims) {
-  rank = cursor.u32("rank");
-  if (cursor.failed())
-    return false;
-  if (rank > FUSE_MAX_RANK) {
-    cursor.error(
-        format("rank %u is more than FUSE_MAX_RANK (%d)", rank, FUSE_MAX_RANK));
-    return false;
-  }
-  for (uint32_t i = 0; i < rank; ++i)
-    dims[i] = cursor.i64("dims");
-  return !cursor.failed();
+bool isKind(uint32_t kind, BufferKind expected) {
+  return kind == static_cast<uint32_t>(expected);
 }
 
 /// Checks the dtype and dims of `where` and computes its byte size.
-fuse_status shapeBytes(const std::string &where, uint32_t dtype, uint32_t rank,
-                       const int64_t *dims, uint64_t &bytes) {
+fuse_status shapeBytes(const std::string &where, uint32_t dtype,
+                       const std::vector<int64_t> &dims, uint64_t &bytes) {
   uint32_t elementSize = dtypeSize(dtype);
   if (elementSize == 0)
     return fail(FUSE_ERROR_FORMAT, "artifact: %s has unknown dtype %u",
                 where.c_str(), dtype);
   bytes = elementSize;
-  for (uint32_t i = 0; i < rank; ++i) {
+  for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 0)
-      return fail(FUSE_ERROR_FORMAT, "artifact: %s has dim %u = %lld",
+      return fail(FUSE_ERROR_FORMAT, "artifact: %s has dim %zu = %lld",
                   where.c_str(), i, static_cast<long long>(dims[i]));
     uint64_t dim = static_cast<uint64_t>(dims[i]);
     if (dim != 0 && bytes > UINT64_MAX / dim)
@@ -170,19 +90,14 @@ fuse_status shapeBytes(const std::string &where, uint32_t dtype, uint32_t rank,
   return FUSE_OK;
 }
 
-fuse_status readTensorDesc(Cursor &cursor, const char *role, size_t index,
-                           TensorDesc &tensor) {
-  cursor.setContext(format("%s %zu", role, index));
-  tensor.name = cursor.str("name");
-  tensor.dtype = cursor.u32("dtype");
-  if (!readDims(cursor, tensor.rank, tensor.dims))
-    return FUSE_ERROR_FORMAT;
-  return shapeBytes(format("%s %zu '%s'", role, index, tensor.name.c_str()),
-                    tensor.dtype, tensor.rank, tensor.dims, tensor.bytes);
-}
-
-fuse_status checkUniqueNames(const std::vector<TensorDesc> &tensors,
-                             const char *role) {
+fuse_status checkSignature(const std::vector<TensorDesc> &tensors,
+                           const char *role, std::vector<uint64_t> &bytes) {
+  bytes.assign(tensors.size(), 0);
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (fuse_status s = shapeBytes(
+            format("%s %zu '%s'", role, i, tensors[i].name.c_str()),
+            tensors[i].dtype, tensors[i].dims, bytes[i]))
+      return s;
   // Sorted, so that a file with many inputs is not quadratic.
   std::vector<size_t> order(tensors.size());
   for (size_t i = 0; i < order.size(); ++i)
@@ -194,86 +109,12 @@ fuse_status checkUniqueNames(const std::vector<TensorDesc> &tensors,
   for (size_t i = 1; i < order.size(); ++i)
     if (tensors[order[i]].name == tensors[order[i - 1]].name)
       return fail(FUSE_ERROR_FORMAT,
-                  "artifact: %ss %zu and %zu are both named "
-                  "'%s'",
-                  role, order[i - 1], order[i], tensors[order[i]].name.c_str());
+                  "artifact: %ss %zu and %zu are both named '%s'", role,
+                  order[i - 1], order[i], tensors[order[i]].name.c_str());
   return FUSE_OK;
 }
 
-fuse_status readKernel(Cursor &cursor, size_t index, KernelDesc &kernel) {
-  cursor.setContext(format("kernel %zu", index));
-  kernel.name = cursor.str("name");
-  for (uint32_t &g : kernel.grid)
-    g = cursor.u32("grid");
-  for (uint32_t &b : kernel.block)
-    b = cursor.u32("block");
-  kernel.sharedBytes = cursor.u32("sharedBytes");
-  kernel.numArgs = cursor.u32("numArgs");
-  if (cursor.failed())
-    return FUSE_ERROR_FORMAT;
-  if (kernel.name.empty())
-    return fail(FUSE_ERROR_FORMAT, "artifact: kernel %zu has an empty name",
-                index);
-  for (int i = 0; i < 3; ++i)
-    if (kernel.grid[i] == 0 || kernel.block[i] == 0)
-      return fail(FUSE_ERROR_FORMAT,
-                  "artifact: kernel %zu '%s' has grid %ux%ux%u and block "
-                  "%ux%ux%u (every dimension must be at least 1)",
-                  index, kernel.name.c_str(), kernel.grid[0], kernel.grid[1],
-                  kernel.grid[2], kernel.block[0], kernel.block[1],
-                  kernel.block[2]);
-  return FUSE_OK;
-}
-
-/// Reads one plan's fields; validatePlan checks them.
-fuse_status readPlan(Cursor &cursor, size_t index, size_t numInputs,
-                     size_t numOutputs, PlanDesc &plan) {
-  cursor.setContext(format("plan %zu", index));
-  plan.name = cursor.str("name");
-  if (cursor.failed())
-    return FUSE_ERROR_FORMAT;
-  cursor.setContext(format("plan '%s'", plan.name.c_str()));
-  plan.arenaBytes = cursor.u64("arenaBytes");
-  // kind, dtype, offset, bytes, rank.
-  uint32_t numBuffers = cursor.count("numBuffers", 28);
-  plan.buffers.resize(numBuffers);
-  for (uint32_t i = 0; i < numBuffers && !cursor.failed(); ++i) {
-    BufferDesc &buffer = plan.buffers[i];
-    cursor.setContext(format("plan '%s' buffer %u", plan.name.c_str(), i));
-    uint32_t kind = cursor.u32("kind");
-    buffer.dtype = cursor.u32("dtype");
-    buffer.offset = cursor.u64("offset");
-    buffer.bytes = cursor.u64("bytes");
-    if (!readDims(cursor, buffer.rank, buffer.dims))
-      return FUSE_ERROR_FORMAT;
-    if (kind > static_cast<uint32_t>(BufferKind::Intermediate))
-      return fail(FUSE_ERROR_FORMAT,
-                  "artifact: plan '%s' buffer %u has unknown kind %u",
-                  plan.name.c_str(), i, kind);
-    buffer.kind = static_cast<BufferKind>(kind);
-  }
-  cursor.setContext(format("plan '%s'", plan.name.c_str()));
-  plan.inputBuffers.resize(numInputs);
-  for (uint32_t &b : plan.inputBuffers)
-    b = cursor.u32("inputBuffers");
-  plan.outputBuffers.resize(numOutputs);
-  for (uint32_t &b : plan.outputBuffers)
-    b = cursor.u32("outputBuffers");
-  // kernel, numArgs.
-  uint32_t numLaunches = cursor.count("numLaunches", 8);
-  plan.launches.resize(numLaunches);
-  for (uint32_t i = 0; i < numLaunches && !cursor.failed(); ++i) {
-    cursor.setContext(format("plan '%s' launch %u", plan.name.c_str(), i));
-    LaunchDesc &launch = plan.launches[i];
-    launch.kernel = cursor.u32("kernel");
-    launch.args.resize(cursor.count("numArgs", 4));
-    for (uint32_t &arg : launch.args)
-      arg = cursor.u32("args");
-  }
-  return cursor.failed() ? FUSE_ERROR_FORMAT : FUSE_OK;
-}
-
-fuse_status checkSignatureBuffer(const PlanDesc &plan, const TensorDesc &tensor,
+fuse_status checkSignatureBuffer(const Plan &plan, const TensorDesc &tensor,
                                  const char *role, size_t index,
                                  uint32_t bufferIndex) {
   if (bufferIndex >= plan.buffers.size())
@@ -283,26 +124,23 @@ fuse_status checkSignatureBuffer(const PlanDesc &plan, const TensorDesc &tensor,
                 plan.name.c_str(), role, index, tensor.name.c_str(),
                 bufferIndex, plan.buffers.size());
   const BufferDesc &buffer = plan.buffers[bufferIndex];
-  bool same = buffer.dtype == tensor.dtype && buffer.rank == tensor.rank &&
-              std::equal(buffer.dims, buffer.dims + buffer.rank, tensor.dims);
-  if (!same)
+  if (buffer.dtype != tensor.dtype || buffer.dims != tensor.dims)
     return fail(FUSE_ERROR_FORMAT,
                 "artifact: plan '%s' %s %zu '%s' is %s in the signature but "
                 "its buffer %u is %s",
                 plan.name.c_str(), role, index, tensor.name.c_str(),
-                typeString(tensor.dtype, tensor.rank, tensor.dims).c_str(),
-                bufferIndex,
-                typeString(buffer.dtype, buffer.rank, buffer.dims).c_str());
+                typeString(tensor.dtype, tensor.dims).c_str(), bufferIndex,
+                typeString(buffer.dtype, buffer.dims).c_str());
   return FUSE_OK;
 }
 
 /// Checks that every buffer of `kind` (Input or Output) is named by
 /// `named` (inputBuffers or outputBuffers), and that the inputs name
 /// distinct input buffers (outputs may name any buffer, even one twice).
-fuse_status checkNamedBuffers(const PlanDesc &plan,
+fuse_status checkNamedBuffers(const Plan &plan,
                               const std::vector<uint32_t> &named,
                               BufferKind kind) {
-  const char *role = kindName(kind);
+  const char *role = kindName(static_cast<uint32_t>(kind));
   std::vector<int64_t> namedBy(plan.buffers.size(), -1);
   for (size_t i = 0; i < named.size(); ++i) {
     uint32_t b = named[i];
@@ -311,7 +149,7 @@ fuse_status checkNamedBuffers(const PlanDesc &plan,
                   "artifact: plan '%s' inputs %lld and %zu both name buffer "
                   "%u",
                   plan.name.c_str(), static_cast<long long>(namedBy[b]), i, b);
-    if (kind == BufferKind::Input && plan.buffers[b].kind != kind)
+    if (kind == BufferKind::Input && !isKind(plan.buffers[b].kind, kind))
       return fail(FUSE_ERROR_FORMAT,
                   "artifact: plan '%s' input %zu names buffer %u, which is "
                   "not an input buffer (its kind is %s)",
@@ -319,7 +157,7 @@ fuse_status checkNamedBuffers(const PlanDesc &plan,
     namedBy[b] = static_cast<int64_t>(i);
   }
   for (size_t b = 0; b < plan.buffers.size(); ++b)
-    if (plan.buffers[b].kind == kind && namedBy[b] < 0)
+    if (isKind(plan.buffers[b].kind, kind) && namedBy[b] < 0)
       return fail(FUSE_ERROR_FORMAT,
                   "artifact: plan '%s' buffer %zu is an %s buffer but no %s "
                   "names it",
@@ -327,22 +165,309 @@ fuse_status checkNamedBuffers(const PlanDesc &plan,
   return FUSE_OK;
 }
 
-bool inArena(BufferKind kind) { return kind != BufferKind::Weight; }
+bool inArena(uint32_t kind) { return !isKind(kind, BufferKind::Weight); }
 
-fuse_status validatePlan(const Artifact &a, PlanDesc &plan) {
+bool overlaps(uint64_t offset, uint64_t bytes, uint64_t otherOffset,
+              uint64_t otherBytes) {
+  return bytes != 0 && otherBytes != 0 && offset < otherOffset + otherBytes &&
+         otherOffset < offset + bytes;
+}
+
+/// a * b, or false when it overflows or either is negative.
+bool mul(int64_t a, int64_t b, int64_t &result) {
+  return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &result);
+}
+
+/// What a library launch's operand must be: a float32 buffer of at least
+/// (exactly, if `exact`) `elements` elements.
+struct Operand {
+  const char *name;
+  int64_t elements;
+  bool exact;
+};
+
+/// The operands of a matmul, in args order; false if the parameters are
+/// out of range (message in `problem`).
+bool matmulOperands(const MatmulParams &p, std::vector<Operand> &operands,
+                    std::string &problem) {
+  if (p.batch < 1 || p.m < 1 || p.n < 1 || p.k < 1) {
+    problem = format("batch %lld, m %lld, n %lld and k %lld must be at least "
+                     "1",
+                     (long long)p.batch, (long long)p.m, (long long)p.n,
+                     (long long)p.k);
+    return false;
+  }
+  if (p.transA > 1 || p.transB > 1 || p.hasResidual > 1 || p.epilogue > 3) {
+    problem = format("transA %u, transB %u and hasResidual %u must be 0 or "
+                     "1, epilogue %u at most 3",
+                     p.transA, p.transB, p.hasResidual, p.epilogue);
+    return false;
+  }
+  // A is rowsA x colsA with rows lda apart; likewise B.
+  int64_t rowsA = p.transA ? p.k : p.m, colsA = p.transA ? p.m : p.k;
+  int64_t rowsB = p.transB ? p.n : p.k, colsB = p.transB ? p.k : p.n;
+  if (p.lda < colsA || p.ldb < colsB || p.strideA < 0 || p.strideB < 0) {
+    problem = format("lda %lld (at least %lld), ldb %lld (at least %lld) or "
+                     "a batch stride (%lld, %lld) is out of range",
+                     (long long)p.lda, (long long)colsA, (long long)p.ldb,
+                     (long long)colsB, (long long)p.strideA,
+                     (long long)p.strideB);
+    return false;
+  }
+  // The last element a matrix operand touches, plus one.
+  auto extent = [](int64_t batch, int64_t stride, int64_t rows, int64_t ld,
+                   int64_t cols, int64_t &result) {
+    int64_t last, rowEnd;
+    return mul(batch - 1, stride, last) && mul(rows - 1, ld, rowEnd) &&
+           !__builtin_add_overflow(last, rowEnd, &last) &&
+           !__builtin_add_overflow(last, cols, &result);
+  };
+  int64_t a, b, d;
+  if (!extent(p.batch, p.strideA, rowsA, p.lda, colsA, a) ||
+      !extent(p.batch, p.strideB, rowsB, p.ldb, colsB, b) ||
+      !mul(p.batch, p.m, d) || !mul(d, p.n, d)) {
+    problem = "its operands' sizes overflow 64 bits";
+    return false;
+  }
+  operands = {{"A", a, false}, {"B", b, false}};
+  if (p.epilogue == uint32_t(MatmulEpilogue::Bias) ||
+      p.epilogue == uint32_t(MatmulEpilogue::BiasRelu))
+    operands.push_back({"bias", p.n, true});
+  if (p.hasResidual)
+    operands.push_back({"C", d, true});
+  operands.push_back({"D", d, true});
+  return true;
+}
+
+/// The operands of a convolution, in args order.
+bool convOperands(const ConvParams &p, std::vector<Operand> &operands,
+                  std::string &problem) {
+  const int64_t limit = int64_t(1) << 31;
+  const std::pair<const char *, int64_t> positive[] = {
+      {"n", p.n},           {"c", p.c},           {"h", p.h},
+      {"w", p.w},           {"k", p.k},           {"r", p.r},
+      {"s", p.s},           {"outH", p.outH},     {"outW", p.outW},
+      {"strideH", p.strideH}, {"strideW", p.strideW},
+      {"dilationH", p.dilationH}, {"dilationW", p.dilationW},
+      {"groups", p.groups}};
+  for (auto [field, v] : positive)
+    if (v < 1 || v > limit) {
+      problem = format("%s is %lld; it must be in [1, 2^31]", field,
+                       (long long)v);
+      return false;
+    }
+  if (p.padH < 0 || p.padW < 0 || p.padH > limit || p.padW > limit) {
+    problem = format("pads (%lld, %lld) must be in [0, 2^31]",
+                     (long long)p.padH, (long long)p.padW);
+    return false;
+  }
+  if (p.hasBias > 1 || p.hasResidual > 1 || p.activation > 1) {
+    problem = format("hasBias %u and hasResidual %u must be 0 or 1, "
+                     "activation %u at most 1",
+                     p.hasBias, p.hasResidual, p.activation);
+    return false;
+  }
+  if (p.c % p.groups != 0 || p.k % p.groups != 0) {
+    problem = format("%lld groups do not divide %lld input and %lld output "
+                     "channels",
+                     (long long)p.groups, (long long)p.c, (long long)p.k);
+    return false;
+  }
+  int64_t spanH = p.dilationH * (p.r - 1) + 1,
+          spanW = p.dilationW * (p.s - 1) + 1;
+  if (p.h + 2 * p.padH < spanH || p.w + 2 * p.padW < spanW) {
+    problem = format("its %lldx%lld window (dilated) is larger than the "
+                     "padded %lldx%lld input",
+                     (long long)spanH, (long long)spanW,
+                     (long long)(p.h + 2 * p.padH),
+                     (long long)(p.w + 2 * p.padW));
+    return false;
+  }
+  int64_t outH = (p.h + 2 * p.padH - spanH) / p.strideH + 1,
+          outW = (p.w + 2 * p.padW - spanW) / p.strideW + 1;
+  if (p.outH != outH || p.outW != outW) {
+    problem = format("its output is %lldx%lld but its input, window, pads "
+                     "and strides give %lldx%lld",
+                     (long long)p.outH, (long long)p.outW, (long long)outH,
+                     (long long)outW);
+    return false;
+  }
+  int64_t x, w, y;
+  if (!mul(p.n, p.c, x) || !mul(x, p.h, x) || !mul(x, p.w, x) ||
+      !mul(p.k, p.c / p.groups, w) || !mul(w, p.r, w) || !mul(w, p.s, w) ||
+      !mul(p.n, p.k, y) || !mul(y, p.outH, y) || !mul(y, p.outW, y)) {
+    problem = "its operands' sizes overflow 64 bits";
+    return false;
+  }
+  operands = {{"X", x, true}, {"W", w, true}};
+  if (p.hasBias)
+    operands.push_back({"bias", p.k, true});
+  if (p.hasResidual)
+    operands.push_back({"Z", y, true});
+  operands.push_back({"Y", y, true});
+  return true;
+}
+
+fuse_status validateLaunch(const Artifact &a, Plan &plan, size_t index) {
+  Launch &launch = plan.launches[index];
+  const char *name = plan.name.c_str();
+  if (launch.kind < 1 || launch.kind > kMaxLaunchKind)
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: plan '%s' launch %zu has unknown kind %u", name,
+                index, launch.kind);
+  if (launch.group != kNone && launch.group >= a.metadata.groups.size())
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: plan '%s' launch %zu names group %u but the "
+                "metadata has %zu groups",
+                name, index, launch.group, a.metadata.groups.size());
+  for (uint32_t arg : launch.args)
+    if (arg >= plan.buffers.size())
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' launch %zu names buffer %u but the "
+                  "plan has %zu buffers",
+                  name, index, arg, plan.buffers.size());
+
+  if (!launch.isLibrary()) {
+    if (launch.kernel >= a.kernels.size())
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' launch %zu calls kernel %u but the "
+                  "kernel table has %zu kernels",
+                  name, index, launch.kernel, a.kernels.size());
+    const KernelDesc &kernel = a.kernels[launch.kernel];
+    if (launch.args.size() != kernel.numArgs)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' launch %zu passes %zu arguments to "
+                  "kernel %u '%s', which takes %u",
+                  name, index, launch.args.size(), launch.kernel,
+                  kernel.name.c_str(), kernel.numArgs);
+    for (int i = 0; i < 3; ++i)
+      if (launch.grid[i] == 0 || launch.block[i] == 0)
+        return fail(FUSE_ERROR_FORMAT,
+                    "artifact: plan '%s' launch %zu of kernel '%s' has grid "
+                    "%ux%ux%u and block %ux%ux%u (every dimension must be at "
+                    "least 1)",
+                    name, index, kernel.name.c_str(), launch.grid[0],
+                    launch.grid[1], launch.grid[2], launch.block[0],
+                    launch.block[1], launch.block[2]);
+    if (!launch.params.empty() || launch.workspaceBytes != 0 ||
+        launch.workspaceOffset != 0)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' launch %zu of kernel '%s' has library "
+                  "parameters or a workspace",
+                  name, index, kernel.name.c_str());
+    return FUSE_OK;
+  }
+
+  const char *library = launchKindName(launch.kind);
+  if (a.target != Target::Cuda)
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: plan '%s' launch %zu calls %s, which a cpu "
+                "artifact cannot",
+                name, index, library);
+  if (launch.kernel != kNone)
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: plan '%s' launch %zu calls %s but names kernel %u",
+                name, index, library, launch.kernel);
+  std::string problem;
+  std::vector<Operand> operands;
+  bool decoded =
+      launch.kind == uint32_t(LaunchKind::Matmul)
+          ? decode(launch.params, launch.matmul, problem)
+          : decode(launch.params, launch.conv, problem);
+  if (!decoded)
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: plan '%s' launch %zu: %s parameters: %s", name,
+                index, library, problem.c_str());
+  bool valid = launch.kind == uint32_t(LaunchKind::Matmul)
+                   ? matmulOperands(launch.matmul, operands, problem)
+                   : convOperands(launch.conv, operands, problem);
+  if (!valid)
+    return fail(FUSE_ERROR_FORMAT, "artifact: plan '%s' launch %zu (%s): %s",
+                name, index, library, problem.c_str());
+  if (launch.args.size() != operands.size())
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: plan '%s' launch %zu (%s) passes %zu buffers; its "
+                "parameters take %zu",
+                name, index, library, launch.args.size(), operands.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const BufferDesc &buffer = plan.buffers[launch.args[i]];
+    uint64_t need = uint64_t(operands[i].elements) * 4;
+    bool fits = operands[i].exact ? buffer.bytes == need : buffer.bytes >= need;
+    if (buffer.dtype != uint32_t(DType::Float32) || !fits)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' launch %zu (%s): operand %s is buffer "
+                  "%u, %s, but the call needs %s%llu float32 elements",
+                  name, index, library, operands[i].name, launch.args[i],
+                  typeString(buffer.dtype, buffer.dims).c_str(),
+                  operands[i].exact ? "" : "at least ",
+                  ull(operands[i].elements));
+  }
+  // The output is written, so it must not be a weight or an input.
+  const BufferDesc &out = plan.buffers[launch.args.back()];
+  if (!isKind(out.kind, BufferKind::Output) &&
+      !isKind(out.kind, BufferKind::Intermediate))
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: plan '%s' launch %zu (%s) writes buffer %u, which "
+                "is the plan's %s (only outputs and intermediates can be "
+                "written)",
+                name, index, library, launch.args.back(), kindName(out.kind));
+  if (launch.workspaceOffset % kAlignment != 0 ||
+      launch.workspaceOffset > plan.arenaBytes ||
+      launch.workspaceBytes > plan.arenaBytes - launch.workspaceOffset)
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: plan '%s' launch %zu (%s) has a workspace of %llu "
+                "bytes at offset %llu, which is not 64-byte aligned or ends "
+                "past the plan's arena (%llu bytes)",
+                name, index, library, ull(launch.workspaceBytes),
+                ull(launch.workspaceOffset), ull(plan.arenaBytes));
+  for (uint32_t in : plan.inputBuffers)
+    if (overlaps(launch.workspaceOffset, launch.workspaceBytes,
+                 plan.buffers[in].offset, plan.buffers[in].bytes))
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' launch %zu (%s) has its workspace on "
+                  "input buffer %u",
+                  name, index, library, in);
+  // The libraries read their inputs while they write the output (and
+  // cuDNN's unfused path adds into it): no input may share its bytes, nor
+  // the workspace any operand's.
+  for (size_t i = 0; i + 1 < launch.args.size(); ++i) {
+    const BufferDesc &in = plan.buffers[launch.args[i]];
+    if (inArena(in.kind) &&
+        overlaps(in.offset, in.bytes, out.offset, out.bytes))
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' launch %zu (%s) writes buffer %u, "
+                  "which shares bytes with its operand %s (buffer %u)",
+                  name, index, library, launch.args.back(), operands[i].name,
+                  launch.args[i]);
+  }
+  for (size_t i = 0; i < launch.args.size(); ++i) {
+    const BufferDesc &operand = plan.buffers[launch.args[i]];
+    if (inArena(operand.kind) &&
+        overlaps(launch.workspaceOffset, launch.workspaceBytes,
+                 operand.offset, operand.bytes))
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' launch %zu (%s) has its workspace on "
+                  "its operand %s (buffer %u)",
+                  name, index, library, operands[i].name, launch.args[i]);
+  }
+  return FUSE_OK;
+}
+
+fuse_status validatePlan(Artifact &a, Plan &plan) {
   const char *name = plan.name.c_str();
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     BufferDesc &buffer = plan.buffers[i];
     std::string where = format("plan '%s' buffer %zu", name, i);
+    if (buffer.kind > static_cast<uint32_t>(BufferKind::Intermediate))
+      return fail(FUSE_ERROR_FORMAT, "artifact: %s has unknown kind %u",
+                  where.c_str(), buffer.kind);
     uint64_t bytes = 0;
-    if (fuse_status s =
-            shapeBytes(where, buffer.dtype, buffer.rank, buffer.dims, bytes))
+    if (fuse_status s = shapeBytes(where, buffer.dtype, buffer.dims, bytes))
       return s;
     if (bytes != buffer.bytes)
       return fail(FUSE_ERROR_FORMAT,
                   "artifact: %s is %s (%llu bytes) but says %llu bytes",
-                  where.c_str(),
-                  typeString(buffer.dtype, buffer.rank, buffer.dims).c_str(),
+                  where.c_str(), typeString(buffer.dtype, buffer.dims).c_str(),
                   ull(bytes), ull(buffer.bytes));
     if (buffer.offset % kAlignment != 0)
       return fail(FUSE_ERROR_FORMAT,
@@ -380,11 +505,9 @@ fuse_status validatePlan(const Artifact &a, PlanDesc &plan) {
     const BufferDesc &input = plan.buffers[in];
     for (size_t j = 0; j < plan.buffers.size(); ++j) {
       const BufferDesc &other = plan.buffers[j];
-      if (j == in || !inArena(other.kind) || input.bytes == 0 ||
-          other.bytes == 0)
+      if (j == in || !inArena(other.kind))
         continue;
-      if (input.offset < other.offset + other.bytes &&
-          other.offset < input.offset + input.bytes)
+      if (overlaps(input.offset, input.bytes, other.offset, other.bytes))
         return fail(FUSE_ERROR_FORMAT,
                     "artifact: plan '%s' input buffer %u [%llu, %llu) "
                     "overlaps buffer %zu [%llu, %llu); an input keeps its "
@@ -397,25 +520,11 @@ fuse_status validatePlan(const Artifact &a, PlanDesc &plan) {
 
   plan.bytesMoved = 0;
   for (size_t i = 0; i < plan.launches.size(); ++i) {
-    const LaunchDesc &launch = plan.launches[i];
-    if (launch.kernel >= a.kernels.size())
-      return fail(FUSE_ERROR_FORMAT,
-                  "artifact: plan '%s' launch %zu calls kernel %u but the "
-                  "kernel table has %zu kernels",
-                  name, i, launch.kernel, a.kernels.size());
-    const KernelDesc &kernel = a.kernels[launch.kernel];
-    if (launch.args.size() != kernel.numArgs)
-      return fail(FUSE_ERROR_FORMAT,
-                  "artifact: plan '%s' launch %zu passes %zu arguments to "
-                  "kernel %u '%s', which takes %u",
-                  name, i, launch.args.size(), launch.kernel,
-                  kernel.name.c_str(), kernel.numArgs);
-    for (uint32_t arg : launch.args)
-      if (arg >= plan.buffers.size())
-        return fail(FUSE_ERROR_FORMAT,
-                    "artifact: plan '%s' launch %zu names buffer %u but the "
-                    "plan has %zu buffers",
-                    name, i, arg, plan.buffers.size());
+    if (fuse_status s = validateLaunch(a, plan, i))
+      return s;
+    const Launch &launch = plan.launches[i];
+    a.matmulLaunches += launch.kind == uint32_t(LaunchKind::Matmul);
+    a.convLaunches += launch.kind == uint32_t(LaunchKind::Conv);
     // A buffer passed twice (in place) is still one buffer's traffic.
     std::vector<uint32_t> distinct = launch.args;
     std::sort(distinct.begin(), distinct.end());
@@ -432,45 +541,44 @@ fuse_status validatePlan(const Artifact &a, PlanDesc &plan) {
 }
 
 fuse_status readPlanSection(const Blob &section, Artifact &a) {
-  Cursor cursor(section.data, section.size);
-  cursor.setContext("signature");
-  // name length, dtype, rank.
-  a.inputs.resize(cursor.count("numInputs", 12));
-  for (size_t i = 0; i < a.inputs.size(); ++i)
-    if (fuse_status s = readTensorDesc(cursor, "input", i, a.inputs[i]))
-      return s;
-  cursor.setContext("signature");
-  a.outputs.resize(cursor.count("numOutputs", 12));
-  for (size_t i = 0; i < a.outputs.size(); ++i)
-    if (fuse_status s = readTensorDesc(cursor, "output", i, a.outputs[i]))
-      return s;
-  if (cursor.failed())
-    return FUSE_ERROR_FORMAT;
-  if (fuse_status s = checkUniqueNames(a.inputs, "input"))
+  PlanSection decoded;
+  Decoder decoder(section.data, section.size);
+  transfer(decoder, decoded);
+  if (decoder.failed())
+    return fail(FUSE_ERROR_FORMAT, "artifact: Plan section: %s",
+                decoder.message().c_str());
+  if (decoder.remaining() != 0)
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: Plan section has %llu bytes left after the last "
+                "plan",
+                ull(decoder.remaining()));
+  a.inputs = std::move(decoded.inputs);
+  a.outputs = std::move(decoded.outputs);
+  a.kernels = std::move(decoded.kernels);
+  if (fuse_status s = checkSignature(a.inputs, "input", a.inputBytes))
     return s;
-  if (fuse_status s = checkUniqueNames(a.outputs, "output"))
+  if (fuse_status s = checkSignature(a.outputs, "output", a.outputBytes))
     return s;
-
-  cursor.setContext("kernel table");
-  // name length, grid, block, sharedBytes, numArgs.
-  a.kernels.resize(cursor.count("numKernels", 4 + 12 + 12 + 4 + 4));
   for (size_t i = 0; i < a.kernels.size(); ++i)
-    if (fuse_status s = readKernel(cursor, i, a.kernels[i]))
-      return s;
+    if (a.kernels[i].name.empty())
+      return fail(FUSE_ERROR_FORMAT, "artifact: kernel %zu has an empty name",
+                  i);
 
-  cursor.setContext("plan table");
-  // name length, arenaBytes, numBuffers, input and output buffers,
-  // numLaunches.
-  uint64_t minPlanBytes =
-      4 + 8 + 4 + 4 * uint64_t(a.inputs.size() + a.outputs.size()) + 4;
-  a.plans.resize(cursor.count("numPlans", minPlanBytes));
-  if (cursor.failed())
-    return FUSE_ERROR_FORMAT;
-  for (size_t i = 0; i < a.plans.size(); ++i) {
-    PlanDesc &plan = a.plans[i];
-    if (fuse_status s =
-            readPlan(cursor, i, a.inputs.size(), a.outputs.size(), plan))
-      return s;
+  if (decoded.plans.empty())
+    return fail(FUSE_ERROR_FORMAT, "artifact: the artifact has no plans");
+  for (size_t i = 0; i < decoded.plans.size(); ++i) {
+    PlanDesc &from = decoded.plans[i];
+    a.plans.emplace_back();
+    Plan &plan = a.plans.back();
+    plan.name = std::move(from.name);
+    plan.arenaBytes = from.arenaBytes;
+    plan.buffers = std::move(from.buffers);
+    plan.inputBuffers = std::move(from.inputBuffers);
+    plan.outputBuffers = std::move(from.outputBuffers);
+    for (LaunchDesc &launch : from.launches) {
+      plan.launches.emplace_back();
+      static_cast<LaunchDesc &>(plan.launches.back()) = std::move(launch);
+    }
     if (plan.name.empty())
       return fail(FUSE_ERROR_FORMAT, "artifact: plan %zu has an empty name", i);
     for (size_t j = 0; j < i; ++j)
@@ -481,17 +589,24 @@ fuse_status readPlanSection(const Blob &section, Artifact &a) {
     if (fuse_status s = validatePlan(a, plan))
       return s;
   }
-  if (cursor.remaining() != 0)
-    return fail(FUSE_ERROR_FORMAT,
-                "artifact: Plan section has %llu bytes left after the last "
-                "plan",
-                ull(cursor.remaining()));
-  if (a.plans.empty())
-    return fail(FUSE_ERROR_FORMAT, "artifact: the artifact has no plans");
   if (a.plans[0].name != "main")
     return fail(FUSE_ERROR_FORMAT,
                 "artifact: the first plan is '%s'; it must be 'main'",
                 a.plans[0].name.c_str());
+  return FUSE_OK;
+}
+
+fuse_status readMetadataSection(const Blob &section, Artifact &a) {
+  Decoder decoder(section.data, section.size);
+  transfer(decoder, a.metadata);
+  if (decoder.failed())
+    return fail(FUSE_ERROR_FORMAT, "artifact: Metadata section: %s",
+                decoder.message().c_str());
+  if (decoder.remaining() != 0)
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: Metadata section has %llu bytes left after the "
+                "last group",
+                ull(decoder.remaining()));
   return FUSE_OK;
 }
 
@@ -514,7 +629,7 @@ fuse_status layOutMemory(Artifact &a) {
   };
   uint64_t weightsOffset = 0;
   bool ok = place(a.weights.size, weightsOffset);
-  for (PlanDesc &plan : a.plans)
+  for (Plan &plan : a.plans)
     ok = ok && place(plan.arenaBytes, plan.arenaOffset);
   if (!ok)
     return fail(FUSE_ERROR_FORMAT, "artifact: the weights and plan arenas "
@@ -533,9 +648,9 @@ fuse_status readSections(const uint8_t *bytes, uint64_t size,
                 "past the end of the file (%llu bytes)",
                 header.numSections, ull(tableEnd), ull(size));
   std::vector<SectionEntry> entries(header.numSections);
-  Blob *blobs[5] = {nullptr, nullptr, &a.kernelImage, &a.kernelPtx, &a.weights};
-  Blob plan;
-  blobs[static_cast<uint32_t>(SectionKind::Plan)] = &plan;
+  Blob plan, metadata;
+  Blob *blobs[kNumSectionKinds + 1] = {nullptr,       &plan,      &a.kernelImage,
+                                       &a.kernelPtx,  &a.weights, &metadata};
   for (uint32_t i = 0; i < header.numSections; ++i) {
     const uint8_t *p = bytes + sizeof(FileHeader) + i * sizeof(SectionEntry);
     SectionEntry &e = entries[i];
@@ -544,7 +659,7 @@ fuse_status readSections(const uint8_t *bytes, uint64_t size,
     e.offset = le64(p + 8);
     e.size = le64(p + 16);
     const char *name = sectionName(e.kind);
-    if (e.kind < 1 || e.kind > 4)
+    if (e.kind < 1 || e.kind > kNumSectionKinds)
       return fail(FUSE_ERROR_FORMAT, "artifact: section %u has unknown kind %u",
                   i, e.kind);
     if (e.reserved != 0)
@@ -581,6 +696,10 @@ fuse_status readSections(const uint8_t *bytes, uint64_t size,
   }
   if (!plan.present)
     return fail(FUSE_ERROR_FORMAT, "artifact: no Plan section");
+  // The metadata first: launches name its groups.
+  if (metadata.present)
+    if (fuse_status s = readMetadataSection(metadata, a))
+      return s;
   if (fuse_status s = readPlanSection(plan, a))
     return s;
 
@@ -605,22 +724,48 @@ fuse_status readSections(const uint8_t *bytes, uint64_t size,
 
 } // namespace
 
-std::string typeString(uint32_t dtype, uint32_t rank, const int64_t *dims) {
+std::string typeString(uint32_t dtype, const std::vector<int64_t> &dims) {
   const char *name = dtypeName(dtype);
   std::string result = name ? name : format("dtype(%u)", dtype);
   result += '[';
-  for (uint32_t i = 0; i < rank; ++i)
+  for (size_t i = 0; i < dims.size(); ++i)
     result += format(i ? ",%lld" : "%lld", static_cast<long long>(dims[i]));
   return result + ']';
 }
 
 std::string describeMemory(const Artifact &a) {
   std::string result = format("weights %llu", ull(a.weights.size));
-  for (const PlanDesc &plan : a.plans)
+  for (const Plan &plan : a.plans)
     result += format(" + plan '%s' arena %llu", plan.name.c_str(),
                      ull(plan.arenaBytes));
   return result + format(", each rounded up to a multiple of %llu",
                          ull(kRegionAlignment));
+}
+
+std::string describeLaunch(const Artifact &a, const Launch &launch) {
+  if (launch.kind == uint32_t(LaunchKind::Matmul)) {
+    const MatmulParams &p = launch.matmul;
+    static const char *const epilogues[] = {"", " bias", " relu",
+                                            " bias+relu"};
+    std::string batch =
+        p.batch > 1 ? format("%lld x ", (long long)p.batch) : std::string();
+    return format("cublaslt matmul %s%lldx%lldx%lld%s%s%s%s", batch.c_str(),
+                  (long long)p.m, (long long)p.n, (long long)p.k,
+                  p.transA ? " A^T" : "", p.transB ? " B^T" : "",
+                  epilogues[p.epilogue & 3], p.hasResidual ? " +C" : "");
+  }
+  if (launch.kind == uint32_t(LaunchKind::Conv)) {
+    const ConvParams &p = launch.conv;
+    std::string groups =
+        p.groups > 1 ? format(" groups %lld", (long long)p.groups)
+                     : std::string();
+    return format("cudnn conv %lldx%lld/%lld %lld->%lld%s%s%s%s",
+                  (long long)p.r, (long long)p.s, (long long)p.strideH,
+                  (long long)p.c, (long long)p.k, groups.c_str(),
+                  p.hasBias ? " bias" : "", p.hasResidual ? " +Z" : "",
+                  p.activation ? " relu" : "");
+  }
+  return a.kernels[launch.kernel].name;
 }
 
 fuse_status readArtifact(const void *data, size_t size, Artifact &a) {
@@ -644,8 +789,11 @@ fuse_status readArtifact(const void *data, size_t size, Artifact &a) {
 
   if (header.formatVersion != kFormatVersion)
     return fail(FUSE_ERROR_FORMAT,
-                "artifact: format version %u, this runtime reads version %u",
-                header.formatVersion, kFormatVersion);
+                "artifact: format version %u, this runtime reads version %u%s",
+                header.formatVersion, kFormatVersion,
+                header.formatVersion < kFormatVersion
+                    ? " (compile the model again with this fuse-compile)"
+                    : " (use a newer runtime)");
   if (header.fileSize > size)
     return fail(FUSE_ERROR_FORMAT,
                 "artifact: truncated: header says %llu bytes, file has %zu",

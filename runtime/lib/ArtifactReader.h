@@ -1,9 +1,11 @@
 //===- ArtifactReader.h - Parse and validate a .fbin artifact ---*- C++ -*-===//
 //
 // readArtifact() checks a whole artifact (header, checksum, section table,
-// plan section) and returns it as plain structs. Nothing past this point
-// re-checks the file: every index, offset and size in an Artifact has been
-// proved in range, so the backends can use them directly.
+// plan and metadata sections, the parameters of every library launch) and
+// returns it as the schema's records (fuse/runtime/Artifact.h) plus what
+// the runtime derives from them. Nothing past this point re-checks the
+// file: every index, offset and size in an Artifact has been proved in
+// range here, so the backends can use them directly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,44 +22,29 @@
 namespace fuse {
 namespace runtime {
 
-/// A graph input or output of the model's signature.
-struct TensorDesc {
-  std::string name;
-  uint32_t dtype = 0;
-  uint32_t rank = 0;
-  int64_t dims[FUSE_MAX_RANK] = {};
-  uint64_t bytes = 0;
+using artifact::BufferDesc;
+using artifact::KernelDesc;
+using artifact::LaunchDesc;
+using artifact::TensorDesc;
+
+/// A launch with its library parameters decoded (the one that matches its
+/// kind is set).
+struct Launch : LaunchDesc {
+  artifact::MatmulParams matmul;
+  artifact::ConvParams conv;
+  /// A launch of a library, not of the artifact's own kernels.
+  bool isLibrary() const {
+    return kind != static_cast<uint32_t>(artifact::LaunchKind::Kernel);
+  }
 };
 
-struct KernelDesc {
-  std::string name;
-  uint32_t grid[3] = {};
-  uint32_t block[3] = {};
-  uint32_t sharedBytes = 0;
-  uint32_t numArgs = 0;
-};
-
-struct BufferDesc {
-  artifact::BufferKind kind = artifact::BufferKind::Intermediate;
-  uint32_t dtype = 0;
-  uint64_t offset = 0;
-  uint64_t bytes = 0;
-  uint32_t rank = 0;
-  int64_t dims[FUSE_MAX_RANK] = {};
-};
-
-struct LaunchDesc {
-  uint32_t kernel = 0;
-  std::vector<uint32_t> args;
-};
-
-struct PlanDesc {
+struct Plan {
   std::string name;
   uint64_t arenaBytes = 0;
   std::vector<BufferDesc> buffers;
   std::vector<uint32_t> inputBuffers;
   std::vector<uint32_t> outputBuffers;
-  std::vector<LaunchDesc> launches;
+  std::vector<Launch> launches;
   /// fuse_model_plan_bytes: per launch, the bytes of its distinct buffers.
   uint64_t bytesMoved = 0;
   /// Where the arena starts in the model's one allocation.
@@ -76,14 +63,23 @@ struct Artifact {
   std::string arch;
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;
+  /// Byte sizes of the inputs and outputs.
+  std::vector<uint64_t> inputBytes;
+  std::vector<uint64_t> outputBytes;
   std::vector<KernelDesc> kernels;
-  std::vector<PlanDesc> plans;
+  std::vector<Plan> plans;
+  /// Empty when the artifact has no Metadata section.
+  artifact::MetadataSection metadata;
   Blob kernelImage;
   Blob kernelPtx;
   Blob weights;
   /// Bytes of the one allocation: the weights at offset 0, then each plan's
   /// arena at its arenaOffset, every region starting kRegionAlignment-aligned.
   uint64_t memoryBytes = 0;
+  /// Launches of each library, over all plans (the backend loads a library
+  /// only when it is used).
+  size_t matmulLaunches = 0;
+  size_t convLaunches = 0;
 };
 
 /// Alignment of each region (weights, arenas) in the allocation; more than
@@ -92,8 +88,8 @@ struct Artifact {
 constexpr uint64_t kRegionAlignment = 256;
 
 /// Offset of a buffer in the model's allocation.
-inline uint64_t bufferOffset(const PlanDesc &plan, const BufferDesc &buffer) {
-  if (buffer.kind == artifact::BufferKind::Weight)
+inline uint64_t bufferOffset(const Plan &plan, const BufferDesc &buffer) {
+  if (buffer.kind == static_cast<uint32_t>(artifact::BufferKind::Weight))
     return buffer.offset;
   return plan.arenaOffset + buffer.offset;
 }
@@ -109,7 +105,11 @@ fuse_status readArtifact(const void *data, size_t size, Artifact &result);
 std::string describeMemory(const Artifact &artifact);
 
 /// "float32[1,3,224,224]"; "dtype(N)" names a value that is not a DType.
-std::string typeString(uint32_t dtype, uint32_t rank, const int64_t *dims);
+std::string typeString(uint32_t dtype, const std::vector<int64_t> &dims);
+
+/// What a launch runs, in a few words: the kernel's name, or the library
+/// call ("cublaslt matmul 128x768x768 bias+relu", "cudnn conv 3x3 ...").
+std::string describeLaunch(const Artifact &artifact, const Launch &launch);
 
 } // namespace runtime
 } // namespace fuse

@@ -34,6 +34,15 @@ public:
   /// fuse_model_benchmark, inputs already in place.
   virtual fuse_status benchmark(size_t plan, int warmup, int iterations,
                                 double *timesMs) = 0;
+  /// fuse_model_profile: iterations x launches times, inputs in place.
+  virtual fuse_status profile(size_t plan, int warmup, int iterations,
+                              double *timesMs, double *overheadMs) = 0;
+  /// fuse_model_measure_limits.
+  virtual fuse_status measureLimits(double *copyGBps, double *fp32GFlops) = 0;
+  /// fuse_model_device_name.
+  virtual const char *deviceName() const = 0;
+  /// fuse_model_libraries.
+  virtual const char *libraries() const { return ""; }
 };
 
 std::unique_ptr<Backend> createCpuBackend();

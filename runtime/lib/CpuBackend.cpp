@@ -11,6 +11,7 @@
 #include "Backend.h"
 #include "Error.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -141,10 +142,11 @@ public:
     if (a.weights.size)
       std::memcpy(memory, a.weights.data, a.weights.size);
 
-    for (const PlanDesc &plan : a.plans) {
-      std::vector<Launch> launches;
-      for (const LaunchDesc &launch : plan.launches) {
-        Launch l{kernels[launch.kernel], {}};
+    // The reader rejects library launches in a cpu artifact.
+    for (const Plan &plan : a.plans) {
+      std::vector<CpuLaunch> launches;
+      for (const Launch &launch : plan.launches) {
+        CpuLaunch l{kernels[launch.kernel], {}};
         for (uint32_t arg : launch.args)
           l.args.push_back(memory + bufferOffset(plan, plan.buffers[arg]));
         launches.push_back(std::move(l));
@@ -168,10 +170,50 @@ public:
   }
 
   fuse_status run(size_t plan) override {
-    for (Launch &launch : plans[plan])
+    for (CpuLaunch &launch : plans[plan])
       launch.kernel(launch.args.data());
     return FUSE_OK;
   }
+
+  fuse_status profile(size_t plan, int warmup, int iterations,
+                      double *timesMs, double *overheadMs) override {
+    if (overheadMs)
+      *overheadMs = 0;
+    for (int i = 0; i < warmup; ++i)
+      run(plan);
+    std::vector<CpuLaunch> &launches = plans[plan];
+    for (int i = 0; i < iterations; ++i)
+      for (size_t l = 0; l < launches.size(); ++l) {
+        auto start = std::chrono::steady_clock::now();
+        launches[l].kernel(launches[l].args.data());
+        auto end = std::chrono::steady_clock::now();
+        timesMs[size_t(i) * launches.size() + l] =
+            std::chrono::duration<double, std::milli>(end - start).count();
+      }
+    return FUSE_OK;
+  }
+
+  /// The copy bandwidth of a 256 MiB memcpy (median of 5); there is no
+  /// matrix library on the CPU to measure a FLOP rate with.
+  fuse_status measureLimits(double *copyGBps, double *fp32GFlops) override {
+    const size_t bytes = size_t(256) << 20;
+    std::vector<uint8_t> from(bytes, 1), to(bytes, 0);
+    std::vector<double> seconds;
+    for (int i = 0; i < 5; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      std::memcpy(to.data(), from.data(), bytes);
+      auto end = std::chrono::steady_clock::now();
+      seconds.push_back(std::chrono::duration<double>(end - start).count());
+      // Keep the copy from being optimized away.
+      from[i] = to[bytes - 1 - i];
+    }
+    std::sort(seconds.begin(), seconds.end());
+    *copyGBps = 2.0 * double(bytes) / seconds[2] / 1e9;
+    *fp32GFlops = 0;
+    return FUSE_OK;
+  }
+
+  const char *deviceName() const override { return "cpu"; }
 
   fuse_status benchmark(size_t plan, int warmup, int iterations,
                         double *timesMs) override {
@@ -189,7 +231,7 @@ public:
 
 private:
   using KernelFn = void (*)(void **);
-  struct Launch {
+  struct CpuLaunch {
     KernelFn kernel;
     std::vector<void *> args;
   };
@@ -231,7 +273,7 @@ private:
   int imageFd = -1;
   uint8_t *memory = nullptr;
   size_t mappedBytes = 0;
-  std::vector<std::vector<Launch>> plans;
+  std::vector<std::vector<CpuLaunch>> plans;
 };
 
 } // namespace

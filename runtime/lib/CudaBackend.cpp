@@ -2,17 +2,24 @@
 //
 // Device 0's primary context; one module from the cubin (or, where the
 // driver has no binary for this GPU, JIT-compiled from the PTX section);
-// one cuMemAlloc holding the weights and every plan's arena; and one CUDA
-// Graph per plan, captured from a stream once at load and replayed on each
-// run, so a run costs one launch whatever the number of kernels.
+// one cuMemAlloc holding the weights and every plan's arena; cuBLASLt and
+// cuDNN calls prepared once (LibraryCalls.h), for artifacts that use them;
+// and one CUDA Graph per plan, captured from a stream once at load and
+// replayed on each run, so a run costs one launch whatever the number of
+// kernels and library calls. Profiling captures a second graph per plan
+// with an event recorded between every two launches.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Backend.h"
 #include "CudaDriver.h"
 #include "Error.h"
+#include "LibraryCalls.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <dlfcn.h>
+#include <memory>
 
 namespace fuse {
 namespace runtime {
@@ -20,6 +27,17 @@ namespace runtime {
 namespace {
 
 using ull = unsigned long long;
+
+/// "cuDNN 91400 (/usr/lib/x86_64-linux-gnu/libcudnn.so.9)": which copy of a
+/// library the process uses (another library, PyTorch say, may have loaded
+/// its own before).
+std::string describeLibrary(const char *name, size_t version, void *symbol) {
+  Dl_info info{};
+  const char *path = dladdr(symbol, &info) && info.dli_fname
+                         ? info.dli_fname
+                         : "unknown path";
+  return format("%s %zu (%s)", name, version, path);
+}
 
 class CudaBackend : public Backend {
 public:
@@ -31,6 +49,17 @@ public:
     for (CUgraphExec graph : graphs)
       if (graph)
         cu->cuGraphExecDestroy(graph);
+    for (Profiling &p : profiling) {
+      if (p.graph)
+        cu->cuGraphExecDestroy(p.graph);
+      for (CUevent event : p.events)
+        cu->cuEventDestroy(event);
+    }
+    calls.clear();
+    if (matmulHandle)
+      cublasLt->cublasLtDestroy(matmulHandle);
+    if (convHandle)
+      cudnn->cudnnDestroy(convHandle);
     if (start)
       cu->cuEventDestroy(start);
     if (stop)
@@ -57,11 +86,22 @@ public:
     context = primary;
     if (fuse_status s = makeCurrent())
       return s;
+    char deviceName[256] = {};
+    if (cu->cuDeviceGetName(deviceName, sizeof(deviceName) - 1, device) ==
+        CUDA_SUCCESS)
+      name = deviceName;
 
-    std::vector<CUfunction> functions;
     if (!a.kernels.empty()) {
       if (fuse_status s = loadModule(a))
         return s;
+      // A kernel with more than 48 KiB of dynamic shared memory in any of
+      // its launches is opted in to the most it takes.
+      std::vector<uint32_t> sharedBytes(a.kernels.size(), 0);
+      for (const Plan &plan : a.plans)
+        for (const Launch &launch : plan.launches)
+          if (!launch.isLibrary())
+            sharedBytes[launch.kernel] =
+                std::max(sharedBytes[launch.kernel], launch.sharedBytes);
       for (size_t i = 0; i < a.kernels.size(); ++i) {
         const KernelDesc &kernel = a.kernels[i];
         CUfunction function = nullptr;
@@ -70,18 +110,25 @@ public:
                 format("cuModuleGetFunction for kernel %zu '%s'", i,
                        kernel.name.c_str())))
           return s;
-        if (kernel.sharedBytes > kDefaultMaxDynamicShared)
+        if (sharedBytes[i] > kDefaultMaxDynamicShared)
           if (fuse_status s = cu->check(
                   cu->cuFuncSetAttribute(
                       function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                      static_cast<int>(kernel.sharedBytes)),
+                      static_cast<int>(sharedBytes[i])),
                   format("cuFuncSetAttribute (%u bytes of dynamic shared "
                          "memory) for kernel '%s'",
-                         kernel.sharedBytes, kernel.name.c_str())))
+                         sharedBytes[i], kernel.name.c_str())))
             return s;
         functions.push_back(function);
       }
     }
+    // The libraries, before any memory: a missing one is the clearer error.
+    if (a.matmulLaunches)
+      if (fuse_status s = CublasLt::get(a.matmulLaunches, cublasLt))
+        return s;
+    if (a.convLaunches)
+      if (fuse_status s = Cudnn::get(a.convLaunches, cudnn))
+        return s;
 
     // One allocation: the weights, then each plan's arena.
     if (fuse_status s = allocate(a))
@@ -97,11 +144,37 @@ public:
       return s;
     if (fuse_status s = cu->check(cu->cuEventCreate(&stop, 0), "cuEventCreate"))
       return s;
-    for (const PlanDesc &plan : a.plans) {
-      graphs.push_back(nullptr);
-      if (fuse_status s = capture(a, plan, functions, graphs.back()))
+    if (cublasLt)
+      if (fuse_status s = cublasLt->check(cublasLt->cublasLtCreate(&matmulHandle),
+                                          "cublasLtCreate"))
+        return s;
+    if (cudnn) {
+      if (fuse_status s =
+              cudnn->check(cudnn->cudnnCreate(&convHandle), "cudnnCreate"))
+        return s;
+      if (fuse_status s = cudnn->check(
+              cudnn->cudnnSetStream(convHandle, stream), "cudnnSetStream"))
         return s;
     }
+    if (cublasLt)
+      libraryInfo = describeLibrary("cuBLASLt", cublasLt->cublasLtGetVersion(),
+                                    reinterpret_cast<void *>(
+                                        cublasLt->cublasLtMatmul));
+    if (cudnn)
+      libraryInfo += (libraryInfo.empty() ? "" : "; ") +
+                     describeLibrary("cuDNN", cudnn->cudnnGetVersion(),
+                                     reinterpret_cast<void *>(
+                                         cudnn->cudnnConvolutionForward));
+    for (const Plan &plan : a.plans)
+      if (fuse_status s = prepareCalls(plan))
+        return s;
+    for (size_t p = 0; p < a.plans.size(); ++p) {
+      graphs.push_back(nullptr);
+      if (fuse_status s = capture(a, p, nullptr, graphs.back()))
+        return s;
+    }
+    profiling.resize(a.plans.size());
+    artifact = &a;
     return FUSE_OK;
   }
 
@@ -164,7 +237,186 @@ public:
     return FUSE_OK;
   }
 
+  fuse_status profile(size_t plan, int warmup, int iterations,
+                      double *timesMs, double *overheadMs) override {
+    if (overheadMs)
+      *overheadMs = 0;
+    if (fuse_status s = makeCurrent())
+      return s;
+    const Plan &p = artifact->plans[plan];
+    if (p.launches.empty())
+      return FUSE_OK;
+    Profiling &prof = profiling[plan];
+    size_t n = p.launches.size();
+    if (!prof.graph) {
+      // kCalibration + 1 events back to back, then one after each launch.
+      prof.events.assign(kCalibration + 1 + n, nullptr);
+      for (CUevent &event : prof.events)
+        if (fuse_status s =
+                cu->check(cu->cuEventCreate(&event, 0), "cuEventCreate"))
+          return s;
+      if (fuse_status s = capture(*artifact, plan, &prof.events, prof.graph))
+        return s;
+    }
+    for (int i = 0; i < warmup; ++i)
+      if (fuse_status s = cu->check(cu->cuGraphLaunch(prof.graph, stream),
+                                    "cuGraphLaunch (profiling)"))
+        return s;
+    auto elapsed = [&](size_t from, float &ms) {
+      return cu->check(cu->cuEventElapsedTime(&ms, prof.events[from],
+                                              prof.events[from + 1]),
+                       "cuEventElapsedTime");
+    };
+    std::vector<double> overheads;
+    for (int i = 0; i < iterations; ++i) {
+      if (fuse_status s = cu->check(cu->cuGraphLaunch(prof.graph, stream), "cuGraphLaunch (profiling)"))
+        return s;
+      if (fuse_status s = cu->check(cu->cuStreamSynchronize(stream), "profiling the plan (cuStreamSynchronize)"))
+        return s;
+      // What one event record costs in this graph: the median gap between
+      // events recorded back to back.
+      std::vector<float> gaps(kCalibration);
+      for (size_t c = 0; c < kCalibration; ++c)
+        if (fuse_status s = elapsed(c, gaps[c]))
+          return s;
+      std::sort(gaps.begin(), gaps.end());
+      double overhead = gaps[kCalibration / 2];
+      overheads.push_back(overhead);
+      for (size_t l = 0; l < n; ++l) {
+        float ms = 0;
+        if (fuse_status s = elapsed(kCalibration + l, ms))
+          return s;
+        timesMs[size_t(i) * n + l] = std::max(0.0, double(ms) - overhead);
+      }
+    }
+    if (overheadMs && !overheads.empty()) {
+      std::sort(overheads.begin(), overheads.end());
+      *overheadMs = overheads[overheads.size() / 2];
+    }
+    return FUSE_OK;
+  }
+
+  const char *libraries() const override { return libraryInfo.c_str(); }
+
+  fuse_status measureLimits(double *copyGBps, double *fp32GFlops) override {
+    if (fuse_status s = makeCurrent())
+      return s;
+    // 3 x 64 MiB: two halves of a copy, or the three 4096^2 matrices of an
+    // SGEMM; plus cuBLASLt's 32 MiB workspace.
+    const uint64_t matrix = uint64_t(4096) * 4096 * 4;
+    const uint64_t workspaceBytes = 32ull << 20;
+    CUdeviceptr scratch = 0;
+    if (fuse_status s =
+            cu->check(cu->cuMemAlloc(&scratch, 3 * matrix + workspaceBytes),
+                      "cuMemAlloc (measuring the device's limits)"))
+      return s;
+    fuse_status status = measure(scratch, matrix, workspaceBytes, copyGBps,
+                                 fp32GFlops);
+    cu->cuMemFree(scratch);
+    return status;
+  }
+
+  const char *deviceName() const override { return name.c_str(); }
+
 private:
+  struct Profiling {
+    CUgraphExec graph = nullptr;
+    std::vector<CUevent> events;
+  };
+  /// Alignment of a library call's workspace pointer (cuBLASLt's need).
+  static constexpr uint64_t kWorkspaceAlignment = 256;
+  /// Events recorded back to back before a profiled plan's launches.
+  static constexpr size_t kCalibration = 8;
+
+  fuse_status measure(CUdeviceptr scratch, uint64_t matrix,
+                      uint64_t workspaceBytes, double *copyGBps,
+                      double *fp32GFlops) {
+    // Data, not zeros: 1.0f everywhere.
+    if (fuse_status s = cu->check(cu->cuMemsetD32Async(scratch, 0x3f800000u,
+                                                       3 * matrix / 4, stream),
+                                  "cuMemsetD32Async"))
+      return s;
+    const uint64_t half = 3 * matrix / 2 / 256 * 256;
+    std::vector<float> times;
+    for (int i = 0; i < 6; ++i) {
+      float ms = 0;
+      if (fuse_status s = cu->check(cu->cuEventRecord(start, stream), "cuEventRecord"))
+        return s;
+      if (fuse_status s = cu->check(cu->cuMemcpyDtoDAsync(scratch + half, scratch, half, stream), "cuMemcpyDtoDAsync"))
+        return s;
+      if (fuse_status s = cu->check(cu->cuEventRecord(stop, stream), "cuEventRecord"))
+        return s;
+      if (fuse_status s = cu->check(cu->cuEventSynchronize(stop), "measuring the copy bandwidth (cuEventSynchronize)"))
+        return s;
+      if (fuse_status s = cu->check(cu->cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime"))
+        return s;
+      if (i > 0)
+        times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    double seconds = times[times.size() / 2] * 1e-3;
+    *copyGBps = seconds > 0 ? 2.0 * double(half) / seconds / 1e9 : 0;
+    *fp32GFlops = 0;
+    // The SGEMM rate needs cuBLASLt; without it the rate is unknown (0).
+    const CublasLt *lt = cublasLt;
+    if (!lt && CublasLt::get(1, lt) != FUSE_OK)
+      return FUSE_OK;
+    cublasLtHandle_t handle = matmulHandle;
+    if (!handle &&
+        lt->cublasLtCreate(&handle) != CUBLAS_STATUS_SUCCESS)
+      return FUSE_OK;
+    CallContext context{cu, stream, start, stop, "measuring SGEMM", nullptr};
+    fuse_status status = measureSgemm(*lt, handle, context, scratch,
+                                      scratch + 3 * matrix, workspaceBytes,
+                                      *fp32GFlops);
+    if (handle != matmulHandle)
+      lt->cublasLtDestroy(handle);
+    return status;
+  }
+
+  /// Prepares the library calls of a plan (nullptr for kernel launches).
+  fuse_status prepareCalls(const Plan &plan) {
+    calls.emplace_back();
+    std::vector<std::unique_ptr<LibraryCall>> &planCalls = calls.back();
+    for (size_t i = 0; i < plan.launches.size(); ++i) {
+      const Launch &launch = plan.launches[i];
+      planCalls.emplace_back();
+      if (!launch.isLibrary())
+        continue;
+      std::vector<CUdeviceptr> pointers;
+      for (uint32_t arg : launch.args)
+        pointers.push_back(memory + bufferOffset(plan, plan.buffers[arg]));
+      CUdeviceptr workspace =
+          launch.workspaceBytes
+              ? memory + plan.arenaOffset + launch.workspaceOffset
+              : 0;
+      // The format aligns a workspace to 64 bytes; cuBLASLt refuses one
+      // that is not 256-byte aligned ("The workspace pointer must be
+      // aligned to at least a multiple of 256 bytes"): the call gets the
+      // workspace's 256-byte aligned part.
+      uint64_t workspaceBytes = launch.workspaceBytes;
+      uint64_t skip = (kWorkspaceAlignment -
+                       workspace % kWorkspaceAlignment) % kWorkspaceAlignment;
+      if (skip >= workspaceBytes)
+        workspace = 0, workspaceBytes = 0;
+      else
+        workspace += skip, workspaceBytes -= skip;
+      CallContext context{cu, stream, start, stop,
+                          format("plan '%s' launch %zu", plan.name.c_str(), i),
+                          &convChoices};
+      fuse_status s =
+          launch.kind == uint32_t(artifact::LaunchKind::Matmul)
+              ? prepareMatmul(*cublasLt, matmulHandle, context, launch.matmul,
+                              pointers, workspace, workspaceBytes,
+                              planCalls.back())
+              : prepareConv(*cudnn, convHandle, context, launch.conv, pointers,
+                            workspace, workspaceBytes, planCalls.back());
+      if (s)
+        return s;
+    }
+    return FUSE_OK;
+  }
+
   /// The model may be used from any thread; the context must be current on
   /// the calling one.
   fuse_status makeCurrent() {
@@ -247,36 +499,54 @@ private:
     return format("sm_%d%d", major, minor);
   }
 
-  /// Records a plan's launches into a graph and instantiates it.
-  fuse_status capture(const Artifact &a, const PlanDesc &plan,
-                      const std::vector<CUfunction> &functions,
-                      CUgraphExec &exec) {
+  /// Records a plan's launches into a graph and instantiates it; with
+  /// `events`, first records kCalibration + 1 of them back to back (the
+  /// last is the start of launch 0), then one after each launch.
+  fuse_status capture(const Artifact &a, size_t planIndex,
+                      const std::vector<CUevent> *events, CUgraphExec &exec) {
+    const Plan &plan = a.plans[planIndex];
     if (plan.launches.empty())
       return FUSE_OK;
-    std::string what = format("capturing plan '%s'", plan.name.c_str());
+    std::string what = format("capturing plan '%s'%s", plan.name.c_str(),
+                              events ? " for profiling" : "");
     if (fuse_status s =
             cu->check(cu->cuStreamBeginCapture(
                           stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
                       what + " (cuStreamBeginCapture)"))
       return s;
+    auto record = [&](size_t i) {
+      return cu->check(cu->cuEventRecordWithFlags((*events)[i], stream,
+                                                  CU_EVENT_RECORD_EXTERNAL),
+                       what + " (cuEventRecordWithFlags)");
+    };
     fuse_status status = FUSE_OK;
+    for (size_t c = 0; events && c <= kCalibration && !status; ++c)
+      status = record(c);
     for (size_t i = 0; i < plan.launches.size() && !status; ++i) {
-      const LaunchDesc &launch = plan.launches[i];
-      const KernelDesc &k = a.kernels[launch.kernel];
-      // kernelParams[i] points at the i-th argument's value: a device
-      // pointer. The driver copies the values when the launch is captured.
-      std::vector<CUdeviceptr> pointers;
-      std::vector<void *> params;
-      for (uint32_t arg : launch.args)
-        pointers.push_back(memory + bufferOffset(plan, plan.buffers[arg]));
-      for (CUdeviceptr &pointer : pointers)
-        params.push_back(&pointer);
-      status = cu->check(
-          cu->cuLaunchKernel(functions[launch.kernel], k.grid[0], k.grid[1],
-                             k.grid[2], k.block[0], k.block[1], k.block[2],
-                             k.sharedBytes, stream, params.data(), nullptr),
-          format("plan '%s' launch %zu of kernel '%s' (cuLaunchKernel)",
-                 plan.name.c_str(), i, k.name.c_str()));
+      const Launch &launch = plan.launches[i];
+      if (launch.isLibrary()) {
+        status = calls[planIndex][i]->enqueue(stream);
+      } else {
+        // kernelParams[i] points at the i-th argument's value: a device
+        // pointer. The driver copies the values when the launch is captured.
+        std::vector<CUdeviceptr> pointers;
+        std::vector<void *> params;
+        for (uint32_t arg : launch.args)
+          pointers.push_back(memory + bufferOffset(plan, plan.buffers[arg]));
+        for (CUdeviceptr &pointer : pointers)
+          params.push_back(&pointer);
+        const KernelDesc &k = a.kernels[launch.kernel];
+        status = cu->check(
+            cu->cuLaunchKernel(functions[launch.kernel], launch.grid[0],
+                               launch.grid[1], launch.grid[2], launch.block[0],
+                               launch.block[1], launch.block[2],
+                               launch.sharedBytes, stream, params.data(),
+                               nullptr),
+            format("plan '%s' launch %zu of kernel '%s' (cuLaunchKernel)",
+                   plan.name.c_str(), i, k.name.c_str()));
+      }
+      if (!status && events)
+        status = record(kCalibration + 1 + i);
     }
     // Capture always ends, so that the stream stays usable after an error.
     CUgraph graph = nullptr;
@@ -300,6 +570,18 @@ private:
   CUevent start = nullptr;
   CUevent stop = nullptr;
   std::vector<CUgraphExec> graphs;
+  std::vector<CUfunction> functions;
+  const CublasLt *cublasLt = nullptr;
+  const Cudnn *cudnn = nullptr;
+  cublasLtHandle_t matmulHandle = nullptr;
+  cudnnHandle_t convHandle = nullptr;
+  /// Per plan, per launch: the prepared library call, or nullptr.
+  std::vector<std::vector<std::unique_ptr<LibraryCall>>> calls;
+  std::vector<Profiling> profiling;
+  const Artifact *artifact = nullptr;
+  std::string name = "cuda";
+  std::string libraryInfo;
+  std::map<std::string, std::pair<bool, int>> convChoices;
 };
 
 } // namespace

@@ -40,6 +40,8 @@ constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+/// cuEventRecordWithFlags during a capture: an event record node.
+constexpr unsigned CU_EVENT_RECORD_EXTERNAL = 1;
 /// Dynamic shared memory a kernel gets without opting in.
 constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
 
@@ -55,6 +57,8 @@ constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
   X(cuDeviceGet, "cuDeviceGet", nullptr, CUresult, (CUdevice *, int))          \
   X(cuDeviceGetAttribute, "cuDeviceGetAttribute", nullptr, CUresult,           \
     (int *, int, CUdevice))                                                    \
+  X(cuDeviceGetName, "cuDeviceGetName", nullptr, CUresult,                     \
+    (char *, int, CUdevice))                                                   \
   X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", nullptr, CUresult,   \
     (CUcontext *, CUdevice))                                                   \
   X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2",                 \
@@ -76,6 +80,10 @@ constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
     (CUdeviceptr, const void *, size_t))                                       \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", nullptr, CUresult,                        \
     (void *, CUdeviceptr, size_t))                                             \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", nullptr, CUresult,              \
+    (CUdeviceptr, CUdeviceptr, size_t, CUstream))                              \
+  X(cuMemsetD32Async, "cuMemsetD32Async", nullptr, CUresult,                   \
+    (CUdeviceptr, unsigned, size_t, CUstream))                                 \
   X(cuStreamCreate, "cuStreamCreate", nullptr, CUresult,                       \
     (CUstream *, unsigned))                                                    \
   X(cuStreamDestroy, "cuStreamDestroy_v2", nullptr, CUresult, (CUstream))      \
@@ -96,6 +104,8 @@ constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
      unsigned, CUstream, void **, void **))                                    \
   X(cuEventCreate, "cuEventCreate", nullptr, CUresult, (CUevent *, unsigned))  \
   X(cuEventRecord, "cuEventRecord", nullptr, CUresult, (CUevent, CUstream))    \
+  X(cuEventRecordWithFlags, "cuEventRecordWithFlags", nullptr, CUresult,       \
+    (CUevent, CUstream, unsigned))                                             \
   X(cuEventSynchronize, "cuEventSynchronize", nullptr, CUresult, (CUevent))    \
   X(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",         \
     CUresult, (float *, CUevent, CUevent))                                     \

@@ -27,6 +27,8 @@ struct fuse_model {
   Artifact artifact;
   std::unique_ptr<Backend> backend;
   std::vector<bool> inputSet;
+  /// fuse_launch_info.kernel of each plan's launches.
+  std::vector<std::vector<std::string>> launchNames;
   /// The plan whose outputs get_output returns; -1 before the first run.
   long lastPlan = -1;
 };
@@ -98,6 +100,26 @@ fuse_status checkRunnable(const fuse_model *model) {
   return FUSE_OK;
 }
 
+fuse_status checkGroup(const fuse_model *model, size_t group) {
+  if (fuse_status s = checkModel(model))
+    return s;
+  if (group >= model->artifact.metadata.groups.size())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "group %zu is out of range (the model has %zu groups)", group,
+                model->artifact.metadata.groups.size());
+  return FUSE_OK;
+}
+
+/// Names every launch once, for fuse_launch_info.
+void nameLaunches(fuse_model *model) {
+  for (const Plan &plan : model->artifact.plans) {
+    model->launchNames.emplace_back();
+    for (const Launch &launch : plan.launches)
+      model->launchNames.back().push_back(
+          describeLaunch(model->artifact, launch));
+  }
+}
+
 fuse_status checkPlan(const fuse_model *model, size_t plan) {
   if (fuse_status s = checkRunnable(model))
     return s;
@@ -129,6 +151,11 @@ fuse_status tensorAt(const fuse_model *model, bool output, size_t index,
   return FUSE_OK;
 }
 
+uint64_t tensorBytes(const fuse_model *model, bool output, size_t index) {
+  return output ? model->artifact.outputBytes[index]
+                : model->artifact.inputBytes[index];
+}
+
 /// Checks a caller's host buffer for input or output `index`.
 fuse_status checkTransfer(const fuse_model *model, bool output, size_t index,
                           const void *data, size_t bytes) {
@@ -138,11 +165,11 @@ fuse_status checkTransfer(const fuse_model *model, bool output, size_t index,
   if (fuse_status s = tensorAt(model, output, index, tensor))
     return s;
   const char *role = output ? "output" : "input";
-  if (bytes != tensor->bytes)
+  uint64_t expected = tensorBytes(model, output, index);
+  if (bytes != expected)
     return fail(FUSE_ERROR_ARGUMENT, "%s %zu '%s' is %llu bytes (%s), not %zu",
-                role, index, tensor->name.c_str(), ull(tensor->bytes),
-                typeString(tensor->dtype, tensor->rank, tensor->dims).c_str(),
-                bytes);
+                role, index, tensor->name.c_str(), ull(expected),
+                typeString(tensor->dtype, tensor->dims).c_str(), bytes);
   if (!data && bytes != 0)
     return fail(FUSE_ERROR_ARGUMENT, "the %s data pointer is NULL", role);
   return FUSE_OK;
@@ -158,10 +185,10 @@ fuse_status tensorInfo(const fuse_model *model, bool output, size_t index,
   *info = fuse_tensor_info();
   info->name = tensor->name.c_str();
   info->dtype = tensor->dtype;
-  info->rank = tensor->rank;
-  for (uint32_t i = 0; i < tensor->rank; ++i)
+  info->rank = static_cast<uint32_t>(tensor->dims.size());
+  for (size_t i = 0; i < tensor->dims.size(); ++i)
     info->dims[i] = tensor->dims[i];
-  info->bytes = tensor->bytes;
+  info->bytes = tensorBytes(model, output, index);
   return FUSE_OK;
 }
 
@@ -197,6 +224,7 @@ fuse_status fuse_model_load_bytes(const void *data, size_t size,
   m->artifact.kernelImage = m->artifact.kernelPtx = m->artifact.weights =
       Blob();
   m->inputSet.assign(m->artifact.inputs.size(), false);
+  nameLaunches(m.get());
   *model = m.release();
   return FUSE_OK;
 }
@@ -224,6 +252,7 @@ fuse_status fuse_model_inspect_bytes(const void *data, size_t size,
   m->artifact.kernelImage = m->artifact.kernelPtx = m->artifact.weights =
       Blob();
   m->inputSet.assign(m->artifact.inputs.size(), false);
+  nameLaunches(m.get());
   *model = m.release();
   return FUSE_OK;
 }
@@ -284,22 +313,62 @@ fuse_status fuse_model_plan_launch(const fuse_model *model, size_t plan,
                                    size_t index, fuse_launch_info *info) {
   if (fuse_status s = checkPlanIndex(model, plan))
     return s;
-  const PlanDesc &p = model->artifact.plans[plan];
+  const Plan &p = model->artifact.plans[plan];
   if (index >= p.launches.size())
     return fail(FUSE_ERROR_ARGUMENT,
                 "launch %zu is out of range (plan '%s' has %zu launches)",
                 index, p.name.c_str(), p.launches.size());
   if (!info)
     return fail(FUSE_ERROR_ARGUMENT, "info is NULL");
-  const KernelDesc &k = model->artifact.kernels[p.launches[index].kernel];
-  info->kernel = k.name.c_str();
+  const Launch &launch = p.launches[index];
+  *info = fuse_launch_info();
+  info->kind = static_cast<fuse_launch_kind>(launch.kind);
+  info->kernel = model->launchNames[plan][index].c_str();
   for (int i = 0; i < 3; ++i) {
-    info->grid[i] = k.grid[i];
-    info->block[i] = k.block[i];
+    info->grid[i] = launch.isLibrary() ? 0 : launch.grid[i];
+    info->block[i] = launch.isLibrary() ? 0 : launch.block[i];
   }
-  info->shared_bytes = k.sharedBytes;
-  info->num_args = k.numArgs;
-  info->args = p.launches[index].args.data();
+  info->shared_bytes = launch.sharedBytes;
+  info->num_args = static_cast<uint32_t>(launch.args.size());
+  info->args = launch.args.data();
+  info->group = launch.group;
+  info->workspace_offset = launch.workspaceOffset;
+  info->workspace_bytes = launch.workspaceBytes;
+  return FUSE_OK;
+}
+
+size_t fuse_model_num_groups(const fuse_model *model) {
+  return model ? model->artifact.metadata.groups.size() : 0;
+}
+
+fuse_status fuse_model_group_info(const fuse_model *model, size_t group,
+                                  fuse_group_info *info) {
+  if (fuse_status s = checkGroup(model, group))
+    return s;
+  if (!info)
+    return fail(FUSE_ERROR_ARGUMENT, "info is NULL");
+  const fuse::artifact::GroupDesc &g = model->artifact.metadata.groups[group];
+  info->strategy = g.strategy.c_str();
+  info->flops = g.flops;
+  info->bytes = g.bytes;
+  info->num_nodes = g.nodes.size();
+  return FUSE_OK;
+}
+
+fuse_status fuse_model_group_node(const fuse_model *model, size_t group,
+                                  size_t node, const char **name,
+                                  const char **op_type) {
+  if (fuse_status s = checkGroup(model, group))
+    return s;
+  const fuse::artifact::GroupDesc &g = model->artifact.metadata.groups[group];
+  if (node >= g.nodes.size())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "node %zu is out of range (group %zu has %zu nodes)", node,
+                group, g.nodes.size());
+  if (!name || !op_type)
+    return fail(FUSE_ERROR_ARGUMENT, "name and op_type must not be NULL");
+  *name = g.nodes[node].name.c_str();
+  *op_type = g.nodes[node].opType.c_str();
   return FUSE_OK;
 }
 
@@ -313,7 +382,7 @@ fuse_status fuse_model_plan_buffer(const fuse_model *model, size_t plan,
                                    size_t index, fuse_buffer_info *info) {
   if (fuse_status s = checkPlanIndex(model, plan))
     return s;
-  const PlanDesc &p = model->artifact.plans[plan];
+  const Plan &p = model->artifact.plans[plan];
   if (index >= p.buffers.size())
     return fail(FUSE_ERROR_ARGUMENT,
                 "buffer %zu is out of range (plan '%s' has %zu buffers)", index,
@@ -325,9 +394,9 @@ fuse_status fuse_model_plan_buffer(const fuse_model *model, size_t plan,
   info->dtype = b.dtype;
   info->offset = b.offset;
   info->bytes = b.bytes;
-  info->rank = b.rank;
-  for (uint32_t i = 0; i < FUSE_MAX_RANK; ++i)
-    info->dims[i] = i < b.rank ? b.dims[i] : 0;
+  info->rank = static_cast<uint32_t>(b.dims.size());
+  for (size_t i = 0; i < FUSE_MAX_RANK; ++i)
+    info->dims[i] = i < b.dims.size() ? b.dims[i] : 0;
   return FUSE_OK;
 }
 
@@ -343,7 +412,7 @@ fuse_status fuse_model_set_input(fuse_model *model, size_t index,
           checkTransfer(model, /*output=*/false, index, data, bytes))
     return s;
   // Each plan has its own copy of the inputs, in its own arena.
-  for (const PlanDesc &plan : model->artifact.plans) {
+  for (const Plan &plan : model->artifact.plans) {
     const BufferDesc &buffer = plan.buffers[plan.inputBuffers[index]];
     if (fuse_status s =
             model->backend->copyIn(bufferOffset(plan, buffer), data, bytes))
@@ -369,19 +438,28 @@ fuse_status fuse_model_get_output(fuse_model *model, size_t index, void *data,
   if (model->lastPlan < 0)
     return fail(FUSE_ERROR_ARGUMENT,
                 "no plan has run yet, so there are no outputs");
-  const PlanDesc &plan = model->artifact.plans[model->lastPlan];
+  const Plan &plan = model->artifact.plans[model->lastPlan];
   const BufferDesc &buffer = plan.buffers[plan.outputBuffers[index]];
   return model->backend->copyOut(bufferOffset(plan, buffer), data, bytes);
 }
 
-fuse_status fuse_model_benchmark(fuse_model *model, size_t plan, int warmup,
-                                 int iterations, double *times_ms) {
+/// The checks the timing calls share: a plan that exists, counts that are
+/// not negative.
+static fuse_status checkRunCounts(fuse_model *model, size_t plan, int warmup,
+                                  int iterations) {
   if (fuse_status s = checkPlan(model, plan))
     return s;
   if (warmup < 0 || iterations < 0)
     return fail(FUSE_ERROR_ARGUMENT,
                 "warmup (%d) and iterations (%d) must not be negative", warmup,
                 iterations);
+  return FUSE_OK;
+}
+
+fuse_status fuse_model_benchmark(fuse_model *model, size_t plan, int warmup,
+                                 int iterations, double *times_ms) {
+  if (fuse_status s = checkRunCounts(model, plan, warmup, iterations))
+    return s;
   if (!times_ms && iterations > 0)
     return fail(FUSE_ERROR_ARGUMENT, "times_ms is NULL");
   if (fuse_status s =
@@ -390,6 +468,44 @@ fuse_status fuse_model_benchmark(fuse_model *model, size_t plan, int warmup,
   if (warmup + iterations > 0)
     model->lastPlan = static_cast<long>(plan);
   return FUSE_OK;
+}
+
+fuse_status fuse_model_profile(fuse_model *model, size_t plan, int warmup,
+                               int iterations, double *times_ms,
+                               double *overhead_ms) {
+  if (fuse_status s = checkRunCounts(model, plan, warmup, iterations))
+    return s;
+  if (!times_ms && iterations > 0 &&
+      !model->artifact.plans[plan].launches.empty())
+    return fail(FUSE_ERROR_ARGUMENT, "times_ms is NULL");
+  if (fuse_status s = model->backend->profile(plan, warmup, iterations,
+                                              times_ms, overhead_ms))
+    return s;
+  if (warmup + iterations > 0)
+    model->lastPlan = static_cast<long>(plan);
+  return FUSE_OK;
+}
+
+fuse_status fuse_model_measure_limits(fuse_model *model, double *copy_gbps,
+                                      double *fp32_gflops) {
+  if (fuse_status s = checkRunnable(model))
+    return s;
+  if (!copy_gbps || !fp32_gflops)
+    return fail(FUSE_ERROR_ARGUMENT,
+                "copy_gbps and fp32_gflops must not be NULL");
+  return model->backend->measureLimits(copy_gbps, fp32_gflops);
+}
+
+const char *fuse_model_libraries(const fuse_model *model) {
+  if (!model || !model->backend)
+    return "";
+  return model->backend->libraries();
+}
+
+const char *fuse_model_device_name(const fuse_model *model) {
+  if (!model || !model->backend)
+    return "";
+  return model->backend->deviceName();
 }
 
 } // extern "C"

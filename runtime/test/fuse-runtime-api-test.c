@@ -4,10 +4,12 @@
  * fuse-runtime-api-test --load MODEL.fbin   (prints the load status only)
  * fuse-runtime-api-test --null MODEL.fbin   (a NULL for every pointer)
  *
- * MODEL is test/Runtime's "addrelu" CPU artifact (input x, output y, plans
- * "main" and "reference"). Prints one line per call for FileCheck: the
- * argument errors, loading from bytes, two models loaded at once, and the
- * per-thread last error, which fuse-run cannot reach.
+ * MODEL is test/Runtime's "addrelu" artifact (input x, output y, plans
+ * "main" and "reference", a Metadata section with a group per launch), CPU
+ * or CUDA. Prints one line per call for FileCheck: the argument errors,
+ * loading from bytes, two models loaded at once, the per-thread last
+ * error, launch kinds and groups, profiling and the device's limits,
+ * which fuse-run cannot reach.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -73,12 +75,34 @@ static int nullPointers(const char *path) {
   report("run NULL model", fuse_model_run(NULL, 0));
   report("get_output NULL model", fuse_model_get_output(NULL, 0, y, sizeof(y)));
   report("benchmark NULL model", fuse_model_benchmark(NULL, 0, 1, 1, times));
+  fuse_group_info group;
+  const char *name = NULL, *opType = NULL;
+  double copy = 0, gflops = 0;
+  printf("NULL model: groups=%zu device='%s' libraries='%s'\n",
+         fuse_model_num_groups(NULL), fuse_model_device_name(NULL),
+         fuse_model_libraries(NULL));
+  report("group_info NULL model", fuse_model_group_info(NULL, 0, &group));
+  report("group_node NULL model",
+         fuse_model_group_node(NULL, 0, 0, &name, &opType));
+  report("profile NULL model", fuse_model_profile(NULL, 0, 1, 1, times, NULL));
+  report("measure_limits NULL model",
+         fuse_model_measure_limits(NULL, &copy, &gflops));
 
   report("load", fuse_model_load(path, &model));
   report("input_info NULL info", fuse_model_input_info(model, 0, NULL));
   report("plan_launch NULL info", fuse_model_plan_launch(model, 0, 0, NULL));
   report("plan_buffer NULL info", fuse_model_plan_buffer(model, 0, 0, NULL));
+  report("group_info NULL info", fuse_model_group_info(model, 0, NULL));
+  report("group_node NULL name",
+         fuse_model_group_node(model, 0, 0, NULL, &opType));
+  report("group_node NULL op_type",
+         fuse_model_group_node(model, 0, 0, &name, NULL));
+  report("measure_limits NULL copy",
+         fuse_model_measure_limits(model, NULL, &gflops));
+  report("measure_limits NULL gflops",
+         fuse_model_measure_limits(model, &copy, NULL));
   report("set_input", fuse_model_set_input(model, 0, x, sizeof(x)));
+  report("profile NULL times", fuse_model_profile(model, 0, 0, 1, NULL, NULL));
   report("run", fuse_model_run(model, 0));
   report("get_output NULL data", fuse_model_get_output(model, 0, NULL, 96));
   fuse_model_free(model);
@@ -191,6 +215,53 @@ int main(int argc, char **argv) {
   printf("times non-negative: %d\n",
          times[0] >= 0 && times[1] >= 0 && times[2] >= 0);
 
+  /* Launch kinds and groups. */
+  fuse_launch_info kinds;
+  report("plan_launch", fuse_model_plan_launch(model, 1, 1, &kinds));
+  printf("launch 1 of plan 1: kind=%d group=%u workspace=%llu at %llu "
+         "args=%u\n",
+         (int)kinds.kind, kinds.group,
+         (unsigned long long)kinds.workspace_bytes,
+         (unsigned long long)kinds.workspace_offset, kinds.num_args);
+  printf("groups=%zu\n", fuse_model_num_groups(model));
+  fuse_group_info group;
+  report("group_info 0", fuse_model_group_info(model, 0, &group));
+  printf("group 0: strategy='%s' flops=%llu bytes=%llu nodes=%zu\n",
+         group.strategy, (unsigned long long)group.flops,
+         (unsigned long long)group.bytes, group.num_nodes);
+  const char *node = NULL, *opType = NULL;
+  for (size_t n = 0; n < group.num_nodes; ++n) {
+    report("group_node", fuse_model_group_node(model, 0, n, &node, &opType));
+    printf("group 0 node %zu: %s (%s)\n", n, node, opType);
+  }
+  report("group_info 3", fuse_model_group_info(model, 3, &group));
+  report("group_node 0 5", fuse_model_group_node(model, 0, 5, &node, &opType));
+
+  /* Profiling: a row of times per iteration, one per launch. */
+  double profile[3 * 2] = {-1, -1, -1, -1, -1, -1}, overhead = -1;
+  report("profile negative", fuse_model_profile(model, 1, -1, 3, profile,
+                                                &overhead));
+  report("profile plan 2", fuse_model_profile(model, 2, 0, 3, profile, NULL));
+  report("profile", fuse_model_profile(model, 1, 1, 3, profile, &overhead));
+  int profiled = overhead >= 0;
+  for (int i = 0; i < 6; ++i)
+    profiled = profiled && profile[i] >= 0;
+  printf("profile times and overhead non-negative: %d\n", profiled);
+  report("profile without overhead",
+         fuse_model_profile(model, 0, 0, 1, profile, NULL));
+  report("profile no iterations", fuse_model_profile(model, 0, 0, 0, NULL,
+                                                     NULL));
+  report("get_output after profile",
+         fuse_model_get_output(model, 0, other, sizeof(other)));
+  printf("profiled output == main's: %d\n",
+         memcmp(y, other, sizeof(y)) == 0);
+  double copy = -1, gflops = -1;
+  report("measure_limits", fuse_model_measure_limits(model, &copy, &gflops));
+  printf("copy GB/s positive: %d, fp32 GFLOP/s non-negative: %d\n",
+         copy > 0, gflops >= 0);
+  printf("device: %s\n", fuse_model_device_name(model));
+  printf("libraries: '%s'\n", fuse_model_libraries(model));
+
   fuse_model_free(model);
   fuse_model_free(NULL);
 
@@ -215,6 +286,14 @@ int main(int argc, char **argv) {
   report("inspected set_input",
          fuse_model_set_input(inspected, 0, x, sizeof(x)));
   report("inspected run", fuse_model_run(inspected, 0));
+  report("inspected profile",
+         fuse_model_profile(inspected, 0, 0, 1, times, NULL));
+  double copy2 = 0, gflops2 = 0;
+  report("inspected measure_limits",
+         fuse_model_measure_limits(inspected, &copy2, &gflops2));
+  printf("inspected: groups=%zu device='%s' libraries='%s'\n",
+         fuse_model_num_groups(inspected), fuse_model_device_name(inspected),
+         fuse_model_libraries(inspected));
   fuse_model_free(inspected);
   printf("done\n");
   return 0;

@@ -1,11 +1,12 @@
 // RUN: fuse-opt %s -split-input-file -fuse-map-kernels-to-gpu -verify-diagnostics | FileCheck %s
 // RUN: fuse-opt %s -split-input-file -fuse-map-kernels-to-gpu=block-size=128 -verify-diagnostics | FileCheck %s --check-prefix=B128
 
-// The parallel loop becomes one thread per iteration of a flat 1-D launch:
-// 2 x 300 = 600 iterations, ceil(600 / 256) = 3 blocks.
+// Without a strategy (a hand-written kernel), the parallel loop becomes one
+// thread per iteration of a flat 1-D launch: 2 x 300 = 600 iterations,
+// ceil(600 / 256) = 3 blocks.
 // CHECK: module attributes {gpu.container_module}
 // CHECK: gpu.module @fuse_kernels
-// CHECK: gpu.func @k(%{{.*}}: memref<2x300xf32>, %[[OUT:.*]]: memref<2x300xf32>) kernel attributes {fuse.block = array<i32: 256, 1, 1>, fuse.grid = array<i32: 3, 1, 1>, known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>}
+// CHECK: gpu.func @k(%{{.*}}: memref<2x300xf32>, %[[OUT:.*]]: memref<2x300xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>}
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: %[[BID:.*]] = gpu.block_id x
 // CHECK: %[[BASE:.*]] = arith.muli %[[BID]], %{{.*}} : index
@@ -17,7 +18,7 @@
 // CHECK: memref.store {{.*}}, %[[OUT]]
 // CHECK: gpu.return
 // CHECK-NOT: func.func
-// B128: fuse.block = array<i32: 128, 1, 1>, fuse.grid = array<i32: 5, 1, 1>
+// B128: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 5, 1, 1>
 func.func @k(%x: memref<2x300xf32>, %out: memref<2x300xf32>) attributes {fuse.kernel} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -34,7 +35,7 @@ func.func @k(%x: memref<2x300xf32>, %out: memref<2x300xf32>) attributes {fuse.ke
 // -----
 
 // Without a parallel loop, one thread does the work.
-// CHECK: gpu.func @single(%{{.*}}: memref<f32>, %{{.*}}: memref<f32>) kernel attributes {fuse.block = array<i32: 1, 1, 1>, fuse.grid = array<i32: 1, 1, 1>
+// CHECK: gpu.func @single(%{{.*}}: memref<f32>, %{{.*}}: memref<f32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>
 // CHECK: gpu.thread_id x
 // CHECK: arith.cmpi eq
 // CHECK: scf.if
@@ -42,6 +43,91 @@ func.func @k(%x: memref<2x300xf32>, %out: memref<2x300xf32>) attributes {fuse.ke
 func.func @single(%x: memref<f32>, %out: memref<f32>) attributes {fuse.kernel} {
   %v = memref.load %x[] : memref<f32>
   memref.store %v, %out[] : memref<f32>
+  return
+}
+
+// -----
+
+// The strategy decides the launch: flat with 128-thread blocks.
+// CHECK: gpu.func @flat128({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 5, 1, 1>}
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK: %[[BASE:.*]] = arith.muli %[[BID]], %c128{{.*}} : index
+// CHECK: arith.addi %[[BASE]], %[[TID]] : index
+func.func @flat128(%x: memref<600xf32>, %out: memref<600xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<flat, grid = 5, block = 128>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c600 = arith.constant 600 : index
+  scf.parallel (%i) = (%c0) to (%c600) step (%c1) {
+    %v = memref.load %x[%i] : memref<600xf32>
+    memref.store %v, %out[%i] : memref<600xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// rows with a warp per row: 8 rows per 256-thread block, row
+// blockIdx * 8 + threadIdx / 32; 20 rows need 3 blocks.
+// CHECK: gpu.func @warp_rows({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>}
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK: %[[ROW:.*]] = arith.divui %[[TID]], %c32{{.*}} : index
+// CHECK: %[[BASE:.*]] = arith.muli %[[BID]], %c8{{.*}} : index
+// CHECK: %[[ID:.*]] = arith.addi %[[BASE]], %[[ROW]] : index
+// CHECK: arith.cmpi ult, %[[ID]], %c20{{.*}} : index
+func.func @warp_rows(%x: memref<20x64xf32>, %out: memref<20x64xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<rows, grid = 3, block = 256, row_threads = 32>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  scf.parallel (%i) = (%c0) to (%c20) step (%c1) {
+    %v = memref.load %x[%i, %c0] : memref<20x64xf32>
+    memref.store %v, %out[%i, %c0] : memref<20x64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// rows with a block per row: row blockIdx.
+// CHECK: gpu.func @block_rows({{.*}}) kernel attributes {known_block_size = array<i32: 512, 1, 1>, known_grid_size = array<i32: 4, 1, 1>}
+// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK: %[[BASE:.*]] = arith.muli %[[BID]], %c1{{.*}} : index
+// CHECK: arith.addi %[[BASE]], %c0{{.*}} : index
+func.func @block_rows(%x: memref<4x4096xf32>, %out: memref<4x4096xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<rows, grid = 4, block = 512, row_threads = 512>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %x[%i, %c0] : memref<4x4096xf32>
+    memref.store %v, %out[%i, %c0] : memref<4x4096xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The strategy's grid must cover the loop exactly.
+// expected-error @+1 {{'gpu.func' op strategy #fuse.kernel<flat, grid = 2, block = 256> launches 2 blocks but its loop of 600 iterations needs 3}}
+func.func @short_grid(%x: memref<600xf32>, %out: memref<600xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<flat, grid = 2, block = 256>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c600 = arith.constant 600 : index
+  scf.parallel (%i) = (%c0) to (%c600) step (%c1) {
+    %v = memref.load %x[%i] : memref<600xf32>
+    memref.store %v, %out[%i] : memref<600xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op has the cpu strategy #fuse.kernel<loop, grid = 1, block = 1>; it cannot run on the GPU}}
+func.func @cpu_kernel(%x: memref<4xf32>, %out: memref<4xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1>} {
   return
 }
 

@@ -47,8 +47,18 @@ func.func @avgpool(%x: tensor<1x1x16x24xf32>) -> tensor<1x1x2x3xf32> attributes 
 // -----
 
 // Padding excluded from the count: the divisor is computed per position.
+// A padded window reads the input in the body, at the tap's position
+// clamped into the image, and counts the identity (0) outside it: no
+// padded operand (it would be made per output element).
 // CHECK-LABEL: func.func @avgpool_exclude_pad
-// CHECK: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi slt
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: tensor.extract
+// CHECK: arith.select
 // CHECK: linalg.generic
 // CHECK: linalg.index 2
 // CHECK: arith.ceildivsi
@@ -61,12 +71,15 @@ func.func @avgpool_exclude_pad(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> a
 
 // -----
 
-// MaxPool pads with -inf and reduces with a NaN-propagating max.
+// MaxPool counts -inf outside the image and reduces with a NaN-propagating
+// max.
 // CHECK-LABEL: func.func @maxpool
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic
 // CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
-// CHECK: tensor.pad
-// CHECK: tensor.yield %[[NEGINF]]
-// CHECK: arith.maximumf
+// CHECK: tensor.extract
+// CHECK: %[[TAP:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEGINF]] : f32
+// CHECK: arith.maximumf %[[TAP]]
 func.func @maxpool(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> attributes {fuse.kernel} {
   %0 = onnx.MaxPool(%x) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
   return %0 : tensor<1x2x3x3xf32>
@@ -75,19 +88,36 @@ func.func @maxpool(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> attributes {f
 // -----
 
 // Grouped Conv: the bias is the init; the input channel of output channel
-// m in group m floordiv 4 is (m floordiv 4) * 2 + c.
-// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 4) * 2 + d4, d2 + d5, d3 + d6)>
+// m in group m floordiv 4 is (m floordiv 4) * 2 + c. Padded, it reads its
+// input in the body at the clamped tap position, zero outside the image.
 // CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
 // CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @conv
-// CHECK: %[[PADDED:.*]] = tensor.pad
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x8x8xf32>, %[[WT:.*]]: tensor<8x2x3x3xf32>
+// CHECK-NOT: tensor.pad
 // CHECK: %[[INIT:.*]] = linalg.generic {indexing_maps = [#[[BIAS]], #{{.*}}]
-// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[PADDED]], %{{.*}} : tensor<1x4x10x10xf32>, tensor<8x2x3x3xf32>) outs(%[[INIT]]
+// CHECK: linalg.generic {indexing_maps = [#[[W]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[WT]] : tensor<8x2x3x3xf32>) outs(%[[INIT]]
+// CHECK: %[[M:.*]] = linalg.index 1 : index
+// CHECK: %[[G:.*]] = arith.divui %[[M]], %c4 : index
+// CHECK: arith.muli %[[G]], %c2 : index
+// CHECK: %[[TAP:.*]] = tensor.extract %[[X]]
+// CHECK: arith.select %{{.*}}, %[[TAP]], %{{.*}} : f32
 // CHECK: arith.mulf
 // CHECK: arith.addf
 func.func @conv(%x: tensor<1x4x8x8xf32>, %w: tensor<8x2x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x8x8xf32> attributes {fuse.kernel} {
   %0 = onnx.Conv(%x, %w, %b) {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<8x2x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
   return %0 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// Without padding the input is read through its indexing map.
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 * 2 + d5, d3 * 2 + d6)>
+// CHECK-LABEL: func.func @conv_unpadded
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #{{.*}}, #{{.*}}]
+func.func @conv_unpadded(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x2x2xf32>) -> tensor<1x8x4x4xf32> attributes {fuse.kernel} {
+  %0 = onnx.Conv(%x, %w) {strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<8x4x2x2xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
 }
 
 // -----

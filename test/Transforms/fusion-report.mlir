@@ -1,5 +1,8 @@
 // RUN: fuse-opt %s -fuse-chains -fusion-report -o /dev/null 2>&1 | FileCheck %s
 // RUN: fuse-opt %s -fusion-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNFUSED
+// After fuse-select-strategies each group says how it runs, and a group
+// split off a library call's epilogue says so.
+// RUN: fuse-opt %s -fuse-chains -fuse-select-strategies -fusion-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // The report leaves the IR as it is.
 // RUN: fuse-opt %s -fuse-chains -fusion-report 2>/dev/null | FileCheck %s --check-prefix=IR
 
@@ -46,4 +49,18 @@ func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
   %0 = onnx.Relu(%x) : (tensor<?xf32>) -> tensor<?xf32>
   %1 = onnx.Exp(%0) : (tensor<?xf32>) -> tensor<?xf32>
   return %1 : tensor<?xf32>
+}
+
+// STRATEGY-LABEL: fusion report for @avgpool_relu
+// STRATEGY-NEXT: group 0 (pool_epilogue, kernel flat): onnx.AveragePool -> onnx.Relu
+// STRATEGY-LABEL: fusion report for @matmul_bias_sigmoid
+// STRATEGY-NEXT: group 0 (contraction_epilogue, cublaslt matmul+bias): onnx.MatMul -> onnx.Add
+// STRATEGY: group 1 (elementwise, kernel flat): onnx.Sigmoid
+// STRATEGY-NEXT: the rest of group 0's epilogue, which its library call cannot fuse: a generated kernel right after it
+// STRATEGY: kernels: 3 before fusion, 2 after (2 groups, 0 unfused ops)
+func.func @matmul_bias_sigmoid(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: tensor<16xf32>) -> tensor<8x16xf32> {
+  %0 = onnx.MatMul(%a, %b) : (tensor<8x4xf32>, tensor<4x16xf32>) -> tensor<8x16xf32>
+  %1 = onnx.Add(%0, %c) : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %2 = onnx.Sigmoid(%1) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %2 : tensor<8x16xf32>
 }

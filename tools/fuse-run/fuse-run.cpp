@@ -73,10 +73,30 @@ shape, min, max and mean):
   --plan NAME          the plan to run or bench (default "main"); repeat to
                        bench several; --check compares the first against
                        "reference"
+  --profile[=FILE]     time every launch of the plan on its own (CUDA
+                       events between the launches of one graph replay on
+                       the GPU, a steady clock on the CPU; --warmup,
+                       --iterations) and print one row per launch, slowest
+                       first: group, strategy, microseconds (median), share
+                       of the total, GFLOP/s, GB/s, the percentage of the
+                       device limit that applies (the larger of FLOPs over
+                       the fp32 SGEMM rate and the group's minimum bytes
+                       over the copy bandwidth, as a share of its time) and
+                       its ONNX nodes; then the sum against the median of
+                       whole-plan (graph) runs. With FILE, also writes the
+                       launches as a Chrome trace (chrome://tracing,
+                       ui.perfetto.dev)
+  --copy-gbps X        the copy bandwidth --profile judges against (GB/s,
+                       read + write; default: measured at start)
+  --peak-gflops X      the fp32 matmul rate --profile judges against
+                       (GFLOP/s; default: a 4096^3 cuBLASLt SGEMM measured
+                       at start on the GPU, none on the CPU)
   --info               describe the artifact without loading it: target,
-                       signature, and each plan's launches (kernel, grid,
-                       block), arena and bytes moved; works for any target
-                       on any machine
+                       signature, each plan's buffers and launches (what
+                       runs: a kernel with its grid and block, or a
+                       cuBLASLt or cuDNN call), and the groups (ONNX nodes,
+                       strategy, FLOPs, bytes); works for any target on any
+                       machine
 
   --help               this text
 
@@ -91,6 +111,10 @@ struct Options {
   bool check = false;
   bool bench = false;
   bool info = false;
+  bool profile = false;
+  std::string profileFile;
+  double copyGBps = 0;
+  double peakGFlops = 0;
   std::vector<std::string> plans;
   uint64_t seed = 0;
   long warmup = 10;
@@ -175,12 +199,31 @@ Options parseOptions(int argc, char **argv) {
     bool isFlag = name == "--check" || name == "--bench" || name == "--info";
     if (isFlag && hasValue)
       usageError(name + " takes no value");
+    auto takeRate = [&](double &out) {
+      char *end = nullptr;
+      std::string text = takeValue();
+      out = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(out > 0) || std::isinf(out))
+        usageError(name + " needs a positive number, not '" + text + "'");
+    };
     if (name == "--check")
       options.check = true;
     else if (name == "--bench")
       options.bench = true;
     else if (name == "--info")
       options.info = true;
+    else if (name == "--profile") {
+      // --profile=FILE only: a following argument is the model or an option.
+      options.profile = true;
+      if (hasValue) {
+        if (value.empty())
+          usageError("--profile= needs a file name");
+        options.profileFile = value;
+      }
+    } else if (name == "--copy-gbps")
+      takeRate(options.copyGBps);
+    else if (name == "--peak-gflops")
+      takeRate(options.peakGFlops);
     else if (name == "--inputs")
       options.inputs.push_back(takeValue());
     else if (name == "--outputs")
@@ -210,6 +253,8 @@ Options parseOptions(int argc, char **argv) {
   if (options.plans.size() > 1 && !options.bench)
     usageError("several --plan options need --bench (only plans are benched "
                "together)");
+  if (options.profile && (options.check || options.bench))
+    usageError("--profile runs on its own (not with --check or --bench)");
   return options;
 }
 
@@ -546,6 +591,203 @@ void bench(fuse_model *model, size_t plan, const Options &options) {
               times[n - 1], (unsigned long long)bytes, gbPerSecond);
 }
 
+/// "conv1 (Conv), relu1 (Relu)", at most `limit` nodes then "+N more".
+std::string groupNodes(const fuse_model *model, size_t group, size_t limit) {
+  fuse_group_info info;
+  if (fuse_model_group_info(model, group, &info) != FUSE_OK)
+    return "";
+  std::string text;
+  for (size_t n = 0; n < info.num_nodes && n < limit; ++n) {
+    const char *name = nullptr, *opType = nullptr;
+    check(fuse_model_group_node(model, group, n, &name, &opType));
+    text += std::string(n ? ", " : "") + name + " (" + opType + ")";
+  }
+  if (info.num_nodes > limit)
+    text += " +" + std::to_string(info.num_nodes - limit) + " more";
+  return text;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/// A string as a JSON string literal.
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\', out += char(c);
+    else if (c < 0x20) {
+      char escape[8];
+      std::snprintf(escape, sizeof(escape), "\\u%04x", c);
+      out += escape;
+    } else
+      out += char(c);
+  }
+  return out + "\"";
+}
+
+/// --profile: one row per launch, slowest first, then the sum against the
+/// whole plan's (graph) time; optionally a Chrome trace.
+void profile(fuse_model *model, size_t plan, const Options &options) {
+  size_t n = fuse_model_plan_num_launches(model, plan);
+  const char *planName = fuse_model_plan_name(model, plan);
+  double copyGBps = options.copyGBps, peakGFlops = options.peakGFlops;
+  bool measuredCopy = copyGBps == 0, measuredPeak = peakGFlops == 0;
+  if (measuredCopy || measuredPeak) {
+    double copy = 0, peak = 0;
+    check(fuse_model_measure_limits(model, &copy, &peak));
+    if (measuredCopy)
+      copyGBps = copy;
+    if (measuredPeak)
+      peakGFlops = peak;
+  }
+  std::vector<double> times(size_t(options.iterations) * n);
+  double overheadMs = 0;
+  check(fuse_model_profile(model, plan, int(options.warmup),
+                           int(options.iterations), times.data(),
+                           &overheadMs));
+  std::vector<double> whole(size_t(options.iterations));
+  check(fuse_model_benchmark(model, plan, int(options.warmup),
+                             int(options.iterations), whole.data()));
+
+  struct Row {
+    size_t launch;
+    double us;
+    fuse_launch_info info;
+    fuse_group_info group;
+    bool hasGroup;
+  };
+  std::vector<Row> rows;
+  double total = 0;
+  for (size_t l = 0; l < n; ++l) {
+    std::vector<double> samples;
+    for (long i = 0; i < options.iterations; ++i)
+      samples.push_back(times[size_t(i) * n + l]);
+    Row row{l, median(samples) * 1e3, {}, {}, false};
+    check(fuse_model_plan_launch(model, plan, l, &row.info));
+    row.hasGroup = row.info.group != FUSE_NO_GROUP &&
+                   fuse_model_group_info(model, row.info.group, &row.group) ==
+                       FUSE_OK;
+    total += row.us;
+    rows.push_back(row);
+  }
+  // A launch's start in the trace: the launches before it, in plan order.
+  std::vector<double> startUs(n, 0);
+  for (size_t l = 1; l < n; ++l)
+    startUs[l] = startUs[l - 1] + rows[l - 1].us;
+  std::vector<Row> sorted = rows;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Row &a, const Row &b) { return a.us > b.us; });
+
+  std::printf("profile: plan '%s' on %s: %zu launch%s, median of %ld runs\n",
+              planName, fuse_model_device_name(model), n, n == 1 ? "" : "es",
+              options.iterations);
+  if (*fuse_model_libraries(model))
+    std::printf("libraries: %s\n", fuse_model_libraries(model));
+  if (overheadMs > 0)
+    std::printf("each launch's time less %.2f us, the cost of the event "
+                "record that times it\n",
+                overheadMs * 1e3);
+  std::printf("limits: copy %.0f GB/s (%s), fp32 matmul ", copyGBps,
+              measuredCopy ? "measured" : "given");
+  if (peakGFlops > 0)
+    std::printf("%.0f GFLOP/s (%s)\n", peakGFlops,
+                measuredPeak ? "measured" : "given");
+  else
+    std::printf("unknown (give --peak-gflops)\n");
+  std::printf("%6s %5s %-40s %10s %6s %9s %8s %6s  %s\n", "launch", "group",
+              "strategy", "us", "share", "GFLOP/s", "GB/s", "limit",
+              "nodes");
+  struct Derived {
+    double gflops, gbps, limit;
+  };
+  auto derive = [&](const Row &row) {
+    Derived d{0, 0, 0};
+    if (!row.hasGroup || row.us <= 0)
+      return d;
+    double seconds = row.us * 1e-6;
+    d.gflops = double(row.group.flops) / seconds / 1e9;
+    d.gbps = double(row.group.bytes) / seconds / 1e9;
+    double floor = copyGBps > 0 ? double(row.group.bytes) / (copyGBps * 1e9)
+                                : 0;
+    if (peakGFlops > 0)
+      floor = std::max(floor, double(row.group.flops) / (peakGFlops * 1e9));
+    d.limit = 100.0 * floor / seconds;
+    return d;
+  };
+  for (const Row &row : sorted) {
+    Derived d = derive(row);
+    std::string strategy = row.hasGroup ? row.group.strategy : row.info.kernel;
+    if (strategy.size() > 40)
+      strategy = strategy.substr(0, 37) + "...";
+    std::string group =
+        row.hasGroup ? std::to_string(row.info.group) : std::string("-");
+    std::printf("%6zu %5s %-40s %10.2f %5.1f%% %9.1f %8.1f %5.1f%%  %s\n",
+                row.launch, group.c_str(), strategy.c_str(), row.us,
+                total > 0 ? 100.0 * row.us / total : 0.0, d.gflops, d.gbps,
+                d.limit,
+                row.hasGroup ? groupNodes(model, row.info.group, 3).c_str()
+                             : row.info.kernel);
+  }
+  double replayMs = median(whole);
+  bool gpu = fuse_model_target(model) == FUSE_TARGET_CUDA;
+  std::printf("profile: sum of launches %.3f ms, whole plan%s %.3f ms, "
+              "sum/replay %.3f\n",
+              total / 1e3, gpu ? " (graph replay)" : "", replayMs,
+              replayMs > 0 ? total / 1e3 / replayMs : 0.0);
+
+  if (options.profileFile.empty())
+    return;
+  std::string json = "{\"displayTimeUnit\": \"ns\", \"otherData\": {";
+  json += "\"plan\": " + jsonString(planName) +
+          ", \"device\": " + jsonString(fuse_model_device_name(model)) +
+          ", \"copy_gbps\": " + std::to_string(copyGBps) +
+          ", \"peak_gflops\": " + std::to_string(peakGFlops) +
+          ", \"sum_ms\": " + std::to_string(total / 1e3) +
+          ", \"event_overhead_ms\": " + std::to_string(overheadMs) +
+          ", \"libraries\": " + jsonString(fuse_model_libraries(model)) +
+          ", \"replay_ms\": " + std::to_string(replayMs) +
+          "}, \"traceEvents\": [";
+  for (size_t l = 0; l < n; ++l) {
+    const Row &row = rows[l];
+    Derived d = derive(row);
+    std::string name = row.hasGroup ? row.group.strategy : row.info.kernel;
+    const char *category = row.info.kind == FUSE_LAUNCH_CUBLASLT ? "cublaslt"
+                           : row.info.kind == FUSE_LAUNCH_CUDNN  ? "cudnn"
+                                                                 : "kernel";
+    char numbers[256];
+    std::snprintf(numbers, sizeof(numbers),
+                  "\"ts\": %.3f, \"dur\": %.3f, \"pid\": 1, \"tid\": 1",
+                  startUs[l], row.us);
+    json += std::string(l ? "," : "") + "\n  {\"name\": " + jsonString(name) +
+            ", \"cat\": \"" + category + "\", \"ph\": \"X\", " + numbers +
+            ", \"args\": {\"launch\": " + std::to_string(l) +
+            ", \"kernel\": " + jsonString(row.info.kernel);
+    if (row.hasGroup) {
+      std::snprintf(numbers, sizeof(numbers),
+                    ", \"group\": %u, \"flops\": %llu, \"bytes\": %llu, "
+                    "\"gflops\": %.3f, \"gbps\": %.3f, \"limit_percent\": "
+                    "%.2f",
+                    row.info.group, (unsigned long long)row.group.flops,
+                    (unsigned long long)row.group.bytes, d.gflops, d.gbps,
+                    d.limit);
+      json += numbers;
+      json += ", \"nodes\": " +
+              jsonString(groupNodes(model, row.info.group, ~size_t(0)));
+    }
+    json += "}}";
+  }
+  json += "\n]}\n";
+  std::string message;
+  if (!writeFile(options.profileFile,
+                 std::vector<uint8_t>(json.begin(), json.end()), message))
+    error(message);
+  std::printf("profile: wrote %s\n", options.profileFile.c_str());
+}
+
 } // namespace
 
 /// --info: what the artifact holds, read without loading it (any target,
@@ -568,7 +810,7 @@ int describe(const Options &options) {
   }
   for (size_t p = 0; p < numPlans; ++p) {
     size_t launches = fuse_model_plan_num_launches(model, p);
-    std::printf("plan '%s': %zu launch(es), arena %llu bytes, kernels move "
+    std::printf("plan '%s': %zu launch(es), arena %llu bytes, launches move "
                 "%llu bytes\n",
                 fuse_model_plan_name(model, p), launches,
                 (unsigned long long)fuse_model_plan_arena_bytes(model, p),
@@ -588,14 +830,38 @@ int describe(const Options &options) {
     for (size_t l = 0; l < launches; ++l) {
       fuse_launch_info info;
       check(fuse_model_plan_launch(model, p, l, &info));
-      std::printf("  launch %zu: %s grid [%u,%u,%u] block [%u,%u,%u] "
-                  "buffers (",
-                  l, info.kernel, info.grid[0], info.grid[1], info.grid[2],
-                  info.block[0], info.block[1], info.block[2]);
+      std::printf("  launch %zu: ", l);
+      if (info.kind == FUSE_LAUNCH_KERNEL)
+        std::printf("kernel %s grid [%u,%u,%u] block [%u,%u,%u]%s", info.kernel,
+                    info.grid[0], info.grid[1], info.grid[2], info.block[0],
+                    info.block[1], info.block[2],
+                    info.shared_bytes
+                        ? (" shared " + std::to_string(info.shared_bytes))
+                              .c_str()
+                        : "");
+      else
+        std::printf("%s", info.kernel);
+      std::printf(" buffers (");
       for (uint32_t a = 0; a < info.num_args; ++a)
         std::printf("%s%u", a ? ", " : "", info.args[a]);
-      std::printf(")\n");
+      std::printf(")");
+      if (info.workspace_bytes)
+        std::printf(" workspace %llu bytes at %llu",
+                    (unsigned long long)info.workspace_bytes,
+                    (unsigned long long)info.workspace_offset);
+      if (info.group != FUSE_NO_GROUP)
+        std::printf(" group %u", info.group);
+      std::printf("\n");
     }
+  }
+  size_t groups = fuse_model_num_groups(model);
+  for (size_t g = 0; g < groups; ++g) {
+    fuse_group_info info;
+    check(fuse_model_group_info(model, g, &info));
+    std::printf("group %zu: %s, %llu flops, %llu bytes, nodes: %s\n", g,
+                info.strategy, (unsigned long long)info.flops,
+                (unsigned long long)info.bytes,
+                groupNodes(model, g, ~size_t(0)).c_str());
   }
   fuse_model_free(model);
   return 0;
@@ -626,7 +892,9 @@ int main(int argc, char **argv) {
     plans.push_back(requirePlan(model, name));
 
   int status = 0;
-  if (options.check) {
+  if (options.profile) {
+    profile(model, plans[0], options);
+  } else if (options.check) {
     long reference = findPlan(model, "reference");
     if (reference < 0)
       error("the artifact has no 'reference' plan to check against (it was "
@@ -647,7 +915,7 @@ int main(int argc, char **argv) {
     else
       printOutputs(outputs);
   }
-  if (options.bench)
+  if (options.bench && !options.profile)
     for (size_t plan : plans)
       bench(model, plan, options);
   std::fflush(stdout);

@@ -71,6 +71,35 @@ def BufferizeKernels : Pass<"fuse-bufferize-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def DistributeRows : Pass<"fuse-distribute-rows", "mlir::ModuleOp"> {
+  let summary = "Split the work of each row of a `rows` kernel over the "
+                "row's threads";
+  let description = [{
+    For kernels whose `fuse.strategy` is `#fuse.kernel<rows, ...>` (a warp
+    or a block per iteration of the kernel's parallel loop), after
+    bufferization: each linalg op in the row that writes global memory and
+    has only parallel iterators is run by lane `l` for iterations `l`,
+    `l + R`, ... of its linearized iteration space; each op with only
+    reduction iterators and an f32 combiner (add, mul, maximumf, minimumf,
+    maxnumf, minnumf) folds a per-lane partial that is combined across the
+    row with `gpu.shuffle` (xor butterfly) and, for a block-wide row,
+    through shared memory (`__fuse_row_partials`) between `gpu.barrier`s;
+    what else writes global memory runs in lane 0. The lanes of a row
+    synchronize after each op that writes global memory. Ops that write
+    only a thread's own stack buffers run in every lane.
+
+    ```mlir
+    // one row of a Softmax: the max reduction, per lane
+    scf.for %i = %lane to %c128 step %c32 { ... arith.maximumf ... }
+    %s = gpu.shuffle xor %p, %c16, %c32 : f32  // ... 8, 4, 2, 1
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def HoistStaticAllocas : Pass<"fuse-hoist-static-allocas",
                                "mlir::func::FuncOp"> {
   let summary = "Move fixed-size stack buffers out of loops, to the entry "
@@ -94,15 +123,24 @@ def HoistStaticAllocas : Pass<"fuse-hoist-static-allocas",
 }
 
 def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
-  let summary = "Make each bufferized kernel a gpu.func, one thread per "
-                "iteration of its parallel loop";
+  let summary = "Make each bufferized kernel a gpu.func, mapped as its "
+                "strategy says";
   let description = [{
     Moves every kernel function (memref parameters, one top-level
     `scf.parallel`) into the `gpu.module @fuse_kernels` as a `gpu.func`
-    kernel. The parallel loop becomes a flat 1-D launch: thread
-    `blockIdx.x * blockDim.x + threadIdx.x` runs the iteration with that
-    linear index, if it is in range. The launch dimensions are recorded on
-    the kernel as `fuse.grid` and `fuse.block`.
+    kernel, with the launch configuration of its `fuse.strategy`
+    (`#fuse.kernel<...>`, chosen by fuse-select-strategies; without one,
+    `flat` with `block-size` threads):
+
+    - `flat`: iteration `blockIdx.x * block + threadIdx.x` (row-major
+      linear index of the parallel loop), if it is in range;
+    - `rows`: row `blockIdx.x * (block / row_threads) + threadIdx.x /
+      row_threads`, whose work fuse-distribute-rows already split over the
+      row's threads.
+
+    The strategy's grid must cover the loop exactly (an error otherwise:
+    the plan launches what the strategy says). Known block and grid sizes
+    are recorded on the gpu.func.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",

@@ -2,12 +2,15 @@
 //
 // The whole of fuse-compile after import:
 //
-//   fuse-chains (unless fusion is off) -> fuse-outline-kernels -> plans
-//   kernels -> fuse-lower-kernels-to-loops -> fuse-lower-loops-to-{cpu,nvvm}
-//   -> shared object (cpu) or cubin + PTX (cuda) -> artifact
+//   fuse-simplify-graph -> fuse-chains (unless fusion is off) ->
+//   fuse-select-strategies -> fuse-outline-kernels -> plans
+//   generated kernels -> fuse-lower-kernels-to-loops ->
+//   fuse-lower-loops-to-{cpu,nvvm} -> shared object (cpu) or cubin + PTX
+//   (cuda) -> artifact (library calls are launches with parameters)
 //
-// With a reference, the model is also outlined without fusion (kernels
-// `ref_k<N>_...`), as plan "reference" for `fuse-run --check`.
+// With a reference, the model is also outlined without fusion and with
+// generated kernels only (kernels `ref_k<N>_...`), as plan "reference" for
+// `fuse-run --check`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,8 @@
 
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/runtime/Artifact.h"
+
+#include <cstdint>
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -28,7 +33,7 @@ namespace fuse {
 /// Where fuse-compile stops (`--emit`).
 enum class CompileStage {
   Imported, // onnx dialect, as imported
-  Fused,    // after fuse-chains
+  Fused,    // after fuse-chains and fuse-select-strategies
   Kernels,  // host plan + kernel functions
   Loops,    // kernels as bufferized loops
   LLVM,     // kernels in the LLVM dialect (cpu) or NVVM (cuda)
@@ -44,15 +49,19 @@ struct CompileOptions {
   bool fuse = true;
   /// Also compile the model unfused, as plan "reference".
   bool reference = true;
-  /// Print the fusion report (to stderr) after fusion.
+  /// Print the fusion report (to stderr) after strategy selection.
   bool fusionReport = false;
+  /// fuse-select-strategies' strategy: "auto", "generated" or "library".
+  std::string strategy = "auto";
+  /// fuse-select-strategies' depthwise: "library" or "kernel".
+  std::string depthwise = "kernel";
   CompileStage stopAfter = CompileStage::Artifact;
 };
 
 /// Compiles `module` (as imported). For stages before Artifact, prints that
 /// stage to `os` and returns an empty vector. Errors go through the
 /// context's diagnostics.
-mlir::FailureOr<std::vector<char>> compileModel(mlir::ModuleOp module,
+mlir::FailureOr<std::vector<uint8_t>> compileModel(mlir::ModuleOp module,
                                                 const CompileOptions &options,
                                                 llvm::raw_ostream &os);
 

@@ -1,18 +1,21 @@
-//===- Plan.h - Execution plans from host functions --------------*- C++
-//-*-===//
+//===- Plan.h - Execution plans from host functions --------------*- C++ -*-===//
 //
 // After fuse-outline-kernels a host function is the plan: its arguments are
 // the inputs, its onnx.Constants the weights, its calls the launches in
-// order, its return the outputs. buildPlan() turns that into a PlanDesc
-// with every buffer placed: inputs and outputs for the whole run,
-// intermediates only while they are live, reusing the bytes of dead ones.
+// order, its return the outputs. buildPlan() turns that into the
+// artifact's PlanDesc with every buffer placed (inputs and outputs for the
+// whole run, intermediates and library workspaces only while they are
+// live, reusing the bytes of dead ones), each launch made from its
+// kernel's strategy (a generated kernel with its launch dimensions, or a
+// cuBLASLt or cuDNN call with its parameters), and one metadata group per
+// launch (ONNX nodes, strategy, FLOPs, bytes).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FUSE_TARGET_PLAN_H
 #define FUSE_TARGET_PLAN_H
 
-#include "fuse/Target/Artifact.h"
+#include "fuse/runtime/Artifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -32,11 +35,11 @@ public:
   /// The offset of `value`'s bytes in the weights section, adding them the
   /// first time. Fails for element types the format cannot hold.
   mlir::FailureOr<uint64_t> add(mlir::ElementsAttr value);
-  std::vector<char> &bytes() { return data; }
+  std::vector<uint8_t> &bytes() { return data; }
 
 private:
   llvm::DenseMap<mlir::Attribute, uint64_t> offsets;
-  std::vector<char> data;
+  std::vector<uint8_t> data;
 };
 
 /// The kernels of all plans, indexed by name.
@@ -44,12 +47,12 @@ class KernelTable {
 public:
   /// The index of kernel `name` (a kernel taking `numArgs` buffers).
   uint32_t add(llvm::StringRef name, uint32_t numArgs);
-  std::vector<KernelDesc> &kernels() { return table; }
-  KernelDesc *lookup(llvm::StringRef name);
+  std::vector<artifact::KernelDesc> &kernels() { return table; }
+  bool contains(llvm::StringRef name) const { return indices.count(name); }
 
 private:
   llvm::StringMap<uint32_t> indices;
-  std::vector<KernelDesc> table;
+  std::vector<artifact::KernelDesc> table;
 };
 
 /// The ONNX data type number of an MLIR element type, or 0.
@@ -57,13 +60,18 @@ uint32_t getDType(mlir::Type elementType);
 
 /// The inputs and outputs of host function `host`.
 mlir::LogicalResult getSignature(mlir::func::FuncOp host,
-                                 std::vector<TensorDesc> &inputs,
-                                 std::vector<TensorDesc> &outputs);
+                                 std::vector<artifact::TensorDesc> &inputs,
+                                 std::vector<artifact::TensorDesc> &outputs);
 
-/// Builds plan `name` from `host`, whose calls name kernels in `kernels`.
-mlir::FailureOr<PlanDesc> buildPlan(mlir::func::FuncOp host,
-                                    llvm::StringRef name, WeightTable &weights,
-                                    KernelTable &kernels);
+/// Builds plan `name` from `host`, whose calls name kernel functions with a
+/// `fuse.strategy`; adds a group to `metadata` for each launch.
+mlir::FailureOr<artifact::PlanDesc>
+buildPlan(mlir::func::FuncOp host, llvm::StringRef name, WeightTable &weights,
+          KernelTable &kernels, artifact::MetadataSection &metadata);
+
+/// Whether kernel function `kernel` runs as a library call (it has no code
+/// of its own to compile).
+bool isLibraryKernel(mlir::func::FuncOp kernel);
 
 } // namespace target
 } // namespace fuse

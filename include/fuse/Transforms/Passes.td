@@ -93,6 +93,50 @@ def FuseChains : Pass<"fuse-chains", "mlir::func::FuncOp"> {
   ];
 }
 
+def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
+  let summary = "Choose how every fusion group, and every op outside one, "
+                "runs";
+  let description = [{
+    Attaches a strategy, a typed attribute of the fuse dialect, to every
+    `fuse.group` (its `strategy`) and to every onnx op left outside a group
+    (`fuse.strategy`):
+
+    - on cuda, a contraction that cuBLASLt (MatMul, Gemm) or cuDNN (2-D
+      Conv, NCHW, symmetric pads, grouped and depthwise too) computes
+      becomes a library call
+      (`#fuse.cublaslt`, `#fuse.cudnn`) together with the chain after it
+      that the library fuses: a bias Add, a residual Add, then a ReLU. A
+      contraction outside any group is made a group first. The rest of the
+      group's epilogue is split off into an `elementwise` group, which runs
+      as a generated kernel right after the call;
+    - everything else is a generated kernel (`#fuse.kernel`) with its
+      launch configuration: on cuda `flat` (one thread per iteration of
+      the kernel's parallel loop, 256-thread blocks) or, for Softmax,
+      LayerNormalization, Reduce* and GlobalAveragePool reducing trailing
+      dims of at least 32 elements, `rows` (a warp or a block per row); on
+      cpu `loop`.
+
+    ```mlir
+    %y = fuse.group contraction_epilogue ins(%x, %w, %b : ...)
+        {strategy = #fuse.cudnn<groups = 1, bias = true, residual = false,
+                                activation = relu>} -> tensor<...> {...}
+    %z = onnx.Transpose(%y) {fuse.strategy = #fuse.kernel<flat, grid = 98,
+                                                          block = 256>, ...}
+    ```
+  }];
+  let dependentDialects = ["::fuse::FuseDialect"];
+  let options = [
+    Option<"target", "target", "std::string", "\"cuda\"",
+           "What the kernels run on: cuda or cpu">,
+    Option<"strategy", "strategy", "std::string", "\"auto\"",
+           "auto (libraries where they apply and are faster), generated "
+           "(kernels only), or library (libraries wherever they can)">,
+    Option<"depthwise", "depthwise", "std::string", "\"kernel\"",
+           "Depthwise convolutions (one input channel per group): library "
+           "(cuDNN) or kernel (fuse's, with the whole epilogue fused)">,
+  ];
+}
+
 def FusionReport : Pass<"fusion-report", "mlir::ModuleOp"> {
   let summary = "Print each fusion group, its ops and the memory traffic "
                 "it saves";
@@ -120,7 +164,8 @@ def OutlineKernels : Pass<"fuse-outline-kernels", "mlir::ModuleOp"> {
   let description = [{
     Every `fuse.group` becomes a `func.func` marked `fuse.kernel` whose body
     is the group's body, and every onnx op left outside a group (other than
-    `onnx.Constant`) becomes a kernel of its own. The host function is left
+    `onnx.Constant`) becomes a kernel of its own. The group's `strategy`
+    (or the op's `fuse.strategy`) goes to the kernel as `fuse.strategy`. The host function is left
     with `onnx.Constant` ops (the weights), calls to the kernels and its
     return: the execution plan, in order.
 

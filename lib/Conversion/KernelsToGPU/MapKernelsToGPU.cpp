@@ -1,15 +1,19 @@
-//===- MapKernelsToGPU.cpp - Kernels as gpu.func, one thread per element -===//
+//===- MapKernelsToGPU.cpp - Kernels as gpu.func, mapped by strategy ----===//
 //
 // A bufferized kernel is a function of memrefs whose work is one top-level
 // scf.parallel. It becomes a gpu.func in `gpu.module @fuse_kernels`; the
-// loop's iteration space is flattened to one dimension and each thread runs
-// the iteration with its linear id, so adjacent threads touch adjacent
-// output elements (coalesced stores, and coalesced loads for elementwise
-// and pooling kernels). A kernel with no parallel loop runs in one thread.
+// loop's iteration space is flattened to one dimension and mapped as the
+// kernel's strategy says: `flat`, each thread runs the iteration with its
+// linear id, so adjacent threads touch adjacent output elements (coalesced
+// stores, and coalesced loads for elementwise and pooling kernels); `rows`,
+// the threads of a warp or block share an iteration (a row), whose work
+// fuse-distribute-rows split over them. A kernel with no parallel loop runs
+// in one thread (or one row).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fuse/Conversion/Passes.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
@@ -33,25 +37,46 @@ static std::optional<int64_t> getConstantIndex(Value v) {
   return std::nullopt;
 }
 
-/// Replaces the top-level `loop` by the iteration of the calling thread.
-/// Returns the number of iterations, or failure for non-constant bounds.
-static FailureOr<int64_t> distributeLoop(OpBuilder &b, scf::ParallelOp loop,
-                                         unsigned blockSize) {
-  Location loc = loop.getLoc();
-  SmallVector<int64_t> lbs, extents, steps;
+/// The constant bounds of a parallel loop, per dim: lower bound, step and
+/// number of iterations.
+struct LoopBounds {
+  SmallVector<int64_t> lbs, steps, extents;
+
+  int64_t total() const {
+    int64_t total = 1;
+    for (int64_t e : extents)
+      total *= e;
+    return total;
+  }
+};
+
+/// The bounds of `loop`, or failure for non-constant bounds.
+static FailureOr<LoopBounds> getLoopBounds(scf::ParallelOp loop) {
+  LoopBounds bounds;
   for (auto [lb, ub, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     std::optional<int64_t> l = getConstantIndex(lb), u = getConstantIndex(ub),
                            s = getConstantIndex(step);
     if (!l || !u || !s || *s <= 0)
       return failure();
-    lbs.push_back(*l);
-    steps.push_back(*s);
-    extents.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
+    bounds.lbs.push_back(*l);
+    bounds.steps.push_back(*s);
+    bounds.extents.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
   }
-  int64_t total = 1;
-  for (int64_t e : extents)
-    total *= e;
+  return bounds;
+}
+
+/// Replaces the top-level `loop` by the iteration of the calling thread (or
+/// row of threads).
+static FailureOr<int64_t> distributeLoop(OpBuilder &b, scf::ParallelOp loop,
+                                         KernelStrategyAttr strategy) {
+  Location loc = loop.getLoc();
+  FailureOr<LoopBounds> bounds = getLoopBounds(loop);
+  if (failed(bounds))
+    return failure();
+  ArrayRef<int64_t> lbs = bounds->lbs, steps = bounds->steps,
+                    extents = bounds->extents;
+  int64_t total = bounds->total();
 
   b.setInsertionPoint(loop);
   auto c = [&](int64_t v) -> Value {
@@ -59,8 +84,18 @@ static FailureOr<int64_t> distributeLoop(OpBuilder &b, scf::ParallelOp loop,
   };
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  // flat: a thread per iteration; rows: `row_threads` per iteration.
+  int64_t perBlock = strategy.getBlock();
+  Value local = tid;
+  if (strategy.getMapping() == Mapping::rows) {
+    perBlock = strategy.getBlock() / strategy.getRowThreads();
+    local = perBlock == 1 ? c(0)
+                          : arith::DivUIOp::create(
+                                b, loc, tid, c(strategy.getRowThreads()))
+                                .getResult();
+  }
   Value linear = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, bid, c(blockSize)), tid);
+      b, loc, arith::MulIOp::create(b, loc, bid, c(perBlock)), local);
   Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                         linear, c(total));
   auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
@@ -180,35 +215,60 @@ struct MapKernelsToGPUPass
       gpu::ReturnOp::create(b, ret.getLoc());
       ret.erase();
 
+      KernelStrategyAttr strategy =
+          kernel->getAttrOfType<KernelStrategyAttr>(kStrategyAttrName);
+      if (!strategy) // Hand-written kernels (tests): the pass's default.
+        strategy = KernelStrategyAttr::get(&getContext(), Mapping::flat, 1,
+                                           blockSize, 1);
+      if (strategy.getMapping() == Mapping::loop) {
+        kernel.emitOpError("has the cpu strategy ")
+            << strategy << "; it cannot run on the GPU";
+        return signalPassFailure();
+      }
       SmallVector<scf::ParallelOp> loops;
       for (Operation &op : entry)
         if (auto loop = dyn_cast<scf::ParallelOp>(op))
           loops.push_back(loop);
-      int64_t grid = 1, block = 1;
       if (loops.size() > 1) {
         gpuFunc.emitOpError("has ")
             << loops.size() << " parallel loops; one was expected";
         return signalPassFailure();
       }
-      if (loops.empty()) {
-        guardSingleThread(b, gpuFunc);
-      } else {
-        FailureOr<int64_t> total = distributeLoop(b, loops.front(), blockSize);
-        if (failed(total)) {
+      int64_t iterations = 1;
+      if (!loops.empty()) {
+        FailureOr<LoopBounds> bounds = getLoopBounds(loops.front());
+        if (failed(bounds)) {
           gpuFunc.emitOpError("parallel loop has non-constant bounds");
           return signalPassFailure();
         }
-        block = blockSize;
-        grid = std::max<int64_t>(1, (*total + blockSize - 1) / blockSize);
+        iterations = bounds->total();
       }
-      gpuFunc->setAttr("fuse.grid", b.getDenseI32ArrayAttr(
-                                        {static_cast<int32_t>(grid), 1, 1}));
-      gpuFunc->setAttr("fuse.block", b.getDenseI32ArrayAttr(
-                                         {static_cast<int32_t>(block), 1, 1}));
-      gpuFunc.setKnownBlockSizeAttr(
-          b.getDenseI32ArrayAttr({static_cast<int32_t>(block), 1, 1}));
-      gpuFunc.setKnownGridSizeAttr(
-          b.getDenseI32ArrayAttr({static_cast<int32_t>(grid), 1, 1}));
+      // The grid the plan launches must cover the loop, with no block
+      // beyond it (hand-written kernels get the grid they need).
+      if (!kernel->hasAttr(kStrategyAttrName)) {
+        int64_t grid = std::max<int64_t>(
+            1, (iterations + blockSize - 1) / int64_t(blockSize));
+        strategy = KernelStrategyAttr::get(&getContext(), Mapping::flat, grid,
+                                           blockSize, 1);
+      }
+      int64_t perBlock = strategy.getCapacity() / strategy.getGrid();
+      int64_t needed = std::max<int64_t>(
+          1, (iterations + perBlock - 1) / perBlock);
+      if (strategy.getGrid() != needed) {
+        gpuFunc.emitOpError("strategy ")
+            << strategy << " launches " << strategy.getGrid()
+            << " blocks but its loop of " << iterations << " iterations needs "
+            << needed;
+        return signalPassFailure();
+      }
+      if (loops.empty())
+        guardSingleThread(b, gpuFunc);
+      else
+        (void)distributeLoop(b, loops.front(), strategy);
+      int32_t block = static_cast<int32_t>(strategy.getBlock());
+      int32_t grid = static_cast<int32_t>(strategy.getGrid());
+      gpuFunc.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({block, 1, 1}));
+      gpuFunc.setKnownGridSizeAttr(b.getDenseI32ArrayAttr({grid, 1, 1}));
       kernel.erase();
     }
     moveGlobalsIntoGPUModule(module, gpuModule);

@@ -3,7 +3,10 @@
 // Each contraction is one linalg.generic that accumulates into an init
 // holding the bias (or zero), so the bias costs no extra pass over the
 // output. Conv handles groups in its input indexing map and any number of
-// spatial dims; MatMul broadcasts batch dims through its maps.
+// spatial dims; MatMul broadcasts batch dims through its maps. A padded
+// Conv reads its input in the body instead (tensor.extract at the clamped
+// position, zero outside the image): a padded operand would be made per
+// output element, a window-sized buffer in (GPU local) memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,8 +71,7 @@ struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
     low.append(pads.begin(), pads.begin() + n);
     high.append(pads.begin() + n, pads.end());
     Type elementType = resultType.getElementType();
-    Value padded = buildPad(rewriter, loc, adaptor.getX(), low, high,
-                            rewriter.getZeroAttr(elementType));
+    bool isPadded = llvm::any_of(pads, [](int64_t p) { return p != 0; });
 
     // Init: the bias broadcast along dim 1, or zero.
     Value init;
@@ -113,15 +115,60 @@ struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
       wExprs.push_back(k);
       outExprs.push_back(o);
     }
-    SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, xExprs, ctx),
-                                AffineMap::get(numDims, 0, wExprs, ctx),
-                                AffineMap::get(numDims, 0, outExprs, ctx)};
     SmallVector<utils::IteratorType> iterators(2 + n,
                                                utils::IteratorType::parallel);
     iterators.append(1 + n, utils::IteratorType::reduction);
-    rewriter.replaceOp(op, buildMulAccumulate(rewriter, loc, resultType, padded,
-                                              adaptor.getW(), init, maps,
-                                              iterators));
+    if (!isPadded) {
+      SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, xExprs, ctx),
+                                  AffineMap::get(numDims, 0, wExprs, ctx),
+                                  AffineMap::get(numDims, 0, outExprs, ctx)};
+      rewriter.replaceOp(op, buildMulAccumulate(rewriter, loc, resultType,
+                                                adaptor.getX(), adaptor.getW(),
+                                                init, maps, iterators));
+      return success();
+    }
+    // Padded: the input position of each tap, computed in the body.
+    Value x = adaptor.getX();
+    SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, wExprs, ctx),
+                                AffineMap::get(numDims, 0, outExprs, ctx)};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, ValueRange{adaptor.getW()}, init, maps,
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          auto index = [&](int64_t d) -> Value {
+            return linalg::IndexOp::create(b, l, d);
+          };
+          auto constant = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          Value inChannel = index(2 + n);
+          if (group != 1) {
+            // (m floordiv filtersPerGroup) * channelsPerGroup + c, in steps
+            // so the ops' order does not depend on the compiler.
+            Value outChannel = index(1);
+            Value perGroup = constant(filtersPerGroup);
+            Value groupIndex =
+                arith::DivUIOp::create(b, l, outChannel, perGroup);
+            Value channels = constant(channelsPerGroup);
+            Value first = arith::MulIOp::create(b, l, groupIndex, channels);
+            inChannel = arith::AddIOp::create(b, l, first, inChannel);
+          }
+          SmallVector<Value> out, taps;
+          for (size_t i = 0; i < n; ++i) {
+            out.push_back(index(2 + i));
+            taps.push_back(index(3 + n + i));
+          }
+          WindowGeometry geometry{params.strides, params.dilations,
+                                  ArrayRef<int64_t>(low).drop_front(2),
+                                  spatialIn};
+          Value zero = buildScalar(b, l, elementType, 0.0);
+          Value batch = index(0);
+          Value tap = buildPaddedTap(b, l, x, {batch, inChannel}, out, taps,
+                                     geometry, zero);
+          linalg::YieldOp::create(
+              b, l,
+              buildAdd(b, l, args[1], buildMul(b, l, tap, args[0])));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
     return success();
   }
 };

@@ -150,3 +150,40 @@ Value fuse::lowering::buildPad(OpBuilder &b, Location loc, Value source,
   return tensor::PadOp::create(b, loc, resultType, source, lowOfr, highOfr,
                                value);
 }
+
+Value fuse::lowering::buildPaddedTap(OpBuilder &b, Location loc, Value input,
+                                     ArrayRef<Value> leading,
+                                     ArrayRef<Value> out, ArrayRef<Value> tap,
+                                     const WindowGeometry &window,
+                                     Value padValue) {
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  SmallVector<Value> coords(leading.begin(), leading.end());
+  Value inside;
+  // Named steps: the ops are created in this order whatever the compiler's
+  // argument evaluation order, so the IR is the same from every build.
+  for (size_t i = 0, e = out.size(); i < e; ++i) {
+    Value stride = constant(window.strides[i]);
+    Value scaledOut = arith::MulIOp::create(b, loc, out[i], stride);
+    Value dilation = constant(window.dilations[i]);
+    Value scaledTap = arith::MulIOp::create(b, loc, tap[i], dilation);
+    Value sum = arith::AddIOp::create(b, loc, scaledOut, scaledTap);
+    Value padLow = constant(window.padLow[i]);
+    Value pos = arith::SubIOp::create(b, loc, sum, padLow);
+    Value zero = constant(0);
+    Value size = constant(window.spatialIn[i]);
+    Value aboveLow =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, pos, zero);
+    Value belowHigh =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, pos, size);
+    Value ok = arith::AndIOp::create(b, loc, aboveLow, belowHigh);
+    inside = inside ? arith::AndIOp::create(b, loc, inside, ok) : ok;
+    Value last = constant(window.spatialIn[i] - 1);
+    Value atLeastZero = arith::MaxSIOp::create(b, loc, pos, zero);
+    coords.push_back(arith::MinSIOp::create(b, loc, atLeastZero, last));
+  }
+  Value value = tensor::ExtractOp::create(b, loc, input, coords);
+  return inside ? arith::SelectOp::create(b, loc, inside, value, padValue)
+                : value;
+}

@@ -68,6 +68,24 @@ mlir::Value buildPad(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source,
                      llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
                      mlir::TypedAttr padValue);
 
+/// The geometry of a sliding window over the trailing spatial dims.
+struct WindowGeometry {
+  llvm::ArrayRef<int64_t> strides, dilations, padLow, spatialIn;
+};
+
+/// Reads `input` at one window tap inside a `linalg.generic` body: the
+/// leading coordinates `leading`, then for each spatial dim i the position
+/// out[i] * stride + tap[i] * dilation - padLow, clamped into the image;
+/// `padValue` where a position falls outside it. Reading in the body keeps
+/// a padded copy of the input from being made per output element.
+mlir::Value buildPaddedTap(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value input,
+                           llvm::ArrayRef<mlir::Value> leading,
+                           llvm::ArrayRef<mlir::Value> out,
+                           llvm::ArrayRef<mlir::Value> tap,
+                           const WindowGeometry &window,
+                           mlir::Value padValue);
+
 /// An optional array attribute's values; empty when absent.
 inline llvm::SmallVector<int64_t>
 toVector(std::optional<llvm::ArrayRef<int64_t>> values) {

@@ -71,10 +71,9 @@ static Value buildWindowReduction(OpBuilder &b, Location loc, Value input,
   Type elementType = resultType.getElementType();
   TypedAttr identity =
       isMax ? getLowestAttr(elementType) : b.getZeroAttr(elementType);
-  SmallVector<int64_t> low{0, 0}, high{0, 0};
-  low.append(w.padLow);
-  high.append(w.padHigh);
-  Value padded = buildPad(b, loc, input, low, high, identity);
+  bool isPadded =
+      llvm::any_of(w.padLow, [](int64_t p) { return p != 0; }) ||
+      llvm::any_of(w.padHigh, [](int64_t p) { return p != 0; });
 
   size_t n = w.spatialIn.size();
   unsigned numDims = 2 + 2 * n;
@@ -89,21 +88,50 @@ static Value buildWindowReduction(OpBuilder &b, Location loc, Value input,
     windowExprs.push_back(k);
     outExprs.push_back(o);
   }
-  SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, inExprs, ctx),
-                              AffineMap::get(numDims, 0, windowExprs, ctx),
-                              AffineMap::get(numDims, 0, outExprs, ctx)};
   SmallVector<utils::IteratorType> iterators(2 + n,
                                              utils::IteratorType::parallel);
   iterators.append(n, utils::IteratorType::reduction);
   // Only the window's shape matters: it gives the window loops' bounds.
   Value window = tensor::EmptyOp::create(b, loc, w.params.kernel, elementType);
   Value init = buildFilled(b, loc, resultType, identity);
+  auto combine = [&](OpBuilder &nb, Location nloc, Value x, Value acc) {
+    return isMax ? buildMax(nb, nloc, x, acc) : buildAdd(nb, nloc, x, acc);
+  };
+  if (!isPadded) {
+    SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, inExprs, ctx),
+                                AffineMap::get(numDims, 0, windowExprs, ctx),
+                                AffineMap::get(numDims, 0, outExprs, ctx)};
+    auto generic = linalg::GenericOp::create(
+        b, loc, resultType, ValueRange{input, window}, init, maps, iterators,
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          linalg::YieldOp::create(nb, nloc,
+                                  combine(nb, nloc, args[0], args[2]));
+        });
+    return generic.getResult(0);
+  }
+  // Padded: each tap reads the input at its position, clamped, and counts
+  // as the identity outside the image (as a padded operand would, without
+  // making one per output element).
+  SmallVector<AffineMap> maps{AffineMap::get(numDims, 0, windowExprs, ctx),
+                              AffineMap::get(numDims, 0, outExprs, ctx)};
   auto generic = linalg::GenericOp::create(
-      b, loc, resultType, ValueRange{padded, window}, init, maps, iterators,
+      b, loc, resultType, ValueRange{window}, init, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value r = isMax ? buildMax(nb, nloc, args[0], args[2])
-                        : buildAdd(nb, nloc, args[0], args[2]);
-        linalg::YieldOp::create(nb, nloc, r);
+        auto index = [&](int64_t d) -> Value {
+          return linalg::IndexOp::create(nb, nloc, d);
+        };
+        SmallVector<Value> out, taps;
+        for (size_t i = 0; i < n; ++i) {
+          out.push_back(index(2 + i));
+          taps.push_back(index(2 + n + i));
+        }
+        WindowGeometry geometry{w.params.strides, w.params.dilations,
+                                w.padLow, w.spatialIn};
+        Value padValue = arith::ConstantOp::create(nb, nloc, identity);
+        Value batch = index(0), channel = index(1);
+        Value tap = buildPaddedTap(nb, nloc, input, {batch, channel}, out,
+                                   taps, geometry, padValue);
+        linalg::YieldOp::create(nb, nloc, combine(nb, nloc, tap, args[1]));
       });
   return generic.getResult(0);
 }

@@ -21,6 +21,11 @@
 extern "C" {
 #endif
 
+/* The C API is what libfuse_runtime.so exports; nothing else is. */
+#if defined(FUSE_BUILDING_SHARED) && defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef enum fuse_status {
   FUSE_OK = 0,
   FUSE_ERROR_IO = 1,       /* the file cannot be read */
@@ -79,18 +84,34 @@ fuse_status fuse_model_output_info(const fuse_model *model, size_t index,
  * "reference" (one kernel per op, for checking). */
 size_t fuse_model_num_plans(const fuse_model *model);
 const char *fuse_model_plan_name(const fuse_model *model, size_t plan);
-/* Number of kernel launches in a plan. */
+/* Number of launches (kernels and library calls) in a plan. */
 size_t fuse_model_plan_num_launches(const fuse_model *model, size_t plan);
 /* Bytes of the plan's arena (inputs, outputs and intermediates). */
 uint64_t fuse_model_plan_arena_bytes(const fuse_model *model, size_t plan);
 
+typedef enum fuse_launch_kind {
+  FUSE_LAUNCH_KERNEL = 1,   /* a kernel of the artifact's own code */
+  FUSE_LAUNCH_CUBLASLT = 2, /* a cuBLASLt matmul (cuda) */
+  FUSE_LAUNCH_CUDNN = 3,    /* a cuDNN convolution (cuda) */
+} fuse_launch_kind;
+
+/* fuse_launch_info.group of a launch that no metadata describes. */
+#define FUSE_NO_GROUP 0xffffffffu
+
 typedef struct fuse_launch_info {
-  const char *kernel;        /* valid while the model is loaded */
-  uint32_t grid[3];
+  fuse_launch_kind kind;
+  /* The kernel's name, or what the library call computes ("cublaslt
+   * matmul 128x768x768 bias"); valid while the model is loaded. */
+  const char *kernel;
+  uint32_t grid[3];          /* kernel launches; 0 for library calls */
   uint32_t block[3];
   uint32_t shared_bytes;
-  uint32_t num_args;         /* buffers the kernel takes */
+  uint32_t num_args;         /* buffers the launch takes */
   const uint32_t *args;      /* their buffer indices: inputs, then outputs */
+  uint32_t group;            /* its group (fuse_model_group_info) or
+                                FUSE_NO_GROUP */
+  uint64_t workspace_offset; /* a library call's scratch memory, in the */
+  uint64_t workspace_bytes;  /* plan's arena (0 bytes: none) */
 } fuse_launch_info;
 
 typedef enum fuse_buffer_kind {
@@ -124,6 +145,28 @@ fuse_status fuse_model_plan_launch(const fuse_model *model, size_t plan,
  * a run's time, this is the achieved bandwidth `fuse-run --bench` reports. */
 uint64_t fuse_model_plan_bytes(const fuse_model *model, size_t plan);
 
+/* Groups: what each launch computes, from the artifact's metadata (an
+ * artifact without metadata has none). A group is the ONNX nodes one
+ * launch computes, how it runs, its floating-point operations and the
+ * fewest bytes it must move (each input read once, each output written
+ * once). */
+size_t fuse_model_num_groups(const fuse_model *model);
+
+typedef struct fuse_group_info {
+  const char *strategy; /* "cudnn conv+bias+relu", "kernel rows(32)", ... */
+  uint64_t flops;
+  uint64_t bytes;
+  size_t num_nodes;
+} fuse_group_info;
+
+fuse_status fuse_model_group_info(const fuse_model *model, size_t group,
+                                  fuse_group_info *info);
+/* Node `node` of a group: its name and ONNX op type (valid while the model
+ * is loaded). */
+fuse_status fuse_model_group_node(const fuse_model *model, size_t group,
+                                  size_t node, const char **name,
+                                  const char **op_type);
+
 /* Copies `bytes` (must equal the input's size) from host memory into the
  * input. Inputs stay set across runs. */
 fuse_status fuse_model_set_input(fuse_model *model, size_t index,
@@ -141,6 +184,39 @@ fuse_status fuse_model_get_output(fuse_model *model, size_t index,
 fuse_status fuse_model_benchmark(fuse_model *model, size_t plan,
                                  int warmup, int iterations,
                                  double *times_ms);
+
+/* Times each launch of a plan: `warmup` untimed runs, then `iterations`
+ * runs of the plan in which every launch is timed on its own (CUDA events
+ * recorded between the launches of one graph on the GPU, a steady clock
+ * on the CPU). Writes iterations x num_launches times in milliseconds to
+ * `times_ms`, one row per iteration. On the GPU each time has the cost of
+ * one event record subtracted (measured in the same graph, from events
+ * recorded back to back); `overhead_ms`, if not NULL, receives that cost
+ * (its median over the iterations; 0 on the CPU). */
+fuse_status fuse_model_profile(fuse_model *model, size_t plan, int warmup,
+                               int iterations, double *times_ms,
+                               double *overhead_ms);
+
+/* The vendor libraries a loaded model uses, with their versions and where
+ * they were loaded from: "cuBLASLt 130100 (/usr/local/cuda/lib64/
+ * libcublasLt.so.13); cuDNN 91400 (/usr/lib/x86_64-linux-gnu/
+ * libcudnn.so.9)", or "" when it uses none. */
+const char *fuse_model_libraries(const fuse_model *model);
+
+/* Measures the limits a launch's speed is judged against: the device's
+ * copy bandwidth (GB/s, bytes read plus bytes written, a large device to
+ * device copy) and its fp32 matrix multiply rate (GFLOP/s, a 4096^3 SGEMM
+ * through cuBLASLt, no TF32; 0 where it cannot be measured: on the CPU, or
+ * when cuBLASLt is missing). Takes about a second. */
+fuse_status fuse_model_measure_limits(fuse_model *model, double *copy_gbps,
+                                      double *fp32_gflops);
+
+/* The device a loaded model runs on ("NVIDIA H100 80GB HBM3", "cpu"). */
+const char *fuse_model_device_name(const fuse_model *model);
+
+#if defined(FUSE_BUILDING_SHARED) && defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

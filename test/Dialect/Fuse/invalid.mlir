@@ -231,3 +231,57 @@ func.func @transpose_in_reduction(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
   }
   return %0 : tensor<8x4xf32>
 }
+
+// -----
+
+// Strategies: a row is a warp or the whole block.
+// expected-error @+1 {{row_threads 48 must be 32 (a warp) or the block size (256)}}
+func.func @odd_row_threads() attributes {s = #fuse.kernel<rows, grid = 4, block = 256, row_threads = 48>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{grid 1 and block 2048 must be at least 1 (block at most 1024)}}
+func.func @huge_block() attributes {s = #fuse.kernel<flat, grid = 1, block = 2048>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the loop mapping runs on one thread: grid and block must be 1}}
+func.func @loop_grid() attributes {s = #fuse.kernel<loop, grid = 2, block = 1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{row_threads is only for the rows mapping}}
+func.func @flat_rows() attributes {s = #fuse.kernel<flat, grid = 2, block = 64, row_threads = 32>} {
+  return
+}
+
+// -----
+
+// A library call computes a contraction group only.
+func.func @library_elementwise(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fuse.group' op of kind 'elementwise' cannot run as a library call (only contraction_epilogue groups can)}}
+  %0 = fuse.group elementwise ins(%x : tensor<4xf32>) {strategy = #fuse.cublaslt<batch = 1, m = 1, n = 4, k = 1, epilogue = none, residual = false>} -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %r = onnx.Relu(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @cudnn_matmul(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'fuse.group' op runs as a cuDNN convolution but its contraction is onnx.MatMul}}
+  %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) {strategy = #fuse.cudnn<groups = 1, bias = false, residual = false, activation = identity>} -> tensor<4x2xf32> {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x2xf32>):
+    %m = onnx.MatMul(%x, %y) : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+    fuse.yield %m : tensor<4x2xf32>
+  }
+  return %0 : tensor<4x2xf32>
+}

@@ -66,3 +66,26 @@ func.func @reduction(%x: tensor<2x3x4xf32>, %b: tensor<4xf32>) -> tensor<2x3x1xf
   }
   return %0 : tensor<2x3x1xf32>
 }
+
+// -----
+
+// Strategies round-trip, on groups and as the fuse.strategy of an op or a
+// kernel function.
+// CHECK-LABEL: func @strategies
+// CHECK: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.cublaslt<batch = 2, m = 4, n = 8, k = 16, epilogue = bias_relu, residual = true>}
+// CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<rows, grid = 3, block = 256, row_threads = 32>}
+// CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<flat, grid = 1, block = 32>}
+// CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1>}
+// CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.cudnn<groups = 32, bias = true, residual = false, activation = relu>}
+func.func @strategies(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>) -> tensor<2x4x8xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<2x4x16xf32>, tensor<2x16x8xf32>) {strategy = #fuse.cublaslt<batch = 2, m = 4, n = 8, k = 16, epilogue = bias_relu, residual = true>} -> tensor<2x4x8xf32> {
+  ^bb0(%x: tensor<2x4x16xf32>, %y: tensor<2x16x8xf32>):
+    %m = onnx.MatMul(%x, %y) : (tensor<2x4x16xf32>, tensor<2x16x8xf32>) -> tensor<2x4x8xf32>
+    fuse.yield %m : tensor<2x4x8xf32>
+  }
+  %1 = onnx.Relu(%0) {fuse.strategy = #fuse.kernel<rows, grid = 3, block = 256, row_threads = 32>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %2 = onnx.Relu(%1) {fuse.strategy = #fuse.kernel<flat, grid = 1, block = 32>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %3 = onnx.Relu(%2) {fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %4 = onnx.Relu(%3) {fuse.strategy = #fuse.cudnn<groups = 32, bias = true, residual = false, activation = relu>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %4 : tensor<2x4x8xf32>
+}

@@ -322,6 +322,69 @@ def elementwise_new():
                  const("three", np.int64(3))], opset=14)
 
 
+@model
+def row_reductions():
+    """Row-wise groups long enough for the `rows` strategy on cuda (a warp
+    or a block per row): a scaled, masked Softmax over rows of 128, bias +
+    residual + LayerNormalization over 768 (few rows: a block per row) and
+    over 2048, ReduceMean over the trailing dims with an epilogue, and
+    GlobalAveragePool over 7x7."""
+    return make([node("Div", ["s", "scale"], ["sd"]),
+                 node("Add", ["sd", "mask"], ["sm"]),
+                 node("Softmax", ["sm"], ["ys"], axis=-1),
+                 node("Add", ["h", "hb"], ["hh"]),
+                 node("Add", ["hh", "r"], ["hr"]),
+                 node("LayerNormalization", ["hr", "g", "b"], ["yl"],
+                      epsilon=1e-12),
+                 node("LayerNormalization", ["w", "g2"], ["yw"]),
+                 node("ReduceMean", ["p", "axes"], ["pm"], keepdims=1),
+                 node("Sigmoid", ["pm"], ["yp"]),
+                 node("GlobalAveragePool", ["p"], ["gp"]),
+                 node("Relu", ["gp"], ["yg"])],
+                [("s", [2, 3, 8, 128]), ("mask", [2, 1, 1, 128]),
+                 ("h", [1, 5, 768]), ("r", [1, 5, 768]), ("w", [3, 2048]),
+                 ("p", [2, 40, 7, 7])],
+                ["ys", "yl", "yw", "yp", "yg"],
+                [const("scale", np.float32(8.0)), weight("hb", [768], 50),
+                 weight("g", [768], 51), weight("b", [768], 52),
+                 weight("g2", [2048], 53), ints("axes", [2, 3])], opset=18)
+
+
+@model
+def library_calls():
+    """Contractions in every shape the cuBLASLt and cuDNN calls take on
+    cuda: a batched MatMul (attention scores) and one whose second operand
+    is shared by the batch (stride 0), Gemm with transposed operands and a
+    bias, Gemm with a full C scaled by beta (the residual), MatMul + bias +
+    residual + ReLU, Conv + bias + residual + ReLU, a strided grouped Conv
+    without bias, and a Conv + ReLU without bias (cuDNN gets zeros)."""
+    return make([node("MatMul", ["q", "k"], ["qk"]),
+                 node("MatMul", ["q", "v"], ["qv"]),
+                 node("Gemm", ["a", "bt", "c"], ["g1"], transA=1, transB=1,
+                      alpha=0.5),
+                 node("Gemm", ["a2", "b2", "full"], ["g2"], beta=0.25),
+                 node("MatMul", ["x", "w"], ["xw"]),
+                 node("Add", ["xw", "bias"], ["xb"]),
+                 node("Add", ["res", "xb"], ["xr"]),
+                 node("Relu", ["xr"], ["ym"]),
+                 node("Conv", ["img", "cw", "cb"], ["c1"], pads=[1, 1, 1, 1]),
+                 node("Add", ["c1", "img"], ["c2"]),
+                 node("Relu", ["c2"], ["yc"]),
+                 node("Conv", ["img", "gw"], ["yg"], group=2,
+                      strides=[2, 2], pads=[1, 1, 1, 1]),
+                 node("Conv", ["img", "cw"], ["c3"], pads=[1, 1, 1, 1]),
+                 node("Relu", ["c3"], ["yr"])],
+                [("q", [2, 3, 8, 16]), ("k", [2, 3, 16, 8]), ("a", [16, 6]),
+                 ("a2", [6, 16]), ("full", [6, 10]), ("x", [2, 5, 16]),
+                 ("res", [2, 5, 12]), ("img", [2, 4, 9, 9])],
+                ["qk", "qv", "g1", "g2", "ym", "yc", "yg", "yr"],
+                [weight("v", [16, 4], 60), weight("bt", [10, 16], 61),
+                 weight("c", [10], 62), weight("b2", [16, 10], 63),
+                 weight("w", [16, 12], 64), weight("bias", [12], 65),
+                 weight("cw", [4, 4, 3, 3], 66), weight("cb", [4], 67),
+                 weight("gw", [6, 2, 3, 3], 68)])
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         print("\n".join(sorted(MODELS)))

@@ -6,7 +6,25 @@
  * calls with the device pointers of a launch), streams record launches
  * into graphs while capturing, and events read a clock. It checks what a
  * driver would reject (launches outside a graph, a graph launched before
- * instantiation) and traces what the runtime calls (MOCK_CUDA_TRACE=1).
+ * instantiation, the elapsed time of an event never recorded) and traces
+ * what the runtime calls (MOCK_CUDA_TRACE=1).
+ *
+ * Work on a stream runs at once on the host, or, while the stream is
+ * capturing, becomes a node of the graph that runs when the graph is
+ * launched: kernels, copies and memsets, event records (an event recorded
+ * with CU_EVENT_RECORD_EXTERNAL during a capture is a node that reads the
+ * clock when it runs, as in the real driver) and the host callbacks of the
+ * mock vendor libraries (mock_libraries.c), which find
+ *
+ *   CUresult mock_cuda_enqueue_host(CUstream stream, void (*fn)(void *),
+ *                                   void *context, void (*release)(void *));
+ *   int mock_cuda_device_range(CUdeviceptr pointer, size_t bytes);
+ *   int mock_cuda_capturing(CUstream stream);
+ *
+ * with dlsym: the first runs fn(context) now, or adds it to the capture
+ * (release(context) when the last graph holding it is destroyed); the
+ * second says whether [pointer, pointer + bytes) lies in one allocation;
+ * the third whether the stream is capturing.
  *
  * Environment:
  *   MOCK_CUDA_DEVICES=0     cuInit fails with CUDA_ERROR_NO_DEVICE
@@ -18,6 +36,7 @@
  *                           twice that); a larger cuMemAlloc is
  *                           CUDA_ERROR_OUT_OF_MEMORY
  *   MOCK_CUDA_TRACE=1       print each call that matters to stderr
+ *   MOCK_CUDA_DEVICE_NAME=S what cuDeviceGetName says (default "Mock GPU")
  * Built with -DMOCK_OLD_DRIVER, it lacks cuGraphInstantiateWithFlags.
  *
  * An image that is not an ELF file is a binary for another GPU
@@ -46,12 +65,17 @@ enum {
   ERROR_NO_DEVICE = 100,
   ERROR_INVALID_IMAGE = 200,
   ERROR_NO_BINARY_FOR_GPU = 209,
+  ERROR_INVALID_HANDLE = 400,
   ERROR_NOT_FOUND = 500,
+  ERROR_NOT_READY = 600,
   ERROR_NOT_PERMITTED = 800,
+  ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
 };
 
 #define MAX_ARGS 8
-#define MAX_NODES 64
+#define MAX_NODES 256
+/* cuEventRecordWithFlags: an event record node when capturing. */
+#define EVENT_RECORD_EXTERNAL 1
 
 typedef void (*Kernel)(void **);
 struct CUfunc_st {
@@ -64,9 +88,21 @@ struct CUmod_st {
   void *library;
   struct CUfunc_st *functions;
 };
+/* Host work: a callback of a vendor library, a copy, a memset. Shared by
+ * the captured graph and the executable graphs made from it. */
+struct HostTask {
+  void (*fn)(void *);
+  void *context;
+  void (*release)(void *);
+  int references;
+};
+enum NodeKind { NODE_KERNEL, NODE_HOST, NODE_EVENT };
 struct Node {
+  enum NodeKind kind;
   struct CUfunc_st *function;
   CUdeviceptr args[MAX_ARGS];
+  struct HostTask *task;
+  struct CUevent_st *event;
 };
 struct CUgraph_st {
   struct Node nodes[MAX_NODES];
@@ -80,6 +116,7 @@ struct CUstream_st {
 };
 struct CUevent_st {
   double ms;
+  int recorded;
 };
 
 /* The test kernels' argument counts, which a launch does not carry. */
@@ -89,29 +126,9 @@ static const struct {
 } kArity[] = {{"relu_0", 2},   {"add_relu_0", 3}, {"add_1", 3}, {"relu_2", 2},
               {"relu_bad", 2}, {"scale_0", 2},    {"inc_1", 2}};
 
-static int fails(const char *symbol) {
-  const char *names = getenv("MOCK_CUDA_FAIL");
-  size_t length = strlen(symbol);
-  for (const char *p = names; p && *p; p += strcspn(p, ",")) {
-    p += *p == ',';
-    if (strncmp(p, symbol, length) == 0 && (p[length] == ',' || !p[length]))
-      return 1;
-  }
-  return 0;
-}
-
-static void trace(const char *format, ...)
-    __attribute__((format(printf, 1, 2)));
-static void trace(const char *format, ...) {
-  if (!getenv("MOCK_CUDA_TRACE"))
-    return;
-  va_list args;
-  va_start(args, format);
-  fputs("mock-cuda: ", stderr);
-  vfprintf(stderr, format, args);
-  fputc('\n', stderr);
-  va_end(args);
-}
+#define MOCK_NAME "cuda"
+#define MOCK_FAIL_ENV "MOCK_CUDA_FAIL"
+#include "mock_common.h"
 
 #define FAIL_IF_ASKED(symbol, error)                                           \
   do {                                                                         \
@@ -140,11 +157,20 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
   case ERROR_NO_BINARY_FOR_GPU:
     *name = "CUDA_ERROR_NO_BINARY_FOR_GPU";
     return SUCCESS;
+  case ERROR_INVALID_HANDLE:
+    *name = "CUDA_ERROR_INVALID_HANDLE";
+    return SUCCESS;
   case ERROR_NOT_FOUND:
     *name = "CUDA_ERROR_NOT_FOUND";
     return SUCCESS;
+  case ERROR_NOT_READY:
+    *name = "CUDA_ERROR_NOT_READY";
+    return SUCCESS;
   case ERROR_NOT_PERMITTED:
     *name = "CUDA_ERROR_NOT_PERMITTED";
+    return SUCCESS;
+  case ERROR_STREAM_CAPTURE_UNSUPPORTED:
+    *name = "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
     return SUCCESS;
   }
   return ERROR_INVALID_VALUE;
@@ -190,6 +216,15 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   FAIL_IF_ASKED("cuDeviceGetAttribute", ERROR_INVALID_VALUE);
   (void)device;
   *value = attribute == 75 ? 9 : 0; /* sm_90 */
+  return SUCCESS;
+}
+
+CUresult cuDeviceGetName(char *name, int length, int device) {
+  FAIL_IF_ASKED("cuDeviceGetName", ERROR_INVALID_VALUE);
+  const char *env = getenv("MOCK_CUDA_DEVICE_NAME");
+  if (!name || length <= 0 || device != 0)
+    return ERROR_INVALID_VALUE;
+  snprintf(name, (size_t)length, "%s", env ? env : "Mock GPU");
   return SUCCESS;
 }
 
@@ -326,22 +361,58 @@ CUresult cuMemGetInfo_v2(size_t *freeMemory, size_t *totalMemory) {
   return SUCCESS;
 }
 
+/* The live allocations, so that a free of something else is an error and
+ * the mock libraries can check that their operands are device memory. */
+struct Allocation {
+  CUdeviceptr pointer;
+  size_t bytes;
+  struct Allocation *next;
+};
+static struct Allocation *allocations;
+
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   FAIL_IF_ASKED("cuMemAlloc_v2", ERROR_OUT_OF_MEMORY);
+  if (bytes == 0)
+    return ERROR_INVALID_VALUE;
   if (bytes > freeBytes())
     return ERROR_OUT_OF_MEMORY;
   void *memory = aligned_alloc(256, (bytes + 255) / 256 * 256);
-  if (!memory)
+  struct Allocation *a = malloc(sizeof(*a));
+  if (!memory || !a) {
+    free(memory);
+    free(a);
     return ERROR_OUT_OF_MEMORY;
+  }
   trace("cuMemAlloc(%zu)", bytes);
   *pointer = (CUdeviceptr)(uintptr_t)memory;
+  a->pointer = *pointer;
+  a->bytes = bytes;
+  a->next = allocations;
+  allocations = a;
   return SUCCESS;
 }
 
 CUresult cuMemFree_v2(CUdeviceptr pointer) {
   trace("cuMemFree");
-  free((void *)(uintptr_t)pointer);
-  return SUCCESS;
+  for (struct Allocation **a = &allocations; *a; a = &(*a)->next)
+    if ((*a)->pointer == pointer) {
+      struct Allocation *dead = *a;
+      *a = dead->next;
+      free(dead);
+      free((void *)(uintptr_t)pointer);
+      return SUCCESS;
+    }
+  return ERROR_INVALID_VALUE;
+}
+
+/* Exported for the mock libraries: 1 if [pointer, pointer + bytes) is
+ * inside one allocation. */
+int mock_cuda_device_range(CUdeviceptr pointer, size_t bytes) {
+  for (struct Allocation *a = allocations; a; a = a->next)
+    if (pointer >= a->pointer && pointer - a->pointer <= a->bytes &&
+        bytes <= a->bytes - (pointer - a->pointer))
+      return 1;
+  return 0;
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr device, const void *host, size_t bytes) {
@@ -356,6 +427,75 @@ CUresult cuMemcpyDtoH_v2(void *host, CUdeviceptr device, size_t bytes) {
   return SUCCESS;
 }
 
+static void releaseTask(struct HostTask *task) {
+  if (--task->references > 0)
+    return;
+  if (task->release)
+    task->release(task->context);
+  free(task);
+}
+
+/* Drops what a graph's nodes hold. */
+static void releaseNodes(struct CUgraph_st *graph) {
+  for (int n = 0; n < graph->numNodes; ++n)
+    if (graph->nodes[n].kind == NODE_HOST)
+      releaseTask(graph->nodes[n].task);
+  graph->numNodes = 0;
+}
+
+static int capturing(const struct CUstream_st *stream) {
+  return stream && stream->capture;
+}
+
+/* The next node of the stream's capture, or NULL when the graph is full. */
+static struct Node *addNode(struct CUstream_st *stream, enum NodeKind kind) {
+  if (stream->capture->numNodes == MAX_NODES)
+    return NULL;
+  struct Node *node = &stream->capture->nodes[stream->capture->numNodes++];
+  memset(node, 0, sizeof(*node));
+  node->kind = kind;
+  return node;
+}
+
+static void recordNow(struct CUevent_st *event) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  event->ms = now.tv_sec * 1e3 + now.tv_nsec / 1e6;
+  event->recorded = 1;
+}
+
+/* Exported for the mock libraries: whether work on the stream is captured
+ * (a call that must run now, like cuDNN's algorithm search, cannot be). */
+int mock_cuda_capturing(struct CUstream_st *stream) {
+  return capturing(stream);
+}
+
+/* Exported for the mock libraries (see the top). */
+CUresult mock_cuda_enqueue_host(struct CUstream_st *stream, void (*fn)(void *),
+                                void *context, void (*release)(void *)) {
+  if (!capturing(stream)) {
+    fn(context);
+    if (release)
+      release(context);
+    return SUCCESS;
+  }
+  struct Node *node = addNode(stream, NODE_HOST);
+  struct HostTask *task = node ? malloc(sizeof(*task)) : NULL;
+  if (!task) {
+    if (node)
+      --stream->capture->numNodes;
+    if (release)
+      release(context);
+    return ERROR_OUT_OF_MEMORY;
+  }
+  task->fn = fn;
+  task->context = context;
+  task->release = release;
+  task->references = 1;
+  node->task = task;
+  return SUCCESS;
+}
+
 CUresult cuStreamCreate(struct CUstream_st **stream, unsigned flags) {
   FAIL_IF_ASKED("cuStreamCreate", ERROR_INVALID_VALUE);
   (void)flags;
@@ -364,6 +504,10 @@ CUresult cuStreamCreate(struct CUstream_st **stream, unsigned flags) {
 }
 
 CUresult cuStreamDestroy_v2(struct CUstream_st *stream) {
+  if (stream->capture) { /* A capture never ended. */
+    releaseNodes(stream->capture);
+    free(stream->capture);
+  }
   free(stream);
   return SUCCESS;
 }
@@ -384,6 +528,8 @@ CUresult cuStreamBeginCapture_v2(struct CUstream_st *stream, int mode) {
 CUresult cuStreamEndCapture(struct CUstream_st *stream,
                             struct CUgraph_st **graph) {
   if (fails("cuStreamEndCapture")) { /* The capture is invalidated. */
+    if (stream->capture)
+      releaseNodes(stream->capture);
     free(stream->capture);
     stream->capture = NULL;
     return ERROR_INVALID_VALUE;
@@ -403,6 +549,9 @@ CUresult cuGraphInstantiateWithFlags(struct CUgraphExec_st **exec,
   (void)flags;
   *exec = calloc(1, sizeof(**exec));
   (*exec)->graph = *graph;
+  for (int n = 0; n < graph->numNodes; ++n)
+    if (graph->nodes[n].kind == NODE_HOST)
+      ++graph->nodes[n].task->references;
   return SUCCESS;
 }
 #endif
@@ -412,22 +561,32 @@ CUresult cuGraphLaunch(struct CUgraphExec_st *exec,
   FAIL_IF_ASKED("cuGraphLaunch", ERROR_INVALID_VALUE);
   (void)stream;
   trace("graph launch: %d nodes", exec->graph.numNodes);
+  if (capturing(stream))
+    return ERROR_STREAM_CAPTURE_UNSUPPORTED;
   for (int n = 0; n < exec->graph.numNodes; ++n) {
     struct Node *node = &exec->graph.nodes[n];
-    void *args[MAX_ARGS];
-    for (int i = 0; i < node->function->numArgs; ++i)
-      args[i] = (void *)(uintptr_t)node->args[i];
-    node->function->kernel(args);
+    if (node->kind == NODE_HOST) {
+      node->task->fn(node->task->context);
+    } else if (node->kind == NODE_EVENT) {
+      recordNow(node->event);
+    } else {
+      void *args[MAX_ARGS];
+      for (int i = 0; i < node->function->numArgs; ++i)
+        args[i] = (void *)(uintptr_t)node->args[i];
+      node->function->kernel(args);
+    }
   }
   return SUCCESS;
 }
 
 CUresult cuGraphExecDestroy(struct CUgraphExec_st *exec) {
+  releaseNodes(&exec->graph);
   free(exec);
   return SUCCESS;
 }
 
 CUresult cuGraphDestroy(struct CUgraph_st *graph) {
+  releaseNodes(graph);
   free(graph);
   return SUCCESS;
 }
@@ -440,9 +599,11 @@ CUresult cuLaunchKernel(struct CUfunc_st *function, unsigned gx, unsigned gy,
   trace("launch %s grid %ux%ux%u block %ux%ux%u shared %u", function->name, gx,
         gy, gz, bx, by, bz, shared);
   /* The runtime launches only into graphs. */
-  if (!stream->capture || extra || stream->capture->numNodes == MAX_NODES)
+  if (!capturing(stream) || extra)
     return ERROR_NOT_PERMITTED;
-  struct Node *node = &stream->capture->nodes[stream->capture->numNodes++];
+  struct Node *node = addNode(stream, NODE_KERNEL);
+  if (!node)
+    return ERROR_NOT_PERMITTED;
   node->function = function;
   /* Like the driver, copy the argument values now: params[i] points at the
    * i-th device pointer. */
@@ -458,13 +619,86 @@ CUresult cuEventCreate(struct CUevent_st **event, unsigned flags) {
   return SUCCESS;
 }
 
+/* During a capture, a plain record only orders work (no node, no time). */
 CUresult cuEventRecord(struct CUevent_st *event, struct CUstream_st *stream) {
   FAIL_IF_ASKED("cuEventRecord", ERROR_INVALID_VALUE);
-  (void)stream;
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  event->ms = now.tv_sec * 1e3 + now.tv_nsec / 1e6;
+  if (capturing(stream))
+    trace("cuEventRecord during a capture: no node");
+  else
+    recordNow(event);
   return SUCCESS;
+}
+
+/* With CU_EVENT_RECORD_EXTERNAL during a capture: an event record node. */
+CUresult cuEventRecordWithFlags(struct CUevent_st *event,
+                                struct CUstream_st *stream, unsigned flags) {
+  FAIL_IF_ASKED("cuEventRecordWithFlags", ERROR_INVALID_VALUE);
+  if (flags & ~(unsigned)EVENT_RECORD_EXTERNAL)
+    return ERROR_INVALID_VALUE;
+  if (!capturing(stream)) {
+    recordNow(event);
+    return SUCCESS;
+  }
+  if (!(flags & EVENT_RECORD_EXTERNAL)) {
+    trace("cuEventRecordWithFlags(0) during a capture: no node");
+    return SUCCESS;
+  }
+  struct Node *node = addNode(stream, NODE_EVENT);
+  if (!node)
+    return ERROR_NOT_PERMITTED;
+  trace("event record node");
+  node->event = event;
+  return SUCCESS;
+}
+
+struct Copy {
+  CUdeviceptr to, from;
+  size_t bytes;
+  unsigned value; /* memset */
+};
+
+static void runCopy(void *context) {
+  struct Copy *c = context;
+  memmove((void *)(uintptr_t)c->to, (const void *)(uintptr_t)c->from,
+          c->bytes);
+}
+
+static void runMemset(void *context) {
+  struct Copy *c = context;
+  uint32_t *p = (uint32_t *)(uintptr_t)c->to;
+  for (size_t i = 0; i < c->bytes / 4; ++i)
+    p[i] = c->value;
+}
+
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes,
+                              struct CUstream_st *stream) {
+  FAIL_IF_ASKED("cuMemcpyDtoDAsync_v2", ERROR_INVALID_VALUE);
+  if (!mock_cuda_device_range(to, bytes) || !mock_cuda_device_range(from, bytes))
+    return ERROR_INVALID_VALUE;
+  trace("cuMemcpyDtoDAsync(%zu bytes)", bytes);
+  struct Copy *c = malloc(sizeof(*c));
+  if (!c)
+    return ERROR_OUT_OF_MEMORY;
+  c->to = to;
+  c->from = from;
+  c->bytes = bytes;
+  return mock_cuda_enqueue_host(stream, runCopy, c, free);
+}
+
+CUresult cuMemsetD32Async(CUdeviceptr to, unsigned value, size_t count,
+                          struct CUstream_st *stream) {
+  FAIL_IF_ASKED("cuMemsetD32Async", ERROR_INVALID_VALUE);
+  if ((to & 3) || count > SIZE_MAX / 4 ||
+      !mock_cuda_device_range(to, count * 4))
+    return ERROR_INVALID_VALUE;
+  trace("cuMemsetD32Async(%zu words)", count);
+  struct Copy *c = malloc(sizeof(*c));
+  if (!c)
+    return ERROR_OUT_OF_MEMORY;
+  c->to = to;
+  c->bytes = count * 4;
+  c->value = value;
+  return mock_cuda_enqueue_host(stream, runMemset, c, free);
 }
 
 CUresult cuEventSynchronize(struct CUevent_st *event) {
@@ -477,6 +711,9 @@ CUresult cuEventSynchronize(struct CUevent_st *event) {
 CUresult cuEventElapsedTime_v2(float *ms, struct CUevent_st *start,
                                struct CUevent_st *end) {
   FAIL_IF_ASKED("cuEventElapsedTime_v2", ERROR_INVALID_VALUE);
+  /* As the driver: an event never recorded has no time. */
+  if (!start->recorded || !end->recorded)
+    return ERROR_INVALID_HANDLE;
   *ms = (float)(end->ms - start->ms);
   return SUCCESS;
 }

@@ -12,11 +12,87 @@ using namespace fuse;
 #include "fuse/Dialect/Fuse/IR/FuseDialect.cpp.inc"
 #include "fuse/Dialect/Fuse/IR/FuseEnums.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "fuse/Dialect/Fuse/IR/FuseAttrs.cpp.inc"
+
 void FuseDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "fuse/Dialect/Fuse/IR/FuseOps.cpp.inc"
       >();
+  registerAttributes();
+}
+
+void FuseDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "fuse/Dialect/Fuse/IR/FuseAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelStrategyAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           Mapping mapping, int64_t grid, int64_t block,
+                           int64_t rowThreads) {
+  if (grid < 1 || block < 1 || grid > INT32_MAX || block > 1024)
+    return emitError() << "grid " << grid << " and block " << block
+                       << " must be at least 1 (block at most 1024)";
+  if (mapping == Mapping::loop && (grid != 1 || block != 1))
+    return emitError() << "the loop mapping runs on one thread: grid and "
+                          "block must be 1";
+  if (mapping == Mapping::rows) {
+    // A row is a warp (several rows per block) or the whole block, so that
+    // the threads of a row can synchronize.
+    if (rowThreads != 32 && rowThreads != block)
+      return emitError() << "row_threads " << rowThreads
+                         << " must be 32 (a warp) or the block size ("
+                         << block << ")";
+    if (block % 32 != 0)
+      return emitError() << "block " << block
+                         << " must be whole warps for the rows mapping";
+  } else if (rowThreads != 1) {
+    return emitError() << "row_threads is only for the rows mapping";
+  }
+  return success();
+}
+
+std::string fuse::describeStrategy(Attribute strategy) {
+  std::string text;
+  if (auto kernel = dyn_cast_or_null<KernelStrategyAttr>(strategy)) {
+    text = "kernel " + stringifyMapping(kernel.getMapping()).str();
+    if (kernel.getMapping() == Mapping::rows)
+      text += "(" + std::to_string(kernel.getRowThreads()) + ")";
+  } else if (auto lt = dyn_cast_or_null<CublasLtStrategyAttr>(strategy)) {
+    MatmulEpilogue e = lt.getEpilogue();
+    text = "cublaslt matmul";
+    if (e == MatmulEpilogue::bias || e == MatmulEpilogue::bias_relu)
+      text += "+bias";
+    if (lt.getResidual())
+      text += "+residual";
+    if (e == MatmulEpilogue::relu || e == MatmulEpilogue::bias_relu)
+      text += "+relu";
+  } else if (auto dnn = dyn_cast_or_null<CudnnStrategyAttr>(strategy)) {
+    text = dnn.getGroups() > 1 ? "cudnn grouped conv" : "cudnn conv";
+    if (dnn.getBias())
+      text += "+bias";
+    if (dnn.getResidual())
+      text += "+residual";
+    if (dnn.getActivation() == ConvActivation::relu)
+      text += "+relu";
+  } else {
+    text = "no strategy";
+  }
+  return text;
+}
+
+int64_t KernelStrategyAttr::getCapacity() const {
+  if (getMapping() == Mapping::rows)
+    return getGrid() * (getBlock() / getRowThreads());
+  return getGrid() * getBlock();
 }
 
 //===----------------------------------------------------------------------===//
@@ -113,6 +189,28 @@ LogicalResult GroupOp::verifyRegions() {
     return emitOpError("of kind 'reduction' must contain exactly one "
                        "Softmax, LayerNormalization or Reduce* op, found ")
            << reductions;
+  if (std::optional<Attribute> strategy = getStrategy()) {
+    if (isa<CublasLtStrategyAttr, CudnnStrategyAttr>(*strategy) &&
+        getKind() != GroupKind::contraction_epilogue)
+      return emitOpError("of kind '")
+             << stringifyGroupKind(getKind())
+             << "' cannot run as a library call (only contraction_epilogue "
+                "groups can)";
+    if (auto cudnn = dyn_cast<CudnnStrategyAttr>(*strategy);
+        cudnn && contractions == 1) {
+      for (Operation &op : block.without_terminator())
+        if (isContractionOp(&op) && op.getName().getStringRef() != "onnx.Conv")
+          return emitOpError("runs as a cuDNN convolution but its "
+                             "contraction is ")
+                 << op.getName();
+    }
+    if (auto lt = dyn_cast<CublasLtStrategyAttr>(*strategy)) {
+      for (Operation &op : block.without_terminator())
+        if (isContractionOp(&op) && op.getName().getStringRef() == "onnx.Conv")
+          return emitOpError("runs as a cuBLASLt matmul but its contraction "
+                             "is onnx.Conv");
+    }
+  }
   return success();
 }
 

@@ -18,6 +18,10 @@ def Fuse_Dialect : Dialect {
     `kind` tells the lowering which kernel template to use.
   }];
   let cppNamespace = "::fuse";
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+  }];
 }
 
 def Fuse_GroupKind : I32EnumAttr<"GroupKind", "kind of fused kernel", [

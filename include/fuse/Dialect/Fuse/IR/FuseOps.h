@@ -20,6 +20,19 @@
 
 #include "fuse/Dialect/Fuse/IR/FuseEnums.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "fuse/Dialect/Fuse/IR/FuseAttrs.h.inc"
+
+namespace fuse {
+/// The name of the discardable attribute that carries a strategy on an op
+/// outside any group and on an outlined kernel function.
+constexpr llvm::StringLiteral kStrategyAttrName = "fuse.strategy";
+
+/// A strategy in a few words, for people: "kernel rows(32)",
+/// "cublaslt matmul+bias+relu", "cudnn conv+bias+residual".
+std::string describeStrategy(mlir::Attribute strategy);
+} // namespace fuse
+
 namespace fuse {
 class YieldOp;
 } // namespace fuse

@@ -3,7 +3,7 @@
 #ifndef FUSE_DIALECT_FUSE_IR_FUSEOPS_TD
 #define FUSE_DIALECT_FUSE_IR_FUSEOPS_TD
 
-include "fuse/Dialect/Fuse/IR/FuseBase.td"
+include "fuse/Dialect/Fuse/IR/FuseAttrs.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -25,6 +25,11 @@ def Fuse_GroupOp : Fuse_Op<"group", [
 
     Scalar constants (e.g. Clip bounds) may be cloned into the body.
 
+    `strategy`, set by fuse-select-strategies, says how the group runs: a
+    generated kernel (`#fuse.kernel`), or a cuBLASLt or cuDNN call
+    (`#fuse.cublaslt`, `#fuse.cudnn`, for `contraction_epilogue` groups
+    only).
+
     ```mlir
     %y = fuse.group pool_epilogue ins(%x : tensor<1x1x128x3096xf32>)
         -> tensor<1x1x16x387xf32> {
@@ -37,7 +42,8 @@ def Fuse_GroupOp : Fuse_Op<"group", [
     }
     ```
   }];
-  let arguments = (ins Fuse_GroupKind:$kind, Variadic<AnyType>:$inputs);
+  let arguments = (ins Fuse_GroupKind:$kind, Variadic<AnyType>:$inputs,
+                       OptionalAttr<Fuse_StrategyAttr>:$strategy);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

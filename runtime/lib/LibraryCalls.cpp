@@ -1,0 +1,562 @@
+//===- LibraryCalls.cpp - cuBLASLt and cuDNN launches ---------------------===//
+//
+// Matmuls: fuse's tensors are row-major and cuBLASLt's matrices
+// column-major. A row-major M x N matrix is a column-major N x M one, so
+// the call computes D^T = op(B)^T op(A)^T: cuBLASLt's (m, n, k) is fuse's
+// (n, m, k), its first operand is B and its second A, each transposed
+// exactly when fuse's is. The bias, one value per column of fuse's D, is
+// then one per row of cuBLASLt's, as its epilogues expect.
+//
+// Convolutions: descriptors for NCHW fp32 with FMA math (no TF32). The
+// candidates are the algorithms cudnnFindConvolutionForwardAlgorithmEx
+// finds whose workspace fits; since it times the bare convolution, and the
+// fused call may run otherwise (seen on the H100: the algorithm it ranks
+// first for a 1x1 conv ran 3.5x slower in the fused call than PyTorch's
+// choice), each candidate is timed as the call fuse makes (four calls back
+// to back, as in the graph; the three fastest timed again, since one
+// timing at load is noisy), and the fastest kept, once per distinct shape
+// in a model: cudnnConvolutionBiasActivationForward (bias, residual and ReLU in
+// one call; without ReLU it only runs the implicit precomputed GEMM
+// algorithm), or cudnnConvolutionForward followed by cudnnAddTensor (bias,
+// residual) and cudnnActivationForward (ReLU).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LibraryCalls.h"
+#include "Error.h"
+
+#include <algorithm>
+#include <functional>
+#include <tuple>
+
+namespace fuse {
+namespace runtime {
+
+using namespace fuse::artifact;
+
+namespace {
+
+void *ptr(CUdeviceptr p) { return reinterpret_cast<void *>(uintptr_t(p)); }
+
+class MatmulCall : public LibraryCall {
+public:
+  explicit MatmulCall(const CublasLt &lt) : lt(lt) {}
+  ~MatmulCall() override {
+    // Teardown errors are ignored: nobody is left to report them to.
+    for (cublasLtMatrixLayout_t layout : {a, b, c, d})
+      if (layout)
+        lt.cublasLtMatrixLayoutDestroy(layout);
+    if (desc)
+      lt.cublasLtMatmulDescDestroy(desc);
+    if (preference)
+      lt.cublasLtMatmulPreferenceDestroy(preference);
+  }
+
+  fuse_status prepare(cublasLtHandle_t h, const std::string &where,
+                      const MatmulParams &p,
+                      const std::vector<CUdeviceptr> &pointers,
+                      CUdeviceptr ws, uint64_t wsBytes) {
+    handle = h;
+    workspace = ws;
+    workspaceBytes = wsBytes;
+    alpha = p.alpha;
+    beta = p.hasResidual ? p.beta : 0.0f;
+    bool hasBias = p.epilogue == uint32_t(MatmulEpilogue::Bias) ||
+                   p.epilogue == uint32_t(MatmulEpilogue::BiasRelu);
+    size_t next = 0;
+    pointerA = pointers[next++];
+    pointerB = pointers[next++];
+    CUdeviceptr bias = hasBias ? pointers[next++] : 0;
+    pointerC = p.hasResidual ? pointers[next++] : 0;
+    pointerD = pointers[next++];
+    if (!p.hasResidual)
+      pointerC = pointerD; // Not read (beta is 0), but must be valid.
+
+    auto check = [&](cublasStatus_t status, const char *what) {
+      return lt.check(status, where + ": " + what);
+    };
+    if (fuse_status s = check(lt.cublasLtMatmulDescCreate(
+                                  &desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                              "cublasLtMatmulDescCreate"))
+      return s;
+    // cuBLASLt's A is fuse's B and its B is fuse's A (see the top).
+    int32_t opA = p.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int32_t opB = p.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+    static const uint32_t epilogues[] = {
+        CUBLASLT_EPILOGUE_DEFAULT, CUBLASLT_EPILOGUE_BIAS,
+        CUBLASLT_EPILOGUE_RELU, CUBLASLT_EPILOGUE_RELU_BIAS};
+    uint32_t epilogue = epilogues[p.epilogue & 3];
+    void *biasPointer = ptr(bias);
+    if (fuse_status s = check(
+            lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                              &opA, sizeof(opA)),
+            "cublasLtMatmulDescSetAttribute (TRANSA)"))
+      return s;
+    if (fuse_status s = check(
+            lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB,
+                                              &opB, sizeof(opB)),
+            "cublasLtMatmulDescSetAttribute (TRANSB)"))
+      return s;
+    if (fuse_status s = check(lt.cublasLtMatmulDescSetAttribute(
+                                  desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                  &epilogue, sizeof(epilogue)),
+                              "cublasLtMatmulDescSetAttribute (EPILOGUE)"))
+      return s;
+    if (hasBias)
+      if (fuse_status s = check(lt.cublasLtMatmulDescSetAttribute(
+                                    desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                    &biasPointer, sizeof(biasPointer)),
+                                "cublasLtMatmulDescSetAttribute (BIAS_POINTER)"))
+        return s;
+
+    // Layouts, column-major: cuBLASLt's A is B's storage, its B is A's.
+    uint64_t rowsA = p.transB ? p.k : p.n, colsA = p.transB ? p.n : p.k;
+    uint64_t rowsB = p.transA ? p.m : p.k, colsB = p.transA ? p.k : p.m;
+    struct Layout {
+      cublasLtMatrixLayout_t *layout;
+      uint64_t rows, cols;
+      int64_t ld, stride;
+      const char *name;
+    } layouts[] = {
+        {&a, rowsA, colsA, p.ldb, p.strideB, "B"},
+        {&b, rowsB, colsB, p.lda, p.strideA, "A"},
+        {&c, uint64_t(p.n), uint64_t(p.m), p.n, p.m * p.n, "C"},
+        {&d, uint64_t(p.n), uint64_t(p.m), p.n, p.m * p.n, "D"},
+    };
+    int32_t batch = static_cast<int32_t>(p.batch);
+    for (Layout &l : layouts) {
+      std::string what = std::string("cublasLtMatrixLayoutCreate (") +
+                         l.name + ")";
+      if (fuse_status s =
+              check(lt.cublasLtMatrixLayoutCreate(l.layout, CUDA_R_32F, l.rows,
+                                                  l.cols, l.ld),
+                    what.c_str()))
+        return s;
+      if (p.batch > 1) {
+        if (fuse_status s = check(
+                lt.cublasLtMatrixLayoutSetAttribute(
+                    *l.layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch,
+                    sizeof(batch)),
+                (std::string("cublasLtMatrixLayoutSetAttribute (BATCH_COUNT "
+                             "of ") +
+                 l.name + ")")
+                    .c_str()))
+          return s;
+        if (fuse_status s = check(
+                lt.cublasLtMatrixLayoutSetAttribute(
+                    *l.layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                    &l.stride, sizeof(l.stride)),
+                (std::string("cublasLtMatrixLayoutSetAttribute "
+                             "(STRIDED_BATCH_OFFSET of ") +
+                 l.name + ")")
+                    .c_str()))
+          return s;
+      }
+    }
+
+    if (fuse_status s = check(lt.cublasLtMatmulPreferenceCreate(&preference),
+                              "cublasLtMatmulPreferenceCreate"))
+      return s;
+    uint64_t maxWorkspace = workspaceBytes;
+    if (fuse_status s = check(lt.cublasLtMatmulPreferenceSetAttribute(
+                                  preference,
+                                  CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                  &maxWorkspace, sizeof(maxWorkspace)),
+                              "cublasLtMatmulPreferenceSetAttribute (MAX_WORKSPACE_BYTES)"))
+      return s;
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    if (fuse_status s = check(lt.cublasLtMatmulAlgoGetHeuristic(
+                                  handle, desc, a, b, c, d, preference, 1,
+                                  &result, &found),
+                              "cublasLtMatmulAlgoGetHeuristic"))
+      return s;
+    if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS)
+      return fail(FUSE_ERROR_DEVICE,
+                  "cublaslt: %s: no algorithm for this matmul "
+                  "(%lldx%lldx%lld, batch %lld, %llu workspace bytes)",
+                  where.c_str(), (long long)p.m, (long long)p.n,
+                  (long long)p.k, (long long)p.batch,
+                  (unsigned long long)workspaceBytes);
+    algo = result.algo;
+    what = where;
+    return FUSE_OK;
+  }
+
+  fuse_status enqueue(CUstream stream) override {
+    return lt.check(lt.cublasLtMatmul(handle, desc, &alpha, ptr(pointerB), a,
+                                      ptr(pointerA), b, &beta, ptr(pointerC),
+                                      c, ptr(pointerD), d, &algo,
+                                      ptr(workspace), workspaceBytes, stream),
+                    what + ": cublasLtMatmul");
+  }
+
+private:
+  const CublasLt &lt;
+  cublasLtHandle_t handle = nullptr;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr, d = nullptr;
+  cublasLtMatmulPreference_t preference = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  float alpha = 1, beta = 0;
+  CUdeviceptr pointerA = 0, pointerB = 0, pointerC = 0, pointerD = 0;
+  CUdeviceptr workspace = 0;
+  uint64_t workspaceBytes = 0;
+  std::string what;
+};
+
+class ConvCall : public LibraryCall {
+public:
+  explicit ConvCall(const Cudnn &dnn) : dnn(dnn) {}
+  ~ConvCall() override {
+    for (cudnnTensorDescriptor_t t : {x, y, bias})
+      if (t)
+        dnn.cudnnDestroyTensorDescriptor(t);
+    if (w)
+      dnn.cudnnDestroyFilterDescriptor(w);
+    if (conv)
+      dnn.cudnnDestroyConvolutionDescriptor(conv);
+    if (activation)
+      dnn.cudnnDestroyActivationDescriptor(activation);
+  }
+
+  fuse_status prepare(cudnnHandle_t h, const CallContext &context,
+                      const ConvParams &p,
+                      const std::vector<CUdeviceptr> &pointers, CUdeviceptr ws,
+                      uint64_t wsBytes) {
+    handle = h;
+    what = context.where;
+    workspace = ws;
+    workspaceBytes = wsBytes;
+    alpha = p.alpha;
+    size_t next = 0;
+    pointerX = pointers[next++];
+    pointerW = pointers[next++];
+    pointerBias = p.hasBias ? pointers[next++] : 0;
+    pointerZ = p.hasResidual ? pointers[next++] : 0;
+    pointerY = pointers[next++];
+
+    auto check = [&](cudnnStatus_t status, const char *call) {
+      return dnn.check(status, what + ": " + call);
+    };
+    auto i = [](int64_t v) { return static_cast<int>(v); };
+    relu = p.activation == uint32_t(ConvActivation::Relu);
+    bool needsActivation = p.hasBias || p.hasResidual || relu;
+    // Each step runs only if the ones before it succeeded.
+    std::pair<std::function<cudnnStatus_t()>, const char *> steps[] = {
+        {[&] { return dnn.cudnnCreateTensorDescriptor(&x); },
+         "cudnnCreateTensorDescriptor (X)"},
+        {[&] {
+           return dnn.cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW,
+                                                 CUDNN_DATA_FLOAT, i(p.n),
+                                                 i(p.c), i(p.h), i(p.w));
+         },
+         "cudnnSetTensor4dDescriptor (X)"},
+        {[&] { return dnn.cudnnCreateTensorDescriptor(&y); },
+         "cudnnCreateTensorDescriptor (Y)"},
+        {[&] {
+           return dnn.cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW,
+                                                 CUDNN_DATA_FLOAT, i(p.n),
+                                                 i(p.k), i(p.outH), i(p.outW));
+         },
+         "cudnnSetTensor4dDescriptor (Y)"},
+        {[&] { return dnn.cudnnCreateFilterDescriptor(&w); },
+         "cudnnCreateFilterDescriptor (W)"},
+        {[&] {
+           return dnn.cudnnSetFilter4dDescriptor(
+               w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, i(p.k),
+               i(p.c / p.groups), i(p.r), i(p.s));
+         },
+         "cudnnSetFilter4dDescriptor (W)"},
+        {[&] { return dnn.cudnnCreateConvolutionDescriptor(&conv); },
+         "cudnnCreateConvolutionDescriptor"},
+        {[&] {
+           return dnn.cudnnSetConvolution2dDescriptor(
+               conv, i(p.padH), i(p.padW), i(p.strideH), i(p.strideW),
+               i(p.dilationH), i(p.dilationW), CUDNN_CROSS_CORRELATION,
+               CUDNN_DATA_FLOAT);
+         },
+         "cudnnSetConvolution2dDescriptor"},
+        {[&] { return dnn.cudnnSetConvolutionGroupCount(conv, i(p.groups)); },
+         "cudnnSetConvolutionGroupCount"},
+        {[&] { return dnn.cudnnSetConvolutionMathType(conv, CUDNN_FMA_MATH); },
+         "cudnnSetConvolutionMathType (FMA: no TF32)"},
+        {[&] {
+           return p.hasBias ? dnn.cudnnCreateTensorDescriptor(&bias)
+                            : CUDNN_STATUS_SUCCESS;
+         },
+         "cudnnCreateTensorDescriptor (bias)"},
+        {[&] {
+           return p.hasBias ? dnn.cudnnSetTensor4dDescriptor(
+                                  bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1,
+                                  i(p.k), 1, 1)
+                            : CUDNN_STATUS_SUCCESS;
+         },
+         "cudnnSetTensor4dDescriptor (bias)"},
+        {[&] {
+           return needsActivation
+                      ? dnn.cudnnCreateActivationDescriptor(&activation)
+                      : CUDNN_STATUS_SUCCESS;
+         },
+         "cudnnCreateActivationDescriptor"},
+        {[&] {
+           return needsActivation
+                      ? dnn.cudnnSetActivationDescriptor(
+                            activation,
+                            relu ? CUDNN_ACTIVATION_RELU
+                                 : CUDNN_ACTIVATION_IDENTITY,
+                            CUDNN_PROPAGATE_NAN, 0.0)
+                      : CUDNN_STATUS_SUCCESS;
+         },
+         "cudnnSetActivationDescriptor"},
+    };
+    for (auto &[step, name] : steps)
+      if (fuse_status s = check(step(), name))
+        return s;
+    // Convolutions of the same shape (ResNet's blocks repeat) run alike.
+    ConvParams key = p;
+    std::vector<uint8_t> bytes = artifact::encode(key);
+    std::string shape(bytes.begin(), bytes.end());
+    shape += std::to_string(workspaceBytes);
+    if (context.convChoices) {
+      auto it = context.convChoices->find(shape);
+      if (it != context.convChoices->end()) {
+        std::tie(fused, algo) = it->second;
+        return FUSE_OK;
+      }
+    }
+    if (fuse_status s = chooseAlgorithm(context, p))
+      return s;
+    if (context.convChoices)
+      (*context.convChoices)[shape] = {fused, algo};
+    return FUSE_OK;
+  }
+
+  fuse_status enqueue(CUstream) override {
+    // The handle's stream is the plan's stream (set at load).
+    float zero = 0, one = 1;
+    if (fused) {
+      const void *z = pointerZ ? ptr(pointerZ) : ptr(pointerY);
+      float alpha2 = pointerZ ? 1.0f : 0.0f;
+      return dnn.check(
+          dnn.cudnnConvolutionBiasActivationForward(
+              handle, &alpha, x, ptr(pointerX), w, ptr(pointerW), conv, algo,
+              ptr(workspace), workspaceBytes, &alpha2, y, z, bias,
+              ptr(pointerBias), activation, y, ptr(pointerY)),
+          what + ": cudnnConvolutionBiasActivationForward");
+    }
+    if (fuse_status s = dnn.check(
+            dnn.cudnnConvolutionForward(handle, &alpha, x, ptr(pointerX), w,
+                                        ptr(pointerW), conv, algo,
+                                        ptr(workspace), workspaceBytes, &zero,
+                                        y, ptr(pointerY)),
+            what + ": cudnnConvolutionForward"))
+      return s;
+    if (pointerBias)
+      if (fuse_status s = dnn.check(
+              dnn.cudnnAddTensor(handle, &one, bias, ptr(pointerBias), &one, y,
+                                 ptr(pointerY)),
+              what + ": cudnnAddTensor (bias)"))
+        return s;
+    if (pointerZ)
+      if (fuse_status s = dnn.check(dnn.cudnnAddTensor(handle, &one, y,
+                                                       ptr(pointerZ), &one, y,
+                                                       ptr(pointerY)),
+                                    what + ": cudnnAddTensor (residual)"))
+        return s;
+    if (relu)
+      if (fuse_status s = dnn.check(
+              dnn.cudnnActivationForward(handle, activation, &one, y,
+                                         ptr(pointerY), &zero, y,
+                                         ptr(pointerY)),
+              what + ": cudnnActivationForward"))
+        return s;
+    return FUSE_OK;
+  }
+
+private:
+  /// Times `enqueue`, in ms: after two warm-up calls, five samples of four
+  /// calls back to back (as they run in a graph), the median sample's
+  /// average.
+  fuse_status time(const CallContext &context, float &ms) {
+    const CudaDriver &cu = *context.cu;
+    constexpr int kCalls = 4, kSamples = 5;
+    for (int i = 0; i < 2; ++i)
+      if (fuse_status s = enqueue(context.stream))
+        return s;
+    std::vector<float> times;
+    for (int i = 0; i < kSamples; ++i) {
+      float t = 0;
+      fuse_status s =
+          cu.check(cu.cuEventRecord(context.start, context.stream),
+                   "cuEventRecord");
+      for (int c = 0; c < kCalls && !s; ++c)
+        s = enqueue(context.stream);
+      if (!s)
+        s = cu.check(cu.cuEventRecord(context.stop, context.stream),
+                     "cuEventRecord");
+      if (!s)
+        s = cu.check(cu.cuEventSynchronize(context.stop),
+                     what + ": timing (cuEventSynchronize)");
+      if (!s)
+        s = cu.check(cu.cuEventElapsedTime(&t, context.start, context.stop),
+                     "cuEventElapsedTime");
+      if (s)
+        return s;
+      times.push_back(t / kCalls);
+    }
+    std::sort(times.begin(), times.end());
+    ms = times[kSamples / 2];
+    return FUSE_OK;
+  }
+
+  fuse_status chooseAlgorithm(const CallContext &context,
+                              const ConvParams &p) {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {};
+    int found = 0;
+    if (fuse_status s = dnn.check(
+            dnn.cudnnFindConvolutionForwardAlgorithmEx(
+                handle, x, ptr(pointerX), w, ptr(pointerW), conv, y,
+                ptr(pointerY), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf,
+                ptr(workspace), workspaceBytes),
+            what + ": cudnnFindConvolutionForwardAlgorithmEx"))
+      return s;
+    // Tensor-core math (TF32) is never taken.
+    std::vector<int> candidates;
+    for (int i = 0; i < found; ++i) {
+      const cudnnConvolutionFwdAlgoPerf_t &r = perf[i];
+      if (r.status == CUDNN_STATUS_SUCCESS && r.memory <= workspaceBytes &&
+          (r.mathType == CUDNN_FMA_MATH || r.mathType == CUDNN_DEFAULT_MATH))
+        candidates.push_back(r.algo);
+    }
+    if (candidates.empty())
+      return fail(FUSE_ERROR_DEVICE,
+                  "cudnn: %s: no fp32 algorithm for this convolution fits "
+                  "its %llu-byte workspace (%d tried)",
+                  what.c_str(), (unsigned long long)workspaceBytes, found);
+    bool epilogue = p.hasBias || p.hasResidual || relu;
+    // Every way to run it: (fused, algorithm), timed.
+    struct Option {
+      bool fused;
+      int algo;
+      float ms;
+    };
+    std::vector<Option> options;
+    auto measure = [&](Option &option) -> fuse_status {
+      fused = option.fused;
+      algo = option.algo;
+      return time(context, option.ms);
+    };
+    for (int candidate : candidates) {
+      Option separate{false, candidate, 0};
+      if (fuse_status s = measure(separate))
+        return s;
+      options.push_back(separate);
+      // Without ReLU the fused call runs only the precomputed GEMM; an
+      // algorithm the fused call rejects is no option.
+      if (epilogue &&
+          (relu || candidate == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)) {
+        Option together{true, candidate, 0};
+        if (measure(together) == FUSE_OK)
+          options.push_back(together);
+      }
+    }
+    // The three fastest again: a single timing at load is noisy.
+    std::sort(options.begin(), options.end(),
+              [](const Option &a, const Option &b) { return a.ms < b.ms; });
+    options.resize(std::min<size_t>(options.size(), 3));
+    for (Option &option : options)
+      if (fuse_status s = measure(option))
+        return s;
+    const Option &best = *std::min_element(
+        options.begin(), options.end(),
+        [](const Option &a, const Option &b) { return a.ms < b.ms; });
+    fused = best.fused;
+    algo = best.algo;
+    return FUSE_OK;
+  }
+
+  const Cudnn &dnn;
+  cudnnHandle_t handle = nullptr;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnActivationDescriptor_t activation = nullptr;
+  bool relu = false, fused = false;
+  int algo = 0;
+  float alpha = 1;
+  CUdeviceptr pointerX = 0, pointerW = 0, pointerBias = 0, pointerZ = 0,
+              pointerY = 0, workspace = 0;
+  uint64_t workspaceBytes = 0;
+  std::string what;
+};
+
+} // namespace
+
+fuse_status prepareMatmul(const CublasLt &library, cublasLtHandle_t handle,
+                          const CallContext &context,
+                          const MatmulParams &params,
+                          const std::vector<CUdeviceptr> &pointers,
+                          CUdeviceptr workspace, uint64_t workspaceBytes,
+                          std::unique_ptr<LibraryCall> &call) {
+  std::unique_ptr<MatmulCall> matmul(new MatmulCall(library));
+  if (fuse_status s = matmul->prepare(handle, context.where, params, pointers,
+                                      workspace, workspaceBytes))
+    return s;
+  call = std::move(matmul);
+  return FUSE_OK;
+}
+
+fuse_status prepareConv(const Cudnn &library, cudnnHandle_t handle,
+                        const CallContext &context, const ConvParams &params,
+                        const std::vector<CUdeviceptr> &pointers,
+                        CUdeviceptr workspace, uint64_t workspaceBytes,
+                        std::unique_ptr<LibraryCall> &call) {
+  std::unique_ptr<ConvCall> conv(new ConvCall(library));
+  if (fuse_status s = conv->prepare(handle, context, params, pointers,
+                                    workspace, workspaceBytes))
+    return s;
+  call = std::move(conv);
+  return FUSE_OK;
+}
+
+fuse_status measureSgemm(const CublasLt &library, cublasLtHandle_t handle,
+                         const CallContext &context, CUdeviceptr scratch,
+                         CUdeviceptr workspace, uint64_t workspaceBytes,
+                         double &gflops) {
+  const int64_t n = 4096;
+  MatmulParams p;
+  p.m = p.n = p.k = n;
+  p.lda = p.ldb = n;
+  const uint64_t matrix = uint64_t(n) * n * 4;
+  std::vector<CUdeviceptr> pointers = {scratch, scratch + matrix,
+                                       scratch + 2 * matrix};
+  MatmulCall call(library);
+  if (fuse_status s = call.prepare(handle, "measuring SGEMM", p, pointers,
+                                   workspace, workspaceBytes))
+    return s;
+  const CudaDriver &cu = *context.cu;
+  std::vector<float> times;
+  for (int i = 0; i < 6; ++i) {
+    float ms = 0;
+    if (fuse_status s = cu.check(cu.cuEventRecord(context.start, context.stream), "cuEventRecord"))
+      return s;
+    if (fuse_status s = call.enqueue(context.stream))
+      return s;
+    if (fuse_status s = cu.check(cu.cuEventRecord(context.stop, context.stream), "cuEventRecord"))
+      return s;
+    if (fuse_status s = cu.check(cu.cuEventSynchronize(context.stop), "measuring SGEMM (cuEventSynchronize)"))
+      return s;
+    if (fuse_status s = cu.check(cu.cuEventElapsedTime(&ms, context.start, context.stop), "cuEventElapsedTime"))
+      return s;
+    if (i > 0)
+      times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  double seconds = times[times.size() / 2] * 1e-3;
+  gflops = seconds > 0 ? 2.0 * double(n) * n * n / seconds / 1e9 : 0;
+  return FUSE_OK;
+}
+
+} // namespace runtime
+} // namespace fuse

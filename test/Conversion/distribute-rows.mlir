@@ -1,0 +1,136 @@
+// RUN: fuse-opt %s -split-input-file -fuse-distribute-rows -canonicalize -cse | FileCheck %s
+
+// A Softmax row on a warp (row_threads = 32): the lane is the thread id
+// mod 32. The two row reductions write the lane's own stack buffers: each
+// lane folds elements lane, lane + 32, ... (4 rounds, the same in every
+// lane) into a partial that starts at the combiner's identity (-inf for
+// max), the partials meet in a butterfly of shuffles, and every lane folds
+// the result into its buffer. The output loop is split the same way; no
+// barrier is needed (nothing is read back).
+// CHECK-LABEL: func.func @softmax_rows
+// CHECK-DAG: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: scf.forall
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c32 : index
+// CHECK: linalg.fill ins(%[[NEG_INF]] : f32) outs(%[[MAX:.*]] : memref<1x1xf32>)
+// CHECK: memref.store %[[NEG_INF]], %[[PARTIAL:.*]][%c0, %c0] : memref<1x1xf32>
+// CHECK: scf.for %[[K:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT: %[[OFF:.*]] = arith.muli %[[K]], %c32 : index
+// CHECK-NEXT: %[[I:.*]] = arith.addi %[[LANE]], %[[OFF]] : index
+// CHECK-NEXT: memref.load %{{.*}}[%c0, %[[I]]]
+// CHECK: arith.maximumf
+// CHECK: %[[MINE:.*]] = memref.load %[[PARTIAL]]
+// CHECK: %[[S16:.*]], %{{.*}} = gpu.shuffle xor %[[MINE]], %c16_i32, %c32_i32 : f32
+// CHECK: %[[M16:.*]] = arith.maximumf %[[MINE]], %[[S16]] : f32
+// CHECK: gpu.shuffle xor %[[M16]], %c8_i32, %c32_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c4_i32, %c32_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32, %c32_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32
+// CHECK: %[[ROW:.*]] = arith.maximumf
+// CHECK: %[[OLD:.*]] = memref.load %[[MAX]]
+// CHECK: %[[NEW:.*]] = arith.maximumf %[[OLD]], %[[ROW]] : f32
+// CHECK: memref.store %[[NEW]], %[[MAX]]
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: gpu.shuffle xor
+// CHECK: scf.for %[[K2:.*]] = %c0 to %c4 step %c1 {
+// CHECK: %[[J:.*]] = arith.addi %[[LANE]], %{{.*}} : index
+// CHECK: arith.divf
+// CHECK: memref.store %{{.*}}, %{{.*}}[%c0, %[[J]]]
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: nvvm.bar.warp.sync
+// CHECK-NOT: linalg.generic
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#stat = affine_map<(d0, d1) -> (d0, 0)>
+func.func @softmax_rows(%x: memref<4x128xf32>, %out: memref<4x128xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<rows, grid = 1, block = 128, row_threads = 32>} {
+  %lowest = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (4) {
+    %row = memref.subview %x[%i, 0] [1, 128] [1, 1] : memref<4x128xf32> to memref<1x128xf32, strided<[128, 1], offset: ?>>
+    %max = memref.alloca() : memref<1x1xf32>
+    linalg.fill ins(%lowest : f32) outs(%max : memref<1x1xf32>)
+    linalg.generic {indexing_maps = [#row, #stat], iterator_types = ["parallel", "reduction"]} ins(%row : memref<1x128xf32, strided<[128, 1], offset: ?>>) outs(%max : memref<1x1xf32>) {
+    ^bb0(%a: f32, %m: f32):
+      %r = arith.maximumf %m, %a : f32
+      linalg.yield %r : f32
+    }
+    %sum = memref.alloca() : memref<1x1xf32>
+    linalg.fill ins(%zero : f32) outs(%sum : memref<1x1xf32>)
+    linalg.generic {indexing_maps = [#row, #stat, #stat], iterator_types = ["parallel", "reduction"]} ins(%row, %max : memref<1x128xf32, strided<[128, 1], offset: ?>>, memref<1x1xf32>) outs(%sum : memref<1x1xf32>) {
+    ^bb0(%a: f32, %m: f32, %s: f32):
+      %d = arith.subf %a, %m : f32
+      %e = math.exp %d : f32
+      %r = arith.addf %s, %e : f32
+      linalg.yield %r : f32
+    }
+    %o = memref.subview %out[%i, 0] [1, 128] [1, 1] : memref<4x128xf32> to memref<1x128xf32, strided<[128, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#row, #stat, #stat, #row], iterator_types = ["parallel", "parallel"]} ins(%row, %max, %sum : memref<1x128xf32, strided<[128, 1], offset: ?>>, memref<1x1xf32>, memref<1x1xf32>) outs(%o : memref<1x128xf32, strided<[128, 1], offset: ?>>) {
+    ^bb0(%a: f32, %m: f32, %s: f32, %y: f32):
+      %d = arith.subf %a, %m : f32
+      %e = math.exp %d : f32
+      %r = arith.divf %e, %s : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// A reduction into global memory on a block-wide row (64 threads, two
+// warps): the fill (one element) runs in lane 0; the sum's partials meet
+// in each warp and then in shared memory between two barriers, and lane 0
+// folds the row's sum into the output. A reduction whose combiner is not
+// one the GPU reductions know (subf) runs in lane 0. The lanes synchronize
+// after every op that writes global memory but the last.
+// CHECK: memref.global "private" @__fuse_row_partials : memref<32xf32, #gpu.address_space<workgroup>>
+// CHECK-LABEL: func.func @reduce_to_global
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// One element over 64 lanes: one round (the loop folds away), guarded.
+// CHECK: %[[ONE:.*]] = arith.cmpi ult, %[[TID]], %c1 : index
+// CHECK-NEXT: scf.if %[[ONE]] {
+// CHECK-NEXT: memref.store %cst
+// CHECK: gpu.barrier
+// 49 elements over 64 lanes: likewise.
+// CHECK: arith.cmpi ult, %[[TID]], %c49 : index
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %c0 : index
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: %[[PARTIALS:.*]] = memref.get_global @__fuse_row_partials : memref<32xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32 : index
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %[[PARTIALS]][%[[WARP]]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[PARTIALS]][%c0]
+// CHECK: memref.load %[[PARTIALS]][%c1]
+// CHECK: gpu.barrier
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store
+// CHECK: gpu.barrier
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: linalg.generic
+// CHECK: arith.subf
+// CHECK-NOT: gpu.barrier
+
+
+#in3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#out3 = affine_map<(d0, d1, d2) -> (d0, 0, 0)>
+func.func @reduce_to_global(%x: memref<8x7x7xf32>, %out: memref<8x1x1xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<rows, grid = 8, block = 64, row_threads = 64>} {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (8) {
+    %row = memref.subview %x[%i, 0, 0] [1, 7, 7] [1, 1, 1] : memref<8x7x7xf32> to memref<1x7x7xf32, strided<[49, 7, 1], offset: ?>>
+    %o = memref.subview %out[%i, 0, 0] [1, 1, 1] [1, 1, 1] : memref<8x1x1xf32> to memref<1x1x1xf32, strided<[1, 1, 1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%o : memref<1x1x1xf32, strided<[1, 1, 1], offset: ?>>)
+    linalg.generic {indexing_maps = [#in3, #out3], iterator_types = ["parallel", "reduction", "reduction"]} ins(%row : memref<1x7x7xf32, strided<[49, 7, 1], offset: ?>>) outs(%o : memref<1x1x1xf32, strided<[1, 1, 1], offset: ?>>) {
+    ^bb0(%a: f32, %s: f32):
+      %r = arith.addf %s, %a : f32
+      linalg.yield %r : f32
+    }
+    linalg.generic {indexing_maps = [#in3, #out3], iterator_types = ["parallel", "reduction", "reduction"]} ins(%row : memref<1x7x7xf32, strided<[49, 7, 1], offset: ?>>) outs(%o : memref<1x1x1xf32, strided<[1, 1, 1], offset: ?>>) {
+    ^bb0(%a: f32, %s: f32):
+      %r = arith.subf %s, %a : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}

@@ -1,0 +1,218 @@
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies | FileCheck %s
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies=strategy=generated | FileCheck %s --check-prefix=GEN
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies=strategy=library | FileCheck %s --check-prefix=LIB
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies=target=cpu | FileCheck %s --check-prefix=CPU
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies=depthwise=library | FileCheck %s --check-prefix=DWLIB
+// RUN: not fuse-opt %s -fuse-select-strategies=strategy=fast 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: fuse-select-strategies: unknown strategy 'fast' (auto, generated or library)
+
+// A MatMul, its bias and ReLU: one cuBLASLt call (the bias runs along the
+// last dim, 768). The 128 rows of A fold its batch dim into M.
+// CHECK-LABEL: func @matmul_bias_relu
+// CHECK: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.cublaslt<batch = 1, m = 128, n = 768, k = 64, epilogue = bias_relu, residual = false>}
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: onnx.MatMul
+// CHECK-NEXT: onnx.Add
+// CHECK-NEXT: onnx.Relu
+// CHECK-NEXT: fuse.yield
+// GEN-LABEL: func @matmul_bias_relu
+// GEN: {strategy = #fuse.kernel<flat, grid = 384, block = 256>}
+// CPU-LABEL: func @matmul_bias_relu
+// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1>}
+func.func @matmul_bias_relu(%a: tensor<1x128x64xf32>, %b: tensor<64x768xf32>, %c: tensor<768xf32>) -> tensor<1x128x768xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<1x128x64xf32>, tensor<64x768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32> {
+  ^bb0(%x: tensor<1x128x64xf32>, %y: tensor<64x768xf32>, %z: tensor<768xf32>):
+    %m = onnx.MatMul(%x, %y) : (tensor<1x128x64xf32>, tensor<64x768xf32>) -> tensor<1x128x768xf32>
+    %s = onnx.Add(%m, %z) : (tensor<1x128x768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32>
+    %r = onnx.Relu(%s) : (tensor<1x128x768xf32>) -> tensor<1x128x768xf32>
+    fuse.yield %r : tensor<1x128x768xf32>
+  }
+  return %0 : tensor<1x128x768xf32>
+}
+
+// -----
+
+// The library takes the MatMul and its bias; the exact (erf) GELU that
+// follows is split off into an elementwise group, a kernel right after.
+// CHECK-LABEL: func @matmul_bias_gelu
+// CHECK: %[[MM:.*]] = fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.cublaslt<batch = 1, m = 8, n = 16, k = 4, epilogue = bias, residual = false>}
+// CHECK: onnx.MatMul
+// CHECK-NEXT: onnx.Add
+// CHECK-NEXT: fuse.yield
+// CHECK: fuse.group elementwise ins(%[[MM]]{{.*}}) {strategy = #fuse.kernel<flat, grid = 1, block = 128>}
+// CHECK: onnx.Div
+// CHECK: onnx.Erf
+// CHECK: onnx.Mul
+// CHECK-NOT: onnx.MatMul
+func.func @matmul_bias_gelu(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: tensor<16xf32>) -> tensor<8x16xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<8x4xf32>, tensor<4x16xf32>, tensor<16xf32>) -> tensor<8x16xf32> {
+  ^bb0(%x: tensor<8x4xf32>, %y: tensor<4x16xf32>, %z: tensor<16xf32>):
+    %sqrt2 = onnx.Constant dense<1.41421354> : tensor<f32>
+    %one = onnx.Constant dense<1.0> : tensor<f32>
+    %half = onnx.Constant dense<0.5> : tensor<f32>
+    %m = onnx.MatMul(%x, %y) : (tensor<8x4xf32>, tensor<4x16xf32>) -> tensor<8x16xf32>
+    %s = onnx.Add(%m, %z) : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+    %d = onnx.Div(%s, %sqrt2) : (tensor<8x16xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %e = onnx.Erf(%d) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    %p = onnx.Add(%e, %one) : (tensor<8x16xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %q = onnx.Mul(%s, %p) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    %r = onnx.Mul(%q, %half) : (tensor<8x16xf32>, tensor<f32>) -> tensor<8x16xf32>
+    fuse.yield %r : tensor<8x16xf32>
+  }
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// A Conv with its bias, a residual Add and ReLU: one cuDNN call.
+// CHECK-LABEL: func @conv_residual_relu
+// CHECK: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.cudnn<groups = 1, bias = true, residual = true, activation = relu>}
+// CHECK: onnx.Conv
+// CHECK-NEXT: onnx.Add
+// CHECK-NEXT: onnx.Relu
+func.func @conv_residual_relu(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<8xf32>, %r: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %0 = fuse.group contraction_epilogue ins(%x, %w, %b, %r : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  ^bb0(%a0: tensor<1x8x6x6xf32>, %a1: tensor<8x8x3x3xf32>, %a2: tensor<8xf32>, %a3: tensor<1x8x6x6xf32>):
+    %c = onnx.Conv(%a0, %a1, %a2) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
+    %s = onnx.Add(%c, %a3) : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+    %r2 = onnx.Relu(%s) : (tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+    fuse.yield %r2 : tensor<1x8x6x6xf32>
+  }
+  return %0 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// ReLU before the residual Add: the library stops at the ReLU, the Add is
+// split off.
+// CHECK-LABEL: func @relu_then_add
+// CHECK: %[[C:.*]] = fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.cudnn<groups = 1, bias = true, residual = false, activation = relu>}
+// CHECK: fuse.group elementwise ins(%[[C]], %{{.*}}) {strategy = #fuse.kernel
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: onnx.Add
+func.func @relu_then_add(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %r: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %0 = fuse.group contraction_epilogue ins(%x, %w, %r : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  ^bb0(%a0: tensor<1x8x6x6xf32>, %a1: tensor<8x8x3x3xf32>, %a3: tensor<1x8x6x6xf32>):
+    %c = onnx.Conv(%a0, %a1) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32>
+    %r2 = onnx.Relu(%c) : (tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+    %s = onnx.Add(%r2, %a3) : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+    fuse.yield %s : tensor<1x8x6x6xf32>
+  }
+  return %0 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// Depthwise: fuse's kernel with the whole epilogue (Clip too) by default
+// (faster than cuDNN's on the H100); depthwise=library and
+// strategy=library hand it to cuDNN and split the Clip off.
+// CHECK-LABEL: func @depthwise
+// CHECK: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.kernel<flat
+// CHECK-NOT: fuse.group elementwise
+// DWLIB-LABEL: func @depthwise
+// DWLIB: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.cudnn<groups = 8, bias = true, residual = false, activation = identity>}
+// DWLIB: fuse.group elementwise
+// GEN-LABEL: func @depthwise
+// GEN: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.kernel<flat
+// LIB-LABEL: func @depthwise
+// LIB: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.cudnn<groups = 8, bias = true, residual = false, activation = identity>}
+// LIB: fuse.group elementwise
+// LIB: onnx.Clip
+func.func @depthwise(%x: tensor<1x8x6x6xf32>, %w: tensor<8x1x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x6x6xf32> {
+  %0 = fuse.group contraction_epilogue ins(%x, %w, %b : tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32> {
+  ^bb0(%a0: tensor<1x8x6x6xf32>, %a1: tensor<8x1x3x3xf32>, %a2: tensor<8xf32>):
+    %lo = onnx.Constant dense<0.0> : tensor<f32>
+    %hi = onnx.Constant dense<6.0> : tensor<f32>
+    %c = onnx.Conv(%a0, %a1, %a2) {group = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
+    %r = onnx.Clip(%c) min(%lo) max(%hi) : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<f32>) -> tensor<1x8x6x6xf32>
+    fuse.yield %r : tensor<1x8x6x6xf32>
+  }
+  return %0 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// Pads that differ on the two sides: cuDNN cannot, a kernel does.
+// CHECK-LABEL: func @asymmetric_pads
+// CHECK: onnx.Conv{{.*}}fuse.strategy = #fuse.kernel<flat
+// CHECK-NOT: fuse.group
+func.func @asymmetric_pads(%x: tensor<1x2x5x5xf32>, %w: tensor<2x2x2x2xf32>) -> tensor<1x2x5x5xf32> {
+  %c = onnx.Conv(%x, %w) {pads = array<i64: 0, 0, 1, 1>} : (tensor<1x2x5x5xf32>, tensor<2x2x2x2xf32>) -> tensor<1x2x5x5xf32>
+  return %c : tensor<1x2x5x5xf32>
+}
+
+// -----
+
+// A lone Gemm (the classifier) becomes a group of its own; its C, a vector
+// along N with beta 1, is the bias; B is transposed.
+// CHECK-LABEL: func @gemm
+// CHECK: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.cublaslt<batch = 1, m = 2, n = 10, k = 32, epilogue = bias, residual = false>}
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: onnx.Gemm
+// CHECK-NEXT: fuse.yield
+func.func @gemm(%a: tensor<2x32xf32>, %b: tensor<10x32xf32>, %c: tensor<10xf32>) -> tensor<2x10xf32> {
+  %g = onnx.Gemm(%a, %b, %c) {transB = 1 : i64} : (tensor<2x32xf32>, tensor<10x32xf32>, tensor<10xf32>) -> tensor<2x10xf32>
+  return %g : tensor<2x10xf32>
+}
+
+// -----
+
+// A Gemm whose C is scaled (beta 0.5) and only a vector: no library call.
+// CHECK-LABEL: func @gemm_scaled_bias
+// CHECK: onnx.Gemm{{.*}}fuse.strategy = #fuse.kernel
+func.func @gemm_scaled_bias(%a: tensor<2x32xf32>, %b: tensor<32x10xf32>, %c: tensor<10xf32>) -> tensor<2x10xf32> {
+  %g = onnx.Gemm(%a, %b, %c) {beta = 5.000000e-01 : f32} : (tensor<2x32xf32>, tensor<32x10xf32>, tensor<10xf32>) -> tensor<2x10xf32>
+  return %g : tensor<2x10xf32>
+}
+
+// -----
+
+// Attention scores: 2 x 12 batched products, equal batch dims.
+// CHECK-LABEL: func @batched
+// CHECK: {strategy = #fuse.cublaslt<batch = 24, m = 128, n = 128, k = 64, epilogue = none, residual = false>}
+func.func @batched(%q: tensor<2x12x128x64xf32>, %k: tensor<2x12x64x128xf32>) -> tensor<2x12x128x128xf32> {
+  %s = onnx.MatMul(%q, %k) : (tensor<2x12x128x64xf32>, tensor<2x12x64x128xf32>) -> tensor<2x12x128x128xf32>
+  return %s : tensor<2x12x128x128xf32>
+}
+
+// -----
+
+// Batch dims that broadcast against each other ([2,1] x [1,3]): strides
+// cannot express it, a kernel computes it.
+// CHECK-LABEL: func @cross_broadcast
+// CHECK: onnx.MatMul{{.*}}fuse.strategy = #fuse.kernel
+func.func @cross_broadcast(%a: tensor<2x1x4x8xf32>, %b: tensor<1x3x8x5xf32>) -> tensor<2x3x4x5xf32> {
+  %s = onnx.MatMul(%a, %b) : (tensor<2x1x4x8xf32>, tensor<1x3x8x5xf32>) -> tensor<2x3x4x5xf32>
+  return %s : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// Row-wise groups: a warp per row when there are many rows or short ones
+// (Softmax over 128: 1536 rows, 8 a block), a block per row for long rows
+// that are few (LayerNormalization over 4096 with 3 rows: 512 threads, 8
+// elements each).
+// CHECK-LABEL: func @rows
+// CHECK: onnx.Softmax{{.*}}fuse.strategy = #fuse.kernel<rows, grid = 192, block = 256, row_threads = 32>
+// CHECK: onnx.LayerNormalization{{.*}}fuse.strategy = #fuse.kernel<rows, grid = 3, block = 512, row_threads = 512>
+// GlobalAveragePool folds 7 x 7 = 49 elements per output: rows.
+// CHECK: onnx.GlobalAveragePool{{.*}}fuse.strategy = #fuse.kernel<rows, grid = 8, block = 256, row_threads = 32>
+// A reduction over a leading dim has strided rows: flat, a thread per
+// output.
+// CHECK: onnx.ReduceSum{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 1, block = 64>
+// Rows shorter than 32: flat.
+// CHECK: onnx.Softmax{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 1, block = 32>
+// CPU-LABEL: func @rows
+// CPU: onnx.Softmax{{.*}}fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1>
+func.func @rows(%s: tensor<1x12x128x128xf32>, %l: tensor<3x4096xf32>, %g: tensor<1x64x7x7xf32>, %t: tensor<8x4xf32>) -> (tensor<1x12x128x128xf32>, tensor<3x4096xf32>, tensor<1x64x1x1xf32>, tensor<1x4x7x7xf32>, tensor<8x4xf32>) {
+  %0 = onnx.Softmax(%s) : (tensor<1x12x128x128xf32>) -> tensor<1x12x128x128xf32>
+  %scale = onnx.Constant dense<1.0> : tensor<4096xf32>
+  %1 = onnx.LayerNormalization(%l, %scale) : (tensor<3x4096xf32>, tensor<4096xf32>) -> tensor<3x4096xf32>
+  %2 = onnx.GlobalAveragePool(%g) : (tensor<1x64x7x7xf32>) -> tensor<1x64x1x1xf32>
+  %a1 = onnx.Constant dense<[1]> : tensor<1xi64>
+  %3 = onnx.ReduceSum(%g, %a1) : (tensor<1x64x7x7xf32>, tensor<1xi64>) -> tensor<1x1x7x7xf32>
+  %r = onnx.Constant dense<[1, 4, 7, 7]> : tensor<4xi64>
+  %4 = onnx.Expand(%3, %r) : (tensor<1x1x7x7xf32>, tensor<4xi64>) -> tensor<1x4x7x7xf32>
+  %5 = onnx.Softmax(%t) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %0, %1, %2, %4, %5 : tensor<1x12x128x128xf32>, tensor<3x4096xf32>, tensor<1x64x1x1xf32>, tensor<1x4x7x7xf32>, tensor<8x4xf32>
+}
