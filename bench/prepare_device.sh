@@ -6,8 +6,10 @@
 #   .device/avgpool_relu/  the seed benchmark (see avgpool_relu/prepare.sh)
 #   .device/conformance/   the ONNX node tests that compile for cuda, their
 #                          artifacts and data (run_node_tests.py --export)
+#   .device/runtime/       libfuse_runtime.so and fuse-run, for
+#                          bench/models/benchmark.py
 # (bench/models/build_static_compiler.sh adds .device/compiler/, the
-# fuse-compile that bench/models/run_models.py runs there.)
+# fuse-compile that bench/models/benchmark.py runs there.)
 # Then, on the GPU machine:  bash bench/device_run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +34,8 @@ for name in mini_bert light_squeezenet; do
   "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
     --gpu-arch="$ARCH" >/dev/null
 done
+mkdir -p .device/runtime
+cp "$BUILD/lib/libfuse_runtime.so" "$BUILD/bin/fuse-run" .device/runtime/
 bench/avgpool_relu/prepare.sh
 python3 test/Conformance/run_node_tests.py --target=cuda --compile-only \
   --fuse-compile "$BUILD/bin/fuse-compile" --workdir "$BUILD/conformance-cuda" \

@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Whole models on the GPU machine: fuse against PyTorch, in one process.
+
+    python3 bench/models/benchmark.py [--models resnet50,mobilenet_v2,bert]
+        [--batches 1,32] [--out DIR] [--no-compile] [--strategy auto]
+
+For each model and batch size, in this one process:
+
+1. export the model from PyTorch (torchvision ResNet-50 and MobileNetV2,
+   transformers' BERT-base with eager attention and sequence length 128,
+   random weights from a fixed seed) with torch.onnx.export (opset 17,
+   dynamo=False) at that batch size;
+2. compile it with fuse-compile for cuda (the static build in
+   .device/compiler, bench/models/build_static_compiler.sh) and load it
+   with the runtime's C API (libfuse_runtime.so, through ctypes);
+3. run fuse, PyTorch eager and torch.compile(mode="reduce-overhead") (CUDA
+   graphs) on the same seeded random inputs, and compare every output
+   with onnxruntime (CPU, fp32): relative L2 error ||x - ort|| / ||ort||,
+   which must be under 1e-4 for fuse;
+4. time them: fp32 everywhere, TF32 off in PyTorch (matmul and cuDNN) and
+   in fuse (cuBLASLt fp32 compute, cuDNN FMA math); CUDA events around
+   each call after a warm-up, median of --iterations; the three are timed
+   in turn, three rounds, and each reports the median of its rounds;
+5. profile fuse (fuse-run --profile=NAME.profile.json, its table in
+   NAME.profile.txt).
+
+Prints one line per model and batch as it goes and a markdown table last.
+Exit status 1 when any fuse output misses onnxruntime by 1e-4 or more, or
+a step fails.
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnxruntime as ort
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+COMPILER = os.path.join(ROOT, ".device", "compiler", "bin", "fuse-compile")
+RUNTIME_DIR = os.path.join(ROOT, ".device", "runtime")
+TOLERANCE = 1e-4
+SEQUENCE = 128
+
+
+# ---------------------------------------------------------------------------
+# fuse's runtime through its C API (runtime/include/fuse/runtime.h)
+# ---------------------------------------------------------------------------
+
+class TensorInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_uint32),
+                ("rank", ctypes.c_uint32), ("dims", ctypes.c_int64 * 8),
+                ("bytes", ctypes.c_uint64)]
+
+
+NUMPY_DTYPES = {1: np.float32, 6: np.int32, 7: np.int64, 9: np.bool_,
+                11: np.float64}
+
+
+class FuseModel:
+    """A loaded artifact: set inputs, run, read outputs, time."""
+
+    lib = None
+
+    def __init__(self, path):
+        if FuseModel.lib is None:
+            lib = ctypes.CDLL(os.path.join(RUNTIME_DIR, "libfuse_runtime.so"))
+            lib.fuse_last_error.restype = ctypes.c_char_p
+            lib.fuse_model_load.argtypes = [ctypes.c_char_p,
+                                            ctypes.POINTER(ctypes.c_void_p)]
+            for name in ("fuse_model_num_inputs", "fuse_model_num_outputs"):
+                getattr(lib, name).argtypes = [ctypes.c_void_p]
+                getattr(lib, name).restype = ctypes.c_size_t
+            for name in ("fuse_model_input_info", "fuse_model_output_info"):
+                getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_size_t,
+                                               ctypes.POINTER(TensorInfo)]
+            lib.fuse_model_set_input.argtypes = [
+                ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                ctypes.c_size_t]
+            lib.fuse_model_get_output.argtypes = [
+                ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                ctypes.c_size_t]
+            lib.fuse_model_run.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+            lib.fuse_model_benchmark.argtypes = [
+                ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                ctypes.POINTER(ctypes.c_double)]
+            lib.fuse_model_free.argtypes = [ctypes.c_void_p]
+            lib.fuse_model_libraries.argtypes = [ctypes.c_void_p]
+            lib.fuse_model_libraries.restype = ctypes.c_char_p
+            FuseModel.lib = lib
+        self.handle = ctypes.c_void_p()
+        self.check(self.lib.fuse_model_load(path.encode(),
+                                            ctypes.byref(self.handle)))
+        self.inputs = self.describe(False)
+        self.outputs = self.describe(True)
+        self.libraries = self.lib.fuse_model_libraries(self.handle).decode()
+
+    def check(self, status):
+        if status != 0:
+            raise RuntimeError("fuse: " + self.lib.fuse_last_error().decode())
+
+    def describe(self, outputs):
+        n = (self.lib.fuse_model_num_outputs if outputs
+             else self.lib.fuse_model_num_inputs)(self.handle)
+        info = (self.lib.fuse_model_output_info if outputs
+                else self.lib.fuse_model_input_info)
+        result = []
+        for i in range(n):
+            t = TensorInfo()
+            self.check(info(self.handle, i, ctypes.byref(t)))
+            result.append((t.name.decode(), NUMPY_DTYPES[t.dtype],
+                           tuple(t.dims[:t.rank])))
+        return result
+
+    def set_inputs(self, values):
+        for i, (name, dtype, shape) in enumerate(self.inputs):
+            array = np.ascontiguousarray(values[name], dtype=dtype)
+            assert array.shape == shape, (name, array.shape, shape)
+            self.check(self.lib.fuse_model_set_input(
+                self.handle, i, array.ctypes.data, array.nbytes))
+
+    def run(self):
+        self.check(self.lib.fuse_model_run(self.handle, 0))
+        result = {}
+        for i, (name, dtype, shape) in enumerate(self.outputs):
+            array = np.empty(shape, dtype)
+            self.check(self.lib.fuse_model_get_output(
+                self.handle, i, array.ctypes.data, array.nbytes))
+            result[name] = array
+        return result
+
+    def time_ms(self, warmup, iterations):
+        """Median ms of plan 'main' (one CUDA-graph launch, CUDA events)."""
+        times = (ctypes.c_double * iterations)()
+        self.check(self.lib.fuse_model_benchmark(self.handle, 0, warmup,
+                                                 iterations, times))
+        return float(np.median(list(times)))
+
+    def close(self):
+        if self.handle:
+            self.lib.fuse_model_free(self.handle)
+            self.handle = ctypes.c_void_p()
+
+
+# ---------------------------------------------------------------------------
+# Models
+# ---------------------------------------------------------------------------
+
+def build(name, batch):
+    """The PyTorch model, its ONNX export arguments and numpy inputs."""
+    torch.manual_seed(0)
+    rng = np.random.default_rng(batch)
+    if name in ("resnet50", "mobilenet_v2"):
+        import torchvision
+        model = getattr(torchvision.models, name)(weights=None).eval()
+        x = rng.uniform(-1, 1, (batch, 3, 224, 224)).astype(np.float32)
+        return model, {"input": x}, ["logits"]
+    if name == "bert":
+        from transformers import BertConfig, BertModel
+        config = BertConfig(attn_implementation="eager")
+        bert = BertModel(config).eval()
+
+        class Encoder(torch.nn.Module):
+            """Positional inputs, tuple outputs: what the exporter wants."""
+
+            def __init__(self, bert):
+                super().__init__()
+                self.bert = bert
+
+            def forward(self, input_ids, attention_mask):
+                out = self.bert(input_ids=input_ids,
+                                attention_mask=attention_mask)
+                return out.last_hidden_state, out.pooler_output
+
+        ids = rng.integers(0, config.vocab_size,
+                           (batch, SEQUENCE)).astype(np.int64)
+        mask = np.ones((batch, SEQUENCE), np.int64)
+        for b in range(batch):  # padding at the end, so the mask matters
+            mask[b, 100 - b % 32:] = 0
+        return (Encoder(bert).eval(), {"input_ids": ids, "attention_mask": mask},
+                ["last_hidden_state", "pooler_output"])
+    raise ValueError(name)
+
+
+def export(model, inputs, output_names, path):
+    args = tuple(torch.from_numpy(v) for v in inputs.values())
+    torch.onnx.export(model, args, path, input_names=list(inputs),
+                      output_names=output_names, opset_version=17,
+                      dynamo=False)
+
+
+def rel_l2(have, want):
+    have = np.asarray(have, np.float64)
+    want = np.asarray(want, np.float64)
+    return float(np.linalg.norm(have - want) /
+                 max(np.linalg.norm(want), 1e-30))
+
+
+def time_torch_ms(call, warmup, iterations):
+    with torch.no_grad():
+        for _ in range(warmup):
+            call()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(iterations):
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            call()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+    return float(np.median(times))
+
+
+def run_case(name, batch, args):
+    tag = "%s_b%d" % (name, batch)
+    row = {"model": name, "batch": batch}
+    model, inputs, output_names = build(name, batch)
+    path = os.path.join(args.out, tag + ".onnx")
+    export(model, inputs, output_names, path)
+
+    # fuse
+    artifact = os.path.join(args.out, tag + ".fbin")
+    t0 = time.time()
+    compiled = subprocess.run(
+        [COMPILER, path, "-o", artifact, "--no-reference", "--fusion-report",
+         "--strategy=" + args.strategy, "--depthwise=" + args.depthwise],
+        capture_output=True, text=True, timeout=1200)
+    row["compile_s"] = time.time() - t0
+    with open(os.path.join(args.out, tag + ".compile.log"), "w") as f:
+        f.write(compiled.stderr)
+    if compiled.returncode != 0:
+        raise RuntimeError("fuse-compile failed: " +
+                           compiled.stderr.strip()[-1500:])
+    m = re.search(r"kernels: (\d+) before fusion, (\d+) after",
+                  compiled.stderr)
+    if m:
+        row["kernels_before"], row["kernels_after"] = map(int, m.groups())
+    fuse = FuseModel(artifact)
+    row["libraries"] = fuse.libraries
+    fuse.set_inputs(inputs)
+    got = fuse.run()
+
+    want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(
+        None, inputs)
+    row["rel_l2"] = max(rel_l2(got[n], w) for n, w in zip(output_names, want))
+
+    # PyTorch, eager and compiled (CUDA graphs)
+    cuda_model = model.cuda()
+    cuda_inputs = [torch.from_numpy(v).cuda() for v in inputs.values()]
+    with torch.no_grad():
+        eager_out = cuda_model(*cuda_inputs)
+    eager_out = eager_out if isinstance(eager_out, tuple) else (eager_out,)
+    row["torch_rel_l2"] = max(rel_l2(o.float().cpu().numpy(), w)
+                              for o, w in zip(eager_out, want))
+    eager = lambda: cuda_model(*cuda_inputs)
+    compiled_call = None
+    if not args.no_compile:
+        t0 = time.time()
+        compiled_model = torch.compile(cuda_model, mode="reduce-overhead")
+        with torch.no_grad():
+            for _ in range(3):  # compile, record the graph, replay
+                compiled_model(*cuda_inputs)
+        torch.cuda.synchronize()
+        row["torch_compile_s"] = time.time() - t0
+        compiled_call = lambda: compiled_model(*cuda_inputs)
+
+    fuse_ms, eager_ms, compiled_ms = [], [], []
+    for _ in range(3):
+        fuse_ms.append(fuse.time_ms(args.warmup, args.iterations))
+        eager_ms.append(time_torch_ms(eager, args.warmup, args.iterations))
+        if compiled_call:
+            compiled_ms.append(time_torch_ms(compiled_call, args.warmup,
+                                             args.iterations))
+    row["fuse_ms"] = float(np.median(fuse_ms))
+    row["eager_ms"] = float(np.median(eager_ms))
+    if compiled_ms:
+        row["compiled_ms"] = float(np.median(compiled_ms))
+    fuse.close()
+    del cuda_model, cuda_inputs
+    torch.cuda.empty_cache()
+
+    # fuse's per-launch profile, with fuse-run (same artifact and inputs)
+    in_path = os.path.join(args.out, tag + ".in.npz")
+    np.savez(in_path, **inputs)
+    runner = os.path.join(RUNTIME_DIR, "fuse-run")
+    prof = subprocess.run(
+        [runner, artifact, "--inputs", in_path, "--profile=" +
+         os.path.join(args.out, tag + ".profile.json"),
+         "--iterations", "50", "--warmup", "5"],
+        capture_output=True, text=True, timeout=600)
+    with open(os.path.join(args.out, tag + ".profile.txt"), "w") as f:
+        f.write(prof.stdout + prof.stderr)
+    m = re.search(r"sum of launches ([0-9.]+) ms, whole plan \(graph replay\) "
+                  r"([0-9.]+) ms", prof.stdout)
+    if m:
+        row["profile_sum_ms"], row["profile_replay_ms"] = map(float, m.groups())
+    os.remove(in_path)
+    return row
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", default="resnet50,mobilenet_v2,bert")
+    p.add_argument("--batches", default="1,32")
+    p.add_argument("--out", default=os.environ.get("OUT", "/tmp/models"))
+    p.add_argument("--no-compile", action="store_true",
+                   help="skip torch.compile (it takes about a minute a model)")
+    p.add_argument("--strategy", default="auto",
+                   help="fuse-compile --strategy (auto, generated, library)")
+    p.add_argument("--depthwise", default="kernel",
+                   help="fuse-compile --depthwise (kernel, library)")
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--iterations", type=int, default=50)
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    print("device: %s, torch %s, onnxruntime %s, date %s" % (
+        torch.cuda.get_device_name(), torch.__version__, ort.__version__,
+        time.strftime("%Y-%m-%d")), flush=True)
+    rows, ok = [], True
+    for name in args.models.split(","):
+        for batch in [int(b) for b in args.batches.split(",")]:
+            try:
+                row = run_case(name, batch, args)
+            except Exception as e:  # the other cases still run
+                row = {"model": name, "batch": batch,
+                       "error": "%s: %s" % (type(e).__name__, e)}
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    with open(os.path.join(args.out, "benchmark.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+
+    print("\n| model | batch | kernels (unfused -> fuse) | rel. L2 vs ORT | "
+          "fuse ms | eager ms | compile(reduce-overhead) ms | "
+          "fuse / compile | profile sum / replay |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "error" in r:
+            ok = False
+            print("| %s | %d | FAIL: %s |" % (r["model"], r["batch"],
+                                              r["error"][:400]))
+            continue
+        ok &= r["rel_l2"] < TOLERANCE
+        compiled = r.get("compiled_ms")
+        print("| %s | %d | %s -> %s | %.1e | %.3f | %.3f | %s | %s | %s |" % (
+            r["model"], r["batch"], r.get("kernels_before", "?"),
+            r.get("kernels_after", "?"), r["rel_l2"], r["fuse_ms"],
+            r["eager_ms"], "%.3f" % compiled if compiled else "-",
+            "%.2fx" % (r["fuse_ms"] / compiled) if compiled else "-",
+            "%.2f" % (r["profile_sum_ms"] / r["profile_replay_ms"])
+            if r.get("profile_replay_ms") else "-"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
