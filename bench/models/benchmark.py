@@ -3,6 +3,7 @@
 
     python3 bench/models/benchmark.py [--models resnet50,mobilenet_v2,bert]
         [--batches 1,32] [--out DIR] [--no-compile] [--strategy auto]
+        [--conv auto]
 
 For each model and batch size, in this one process:
 
@@ -232,7 +233,8 @@ def run_case(name, batch, args):
     t0 = time.time()
     compiled = subprocess.run(
         [COMPILER, path, "-o", artifact, "--no-reference", "--fusion-report",
-         "--strategy=" + args.strategy, "--depthwise=" + args.depthwise],
+         "--strategy=" + args.strategy, "--depthwise=" + args.depthwise,
+         "--conv=" + args.conv],
         capture_output=True, text=True, timeout=1200)
     row["compile_s"] = time.time() - t0
     with open(os.path.join(args.out, tag + ".compile.log"), "w") as f:
@@ -318,6 +320,8 @@ def main():
                    help="fuse-compile --strategy (auto, generated, library)")
     p.add_argument("--depthwise", default="kernel",
                    help="fuse-compile --depthwise (kernel, library)")
+    p.add_argument("--conv", default="auto",
+                   help="fuse-compile --conv (auto, direct, gemm)")
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--iterations", type=int, default=50)
     args = p.parse_args()

@@ -81,7 +81,16 @@ FailureOr<std::vector<uint8_t>> fuse::compileModel(ModuleOp module,
 
   std::string target =
       options.target == artifact::Target::Cuda ? "cuda" : "cpu";
+  bool libraries = options.target == artifact::Target::Cuda &&
+                   options.strategy != "generated";
   if (failed(runPasses(module, [&](OpPassManager &pm) {
+        if (options.conv == "gemm" ||
+            (options.conv == "auto" && libraries)) {
+          ConvsToMatmulsOptions convs;
+          if (options.conv == "gemm")
+            convs.maxColumns = 0;
+          pm.nest<func::FuncOp>().addPass(createConvsToMatmuls(convs));
+        }
         if (options.fuse)
           pm.nest<func::FuncOp>().addPass(createFuseChains());
         SelectStrategiesOptions select;

@@ -1,5 +1,7 @@
 //===- FusionReport.cpp - Print what fusion did ---------------------------===//
 
+#include "FusionUtils.h"
+
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
@@ -30,10 +32,7 @@ static std::optional<int64_t> getByteSize(Type type) {
   return bytes;
 }
 
-static bool isKernelOp(Operation &op) {
-  return isa<ONNXDialect>(op.getDialect()) &&
-         !op.hasTrait<OpTrait::ConstantLike>();
-}
+static bool isKernelOp(Operation &op) { return isComputeOp(&op); }
 
 /// Whether `group` is the rest of the epilogue of the library call right
 /// before it (fuse-select-strategies split it off): its input is that

@@ -15,6 +15,13 @@ bool fuse::isUngrouped(Operation *op) {
   return isa<ONNXDialect>(op->getDialect()) && !op->getParentOfType<GroupOp>();
 }
 
+bool fuse::isComputeOp(Operation *op) {
+  if (isa<Im2ColOp>(op))
+    return true;
+  return isa<ONNXDialect>(op->getDialect()) &&
+         !op->hasTrait<OpTrait::ConstantLike>();
+}
+
 /// Whether the op's tensor operands other than `except` are all scalars
 /// (rank 0 or every dim a static 1), so that they cannot widen its result.
 static bool otherOperandsAreScalars(Operation *op, Value except) {

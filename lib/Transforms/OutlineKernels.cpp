@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionUtils.h"
+
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
@@ -145,8 +147,7 @@ struct OutlineKernelsPass
     for (func::FuncOp host : hosts) {
       SmallVector<Operation *> roots;
       for (Operation &op : host.getBody().getOps())
-        if (isa<GroupOp>(op) ||
-            (isa<ONNXDialect>(op.getDialect()) && !isa<ONNXConstantOp>(op)))
+        if (isa<GroupOp>(op) || isComputeOp(&op))
           roots.push_back(&op);
       for (Operation *root : roots) {
         std::string name =

@@ -328,8 +328,7 @@ struct SelectStrategiesPass
           group.setStrategyAttr(chooseKernel(group, gpu));
         continue;
       }
-      if (isa<ONNXDialect>(op.getDialect()) &&
-          !op.hasTrait<OpTrait::ConstantLike>() && op.getNumResults() == 1)
+      if (isComputeOp(&op) && op.getNumResults() == 1)
         op.setAttr(kStrategyAttrName, chooseKernel(&op, gpu));
     }
   }

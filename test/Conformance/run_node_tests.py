@@ -127,7 +127,8 @@ def compile_test(test_dir, args):
     try:
         proc = subprocess.run(
             [args.fuse_compile, os.path.join(test_dir, "model.onnx"), "-o",
-             artifact, "--target=" + args.target, "--no-reference"],
+             artifact, "--target=" + args.target, "--no-reference"] +
+            args.compile_arg,
             capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return name, "fail", "fuse-compile timed out"
@@ -267,6 +268,8 @@ def main():
     p.add_argument("--fuse-run")
     p.add_argument("--workdir")
     p.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--compile-arg", action="append", default=[],
+                   help="one more fuse-compile argument (repeatable)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--filter", default="")
     p.add_argument("--show", nargs="*", default=["fail"],

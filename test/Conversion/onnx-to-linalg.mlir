@@ -525,3 +525,31 @@ func.func @shape_constants(%x: tensor<2x3xf32>) -> (tensor<2xi64>, tensor<2x3xf3
   %2 = onnx.Range(%s, %l, %d) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<4xi64>
   return %0, %1, %2 : tensor<2xi64>, tensor<2x3xf32>, tensor<4xi64>
 }
+
+// -----
+
+// fuse.im2col: one generic over [N, rows, columns] without inputs. Row
+// (c * 3 + kh) * 3 + kw, column oh * 2 + ow; the channel clamps (rows past
+// the taps read channel 1, then select 1 for row 18, 0 after it); the
+// input is read at the clamped tap position, zero outside the image.
+// CHECK-LABEL: func.func @im2col
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} outs(
+// CHECK: %[[N:.*]] = linalg.index 0 : index
+// CHECK: %[[ROW:.*]] = linalg.index 1 : index
+// CHECK: %[[COL:.*]] = linalg.index 2 : index
+// CHECK: %[[C:.*]] = arith.divui %[[ROW]], %c9
+// CHECK: %[[CC:.*]] = arith.minui %[[C]], %c1
+// CHECK: arith.divui %[[COL]], %c2
+// CHECK: %[[X:.*]] = tensor.extract %{{.*}}[%[[N]], %[[CC]], %{{.*}}, %{{.*}}] : tensor<1x2x5x5xf32>
+// CHECK: %[[TAP:.*]] = arith.select %{{.*}}, %[[X]], %[[ZERO:.*]] : f32
+// CHECK: %[[TAPS:.*]] = arith.constant 18 : index
+// CHECK: %[[IS_TAP:.*]] = arith.cmpi ult, %[[ROW]], %[[TAPS]]
+// CHECK: %[[IS_ONES:.*]] = arith.cmpi eq, %[[ROW]], %[[TAPS]]
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[OTHER:.*]] = arith.select %[[IS_ONES]], %[[ONE]], %[[ZERO]]
+// CHECK: %[[V:.*]] = arith.select %[[IS_TAP]], %[[TAP]], %[[OTHER]]
+// CHECK: linalg.yield %[[V]]
+func.func @im2col(%x: tensor<1x2x5x5xf32>) -> tensor<1x20x4xf32> attributes {fuse.kernel} {
+  %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} : tensor<1x2x5x5xf32> -> tensor<1x20x4xf32>
+  return %0 : tensor<1x20x4xf32>
+}

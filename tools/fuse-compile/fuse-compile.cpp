@@ -83,6 +83,14 @@ static cl::opt<std::string> depthwise(
              "own, with the whole epilogue fused; default) or library "
              "(cuDNN)"),
     cl::init("kernel"), cl::cat(compileCategory));
+static cl::opt<std::string> conv(
+    "conv",
+    cl::desc("How convolutions of one group run: auto (default: as im2col "
+             "and a cuBLASLt matmul when they have at most 1024 output "
+             "positions, N*H*W, on cuda with libraries; directly otherwise), "
+             "direct (always a convolution: cuDNN or fuse's kernel), gemm "
+             "(always im2col and a matmul, on either target)"),
+    cl::init("auto"), cl::cat(compileCategory));
 static cl::opt<fuse::CompileStage> emit(
     "emit", cl::desc("Stop after a stage and print it"),
     cl::init(fuse::CompileStage::Artifact),
@@ -145,6 +153,11 @@ int main(int argc, char **argv) {
            << depthwise << "'\n";
     return 2;
   }
+  if (conv != "auto" && conv != "direct" && conv != "gemm") {
+    errs() << "fuse-compile: --conv must be auto, direct or gemm, not '"
+           << conv << "'\n";
+    return 2;
+  }
   if (emit == fuse::CompileStage::Assembly &&
       target != fuse::artifact::Target::Cuda) {
     errs() << "fuse-compile: --emit=ptx needs --target=cuda\n";
@@ -187,6 +200,7 @@ int main(int argc, char **argv) {
   options.fusionReport = fusionReport;
   options.strategy = strategy;
   options.depthwise = depthwise;
+  options.conv = conv;
   options.stopAfter = emit;
 
   bool toArtifact = emit == fuse::CompileStage::Artifact;

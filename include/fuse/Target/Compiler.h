@@ -55,6 +55,9 @@ struct CompileOptions {
   std::string strategy = "auto";
   /// fuse-select-strategies' depthwise: "library" or "kernel".
   std::string depthwise = "kernel";
+  /// Convolutions as im2col and a matmul (fuse-convs-to-matmuls): "auto"
+  /// (small ones, on cuda with libraries), "direct" (none) or "gemm" (all).
+  std::string conv = "auto";
   CompileStage stopAfter = CompileStage::Artifact;
 };
 

@@ -6,12 +6,15 @@
 // spatial dims; MatMul broadcasts batch dims through its maps. A padded
 // Conv reads its input in the body instead (tensor.extract at the clamped
 // position, zero outside the image): a padded operand would be made per
-// output element, a window-sized buffer in (GPU local) memory.
+// output element, a window-sized buffer in (GPU local) memory. fuse.im2col
+// (a convolution's columns, for convolutions run as matmuls) reads its
+// input the same way.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
 
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 
@@ -275,9 +278,78 @@ struct MatMulLowering : public OpConversionPattern<ONNXMatMulOp> {
   }
 };
 
+/// fuse.im2col: one linalg.generic over [N, rows, outH * outW] with no
+/// inputs; each element is a clamped read of the input (a tap row), 1 (the
+/// bias row) or 0 (alignment rows).
+struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(Im2ColOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type f32 = resultType.getElementType();
+    ArrayRef<int64_t> kernel = op.getKernelShape();
+    int64_t tapRows = op.getNumTapRows();
+    int64_t channels = inputType.getDimSize(1);
+    int64_t outW = op.getOutputSize()[1];
+    SmallVector<int64_t> padLow{op.getPads()[0], op.getPads()[1]};
+    SmallVector<int64_t> spatialIn(inputType.getShape().drop_front(2));
+    WindowGeometry geometry{op.getStrides(), op.getDilations(), padLow,
+                            spatialIn};
+    Value input = adaptor.getInput();
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         f32);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(3, ctx);
+    SmallVector<utils::IteratorType> iterators(3,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{identity}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange) {
+          auto constant = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          Value image = linalg::IndexOp::create(b, l, 0);
+          Value row = linalg::IndexOp::create(b, l, 1);
+          Value column = linalg::IndexOp::create(b, l, 2);
+          // row = (c * R + kh) * S + kw; rows past the taps clamp to the
+          // last channel (read, then replaced).
+          Value windowSize = constant(kernel[0] * kernel[1]);
+          Value channel = arith::DivUIOp::create(b, l, row, windowSize);
+          Value lastChannel = constant(channels - 1);
+          channel = arith::MinUIOp::create(b, l, channel, lastChannel);
+          Value tap = arith::RemUIOp::create(b, l, row, windowSize);
+          Value width = constant(kernel[1]);
+          Value kh = arith::DivUIOp::create(b, l, tap, width);
+          Value kw = arith::RemUIOp::create(b, l, tap, width);
+          Value outWidth = constant(outW);
+          Value oh = arith::DivUIOp::create(b, l, column, outWidth);
+          Value ow = arith::RemUIOp::create(b, l, column, outWidth);
+          Value zero = buildScalar(b, l, f32, 0.0);
+          Value value = buildPaddedTap(b, l, input, {image, channel},
+                                       {oh, ow}, {kh, kw}, geometry, zero);
+          Value tapRowCount = constant(tapRows);
+          Value isTap = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                              row, tapRowCount);
+          Value isOnes = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                               row, tapRowCount);
+          Value one = buildScalar(b, l, f32, 1.0);
+          Value other = arith::SelectOp::create(b, l, isOnes, one, zero);
+          Value result = arith::SelectOp::create(b, l, isTap, value, other);
+          linalg::YieldOp::create(b, l, result);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void fuse::lowering::populateContractionPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvLowering, GemmLowering, MatMulLowering>(
+  patterns.add<ConvLowering, GemmLowering, Im2ColLowering, MatMulLowering>(
       patterns.getContext());
 }

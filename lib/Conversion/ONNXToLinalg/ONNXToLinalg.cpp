@@ -9,6 +9,7 @@
 #include "LoweringUtils.h"
 
 #include "fuse/Conversion/Passes.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 
 #include "mlir/Transforms/DialectConversion.h"
@@ -65,6 +66,7 @@ struct ConvertONNXToLinalgPass
 
     ConversionTarget target(getContext());
     target.addIllegalDialect<ONNXDialect>();
+    target.addIllegalOp<Im2ColOp>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, tensor::TensorDialect>();
     target.addLegalOp<func::ReturnOp>();

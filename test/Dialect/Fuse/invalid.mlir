@@ -285,3 +285,60 @@ func.func @cudnn_matmul(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2x
   }
   return %0 : tensor<4x2xf32>
 }
+
+// -----
+
+func.func @im2col_rank(%x: tensor<2x8x8xf32>) -> tensor<2x10x36xf32> {
+  // expected-error @+1 {{'fuse.im2col' op input must be a static 4-D (NCHW) tensor, not 'tensor<2x8x8xf32>'}}
+  %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<2x8x8xf32> -> tensor<2x10x36xf32>
+  return %0 : tensor<2x10x36xf32>
+}
+
+// -----
+
+func.func @im2col_strides(%x: tensor<1x1x8x8xf32>) -> tensor<1x12x36xf32> {
+  // expected-error @+1 {{'fuse.im2col' op strides must be two positive values}}
+  %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 0, 1>, dilations = array<i64: 1, 1>} : tensor<1x1x8x8xf32> -> tensor<1x12x36xf32>
+  return %0 : tensor<1x12x36xf32>
+}
+
+// -----
+
+func.func @im2col_pads(%x: tensor<1x1x8x8xf32>) -> tensor<1x12x36xf32> {
+  // expected-error @+1 {{'fuse.im2col' op pads must be four values, none negative}}
+  %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, -1, 0, 0>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x1x8x8xf32> -> tensor<1x12x36xf32>
+  return %0 : tensor<1x12x36xf32>
+}
+
+// -----
+
+func.func @im2col_window(%x: tensor<1x1x2x2xf32>) -> tensor<1x12x1xf32> {
+  // expected-error @+1 {{'fuse.im2col' op the window is larger than the padded input}}
+  %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x1x2x2xf32> -> tensor<1x12x1xf32>
+  return %0 : tensor<1x12x1xf32>
+}
+
+// -----
+
+// The ones row needs one row more than C * R * S.
+func.func @im2col_rows(%x: tensor<1x1x8x8xf32>) -> tensor<1x9x36xf32> {
+  // expected-error @+1 {{'fuse.im2col' op result needs more than 9 rows (C * R * S and the ones row), has 9}}
+  %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x1x8x8xf32> -> tensor<1x9x36xf32>
+  return %0 : tensor<1x9x36xf32>
+}
+
+// -----
+
+func.func @im2col_columns(%x: tensor<1x1x8x8xf32>) -> tensor<1x12x16xf32> {
+  // expected-error @+1 {{'fuse.im2col' op result has 16 columns but the output is 6x6}}
+  %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x1x8x8xf32> -> tensor<1x12x16xf32>
+  return %0 : tensor<1x12x16xf32>
+}
+
+// -----
+
+func.func @im2col_images(%x: tensor<1x1x8x8xf32>) -> tensor<2x12x36xf32> {
+  // expected-error @+1 {{'fuse.im2col' op result has 2 images but the input has 1}}
+  %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x1x8x8xf32> -> tensor<2x12x36xf32>
+  return %0 : tensor<2x12x36xf32>
+}

@@ -89,3 +89,12 @@ func.func @strategies(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>) -> tensor<
   %4 = onnx.Relu(%3) {fuse.strategy = #fuse.cudnn<groups = 32, bias = true, residual = false, activation = relu>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %4 : tensor<2x4x8xf32>
 }
+
+// fuse.im2col: a 3x3 window, stride 2, pads 1 before and after; 2 * 9 taps
+// and the ones row in 20 rows; a 4x4 output.
+// CHECK-LABEL: func.func @im2col
+// CHECK: fuse.im2col %{{.*}} {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<1x2x8x8xf32> -> tensor<1x20x16xf32>
+func.func @im2col(%x: tensor<1x2x8x8xf32>) -> tensor<1x20x16xf32> {
+  %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} : tensor<1x2x8x8xf32> -> tensor<1x20x16xf32>
+  return %0 : tensor<1x20x16xf32>
+}

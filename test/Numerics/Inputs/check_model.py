@@ -4,7 +4,7 @@ every output with onnxruntime.
 
     check_model.py MODEL.onnx --fuse-compile BIN --fuse-run BIN --workdir DIR
                    [--target cpu|cuda] [--no-fuse] [--rtol R] [--atol A]
-                   [--seed N] [--int-high N]
+                   [--seed N] [--int-high N] [--compile-arg ARG]...
 
 Inputs are seeded random floats in [-1, 1] (integers in [0, INT_HIGH)). Prints one line per output:
 `output NAME: max_abs_err=... max_rel_err=... PASS|FAIL`, then
@@ -41,6 +41,8 @@ def main():
     p.add_argument("--workdir", required=True)
     p.add_argument("--target", default="cpu")
     p.add_argument("--no-fuse", action="store_true")
+    p.add_argument("--compile-arg", action="append", default=[],
+                   help="one more fuse-compile argument (repeatable)")
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--atol", type=float, default=1e-5)
     p.add_argument("--seed", type=int, default=0)
@@ -77,6 +79,7 @@ def main():
                    "--target=" + args.target]
     if args.no_fuse:
         compile_cmd.append("--no-fuse")
+    compile_cmd += args.compile_arg
     run(compile_cmd)
     run([args.fuse_run, artifact, "--inputs", inputs_path,
          "--outputs", outputs_path])

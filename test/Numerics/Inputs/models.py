@@ -385,6 +385,32 @@ def library_calls():
                  weight("gw", [6, 2, 3, 3], 68)])
 
 
+@model
+def conv_gemm():
+    """Convolutions in the shapes fuse-convs-to-matmuls rewrites (im2col and
+    a matmul; bias as a weight column): strided with asymmetric pads,
+    dilated, SAME_UPPER auto_pad, a 1x1 stride-2 downsample without bias,
+    a residual Add (computed after the Conv; the Conv second), then ReLU;
+    and a Conv whose result is also an output (the chain stops there)."""
+    return make([node("Conv", ["img", "w1", "b1"], ["s1"], strides=[2, 2],
+                      pads=[0, 1, 2, 1]),
+                 node("Conv", ["img", "w1", "b1"], ["s2"], dilations=[2, 2],
+                      pads=[2, 2, 2, 2]),
+                 node("Relu", ["img2"], ["r2"]),
+                 node("Add", ["r2", "s2"], ["s3"]),
+                 node("Relu", ["s3"], ["ydil"]),
+                 node("Conv", ["img", "w2"], ["ysame"], auto_pad="SAME_UPPER",
+                      strides=[2, 2]),
+                 node("Conv", ["img", "w3"], ["ydown"], strides=[2, 2]),
+                 node("Conv", ["img", "w4", "b4"], ["yboth"]),
+                 node("Relu", ["yboth"], ["yrelu"])],
+                [("img", [2, 3, 9, 8]), ("img2", [2, 5, 9, 8])],
+                ["s1", "ydil", "ysame", "ydown", "yboth", "yrelu"],
+                [weight("w1", [5, 3, 3, 3], 70), weight("b1", [5], 71),
+                 weight("w2", [4, 3, 2, 3], 72), weight("w3", [6, 3, 1, 1], 73),
+                 weight("w4", [7, 3, 1, 1], 74), weight("b4", [7], 75)])
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         print("\n".join(sorted(MODELS)))

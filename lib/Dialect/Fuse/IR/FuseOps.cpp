@@ -214,5 +214,64 @@ LogicalResult GroupOp::verifyRegions() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Im2ColOp
+//===----------------------------------------------------------------------===//
+
+int64_t Im2ColOp::getNumTapRows() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  ArrayRef<int64_t> kernel = getKernelShape();
+  return input.getDimSize(1) * kernel[0] * kernel[1];
+}
+
+std::array<int64_t, 2> Im2ColOp::getOutputSize() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  std::array<int64_t, 2> size;
+  for (int i = 0; i < 2; ++i) {
+    int64_t span = (getKernelShape()[i] - 1) * getDilations()[i] + 1;
+    int64_t padded = input.getDimSize(2 + i) + getPads()[i] + getPads()[2 + i];
+    size[i] = padded < span ? 0 : (padded - span) / getStrides()[i] + 1;
+  }
+  return size;
+}
+
+LogicalResult Im2ColOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto columns = cast<RankedTensorType>(getColumns().getType());
+  if (input.getRank() != 4 || !input.hasStaticShape())
+    return emitOpError("input must be a static 4-D (NCHW) tensor, not ")
+           << input;
+  if (columns.getRank() != 3 || !columns.hasStaticShape())
+    return emitOpError("result must be a static 3-D tensor, not ") << columns;
+  auto positive = [](ArrayRef<int64_t> values) {
+    return llvm::all_of(values, [](int64_t v) { return v > 0; });
+  };
+  if (getKernelShape().size() != 2 || !positive(getKernelShape()))
+    return emitOpError("kernel_shape must be two positive values");
+  if (getStrides().size() != 2 || !positive(getStrides()))
+    return emitOpError("strides must be two positive values");
+  if (getDilations().size() != 2 || !positive(getDilations()))
+    return emitOpError("dilations must be two positive values");
+  if (getPads().size() != 4 ||
+      llvm::any_of(getPads(), [](int64_t p) { return p < 0; }))
+    return emitOpError("pads must be four values, none negative");
+  std::array<int64_t, 2> out = getOutputSize();
+  if (out[0] < 1 || out[1] < 1)
+    return emitOpError("the window is larger than the padded input");
+  if (columns.getDimSize(0) != input.getDimSize(0))
+    return emitOpError("result has ")
+           << columns.getDimSize(0) << " images but the input has "
+           << input.getDimSize(0);
+  if (columns.getDimSize(1) <= getNumTapRows())
+    return emitOpError("result needs more than ")
+           << getNumTapRows() << " rows (C * R * S and the ones row), has "
+           << columns.getDimSize(1);
+  if (columns.getDimSize(2) != out[0] * out[1])
+    return emitOpError("result has ")
+           << columns.getDimSize(2) << " columns but the output is "
+           << out[0] << "x" << out[1];
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "fuse/Dialect/Fuse/IR/FuseOps.cpp.inc"

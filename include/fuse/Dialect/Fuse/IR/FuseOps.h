@@ -11,6 +11,8 @@
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+
+#include <array>
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpDefinition.h"

@@ -77,4 +77,43 @@ def Fuse_YieldOp : Fuse_Op<"yield", [Pure, ReturnLike, Terminator,
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
+def Fuse_Im2ColOp : Fuse_Op<"im2col", [Pure]> {
+  let summary = "the columns of a convolution as a matrix";
+  let description = [{
+    Lays out the input windows of a 2-D convolution over `input` (NCHW) so
+    that the convolution is a matmul: for image n, row `(c * R + kh) * S +
+    kw` and column `oh * outW + ow` hold input[n, c, oh * stride_h + kh *
+    dilation_h - pad_top, ow * stride_w + kw * dilation_w - pad_left], zero
+    outside the image. The row after those C * R * S rows is all ones, so a
+    bias can be one more column of the weights; the rows after it (up to
+    the result's row count, for aligned rows) are zeros.
+
+    `kernel_shape` is [R, S], `pads` [top, left, bottom, right]; `strides`
+    and `dilations` are two values each. The result is
+    [N, rows, outH * outW] with rows > C * R * S.
+
+    ```mlir
+    %cols = fuse.im2col %x {kernel_shape = array<i64: 3, 3>,
+        pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>,
+        dilations = array<i64: 1, 1>}
+        : tensor<1x8x7x7xf32> -> tensor<1x76x49xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$input,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations);
+  let results = (outs RankedTensorOf<[F32]>:$columns);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($columns)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// C * R * S: the rows that hold input values.
+    int64_t getNumTapRows();
+    /// The output's spatial size [outH, outW] the attributes give.
+    std::array<int64_t, 2> getOutputSize();
+  }];
+}
+
 #endif // FUSE_DIALECT_FUSE_IR_FUSEOPS_TD
