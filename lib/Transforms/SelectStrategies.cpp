@@ -219,21 +219,25 @@ static FailureOr<GroupOp> splitGroup(RewriterBase &rewriter, GroupOp group,
     body.push_back(&op);
   IRMapping mapping;
   SmallVector<Operation *> clones = inlineGroup(rewriter, group, mapping);
-  SmallVector<Operation *> libraryOps, restOps;
+  SmallVector<Operation *> libraryOps, restOps, constants;
   for (auto [op, clone] : llvm::zip(body, clones)) {
-    if (clone->hasTrait<OpTrait::ConstantLike>())
+    if (clone->hasTrait<OpTrait::ConstantLike>()) {
+      constants.push_back(clone);
       continue;
+    }
     (callOps.contains(op) ? libraryOps : restOps).push_back(clone);
   }
+  // formGroup erases the ops it moves into a group: only `constants` may be
+  // looked at afterwards.
   FailureOr<GroupOp> library =
       formGroup(rewriter, GroupKind::contraction_epilogue, libraryOps);
   if (failed(library) ||
       failed(formGroup(rewriter, GroupKind::elementwise, restOps)))
     return failure();
-  // Constants the clones no longer use.
-  for (Operation *clone : clones)
-    if (clone->hasTrait<OpTrait::ConstantLike>() && clone->use_empty())
-      rewriter.eraseOp(clone);
+  // Constants the groups no longer use.
+  for (Operation *constant : constants)
+    if (constant->use_empty())
+      rewriter.eraseOp(constant);
   return library;
 }
 
