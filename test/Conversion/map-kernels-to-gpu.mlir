@@ -1,11 +1,17 @@
 // RUN: fuse-opt %s -split-input-file -fuse-map-kernels-to-gpu -verify-diagnostics | FileCheck %s
 // RUN: fuse-opt %s -split-input-file -fuse-map-kernels-to-gpu=block-size=128 -verify-diagnostics | FileCheck %s --check-prefix=B128
+// RUN: fuse-opt %s -split-input-file -fuse-map-kernels-to-gpu=index-bitwidth=64 -verify-diagnostics | FileCheck %s --check-prefix=I64
+// RUN: not fuse-opt %s -fuse-map-kernels-to-gpu=index-bitwidth=16 2>&1 | FileCheck %s --check-prefix=BADWIDTH
+
+// BADWIDTH: error: fuse-map-kernels-to-gpu: index-bitwidth must be 32 or 64, not 16
+// I64-NOT: dlti.dl_spec
 
 // Without a strategy (a hand-written kernel), the parallel loop becomes one
 // thread per iteration of a flat 1-D launch: 2 x 300 = 600 iterations,
 // ceil(600 / 256) = 3 blocks.
+// Every size fits in 32 bits, so the kernels compute indices in 32 bits.
 // CHECK: module attributes {gpu.container_module}
-// CHECK: gpu.module @fuse_kernels
+// CHECK: gpu.module @fuse_kernels attributes {dlti.dl_spec = #dlti.dl_spec<index = 32 : i64>}
 // CHECK: gpu.func @k(%{{.*}}: memref<2x300xf32>, %[[OUT:.*]]: memref<2x300xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>}
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: %[[BID:.*]] = gpu.block_id x
@@ -185,5 +191,40 @@ func.func @host(%out: memref<1xi64>) {
 // CHECK: gpu.module @fuse_kernels
 // CHECK-NOT: gpu.func
 func.func @no_kernels(%out: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// A buffer of 2^31 elements or more keeps the 64-bit index.
+// CHECK: gpu.module @fuse_kernels {
+// CHECK-NEXT: gpu.func @big
+func.func @big(%x: memref<2147483648xf32>, %out: memref<4xf32>) attributes {fuse.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c2147483647 = arith.constant 2147483647 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %x[%c2147483647] : memref<2147483648xf32>
+    memref.store %v, %out[%i] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// So does a buffer of unknown size.
+// CHECK: gpu.module @fuse_kernels {
+// CHECK-NEXT: gpu.func @dynamic
+func.func @dynamic(%x: memref<?xf32>, %out: memref<4xf32>) attributes {fuse.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %x[%i] : memref<?xf32>
+    memref.store %v, %out[%i] : memref<4xf32>
+    scf.reduce
+  }
   return
 }

@@ -141,14 +141,23 @@ def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
     The strategy's grid must cover the loop exactly (an error otherwise:
     the plan launches what the strategy says). Known block and grid sizes
     are recorded on the gpu.func.
+
+    When every buffer, every parallel loop and every launch of the module
+    stays below 2^31 elements, the gpu.module gets a data layout with a
+    32-bit `index` (`#dlti.dl_spec<index = 32>`), which convert-gpu-to-nvvm
+    follows: index arithmetic (delinearization, addresses, bounds checks)
+    is then native 32-bit integer arithmetic instead of emulated 64-bit.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
-    "::mlir::scf::SCFDialect",
+    "::mlir::scf::SCFDialect", "::mlir::DLTIDialect",
   ];
   let options = [
     Option<"blockSize", "block-size", "unsigned", "256",
            "Threads per block">,
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", "32",
+           "Index width of the kernels when their sizes fit in it (32 or "
+           "64; 64 always)">,
   ];
 }
 

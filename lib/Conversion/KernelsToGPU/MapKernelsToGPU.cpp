@@ -15,6 +15,7 @@
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -166,10 +167,49 @@ static void moveGlobalsIntoGPUModule(ModuleOp module,
       global.erase();
 }
 
+/// Whether every index value the kernels of `gpuModule` compute fits in
+/// `bitwidth` bits (as a signed integer): each is a position in a buffer, a
+/// loop iteration or a thread id, so it suffices that every memref, and
+/// every launch (`launched`: the largest grid * block), has fewer elements.
+static bool indicesFitIn(gpu::GPUModuleOp gpuModule, int64_t launched,
+                         unsigned bitwidth) {
+  if (bitwidth >= 64)
+    return true;
+  int64_t limit = int64_t(1) << (bitwidth - 1);
+  if (launched >= limit)
+    return false;
+  auto fits = [&](Type type) {
+    auto memref = dyn_cast<MemRefType>(type);
+    return !memref ||
+           (memref.hasStaticShape() && memref.getNumElements() < limit);
+  };
+  WalkResult result = gpuModule.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (!fits(arg.getType()))
+            return WalkResult::interrupt();
+    for (Type type : op->getResultTypes())
+      if (!fits(type))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
 namespace {
 struct MapKernelsToGPUPass
     : public fuse::impl::MapKernelsToGPUBase<MapKernelsToGPUPass> {
   using MapKernelsToGPUBase::MapKernelsToGPUBase;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    if (indexBitwidth != 32 && indexBitwidth != 64)
+      return emitError(UnknownLoc::get(context))
+             << "fuse-map-kernels-to-gpu: index-bitwidth must be 32 or 64, "
+                "not "
+             << static_cast<unsigned>(indexBitwidth);
+    return success();
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -188,6 +228,7 @@ struct MapKernelsToGPUPass
       gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kModuleName);
     }
 
+    int64_t launched = 0;
     for (func::FuncOp kernel : kernels) {
       for (Type type : kernel.getArgumentTypes())
         if (!isa<MemRefType>(type)) {
@@ -269,9 +310,18 @@ struct MapKernelsToGPUPass
       int32_t grid = static_cast<int32_t>(strategy.getGrid());
       gpuFunc.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({block, 1, 1}));
       gpuFunc.setKnownGridSizeAttr(b.getDenseI32ArrayAttr({grid, 1, 1}));
+      launched = std::max(launched, strategy.getGrid() * strategy.getBlock());
       kernel.erase();
     }
     moveGlobalsIntoGPUModule(module, gpuModule);
+    // convert-gpu-to-nvvm takes the index width from the module's layout.
+    if (indexBitwidth == 32 && indicesFitIn(gpuModule, launched, 32)) {
+      MLIRContext *ctx = &getContext();
+      auto entry = DataLayoutEntryAttr::get(IndexType::get(ctx),
+                                            b.getI64IntegerAttr(32));
+      gpuModule->setAttr(DLTIDialect::kDataLayoutAttrName,
+                         DataLayoutSpecAttr::get(ctx, {entry}));
+    }
   }
 };
 } // namespace
