@@ -63,8 +63,9 @@ static Value buildShape(PatternRewriter &rewriter, Location loc,
 
 namespace {
 struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
-  ConvToMatmul(MLIRContext *ctx, int64_t maxColumns)
-      : OpRewritePattern(ctx), maxColumns(maxColumns) {}
+  ConvToMatmul(MLIRContext *ctx, int64_t maxColumns, int64_t minFilters)
+      : OpRewritePattern(ctx), maxColumns(maxColumns), minFilters(minFilters) {
+  }
 
   LogicalResult matchAndRewrite(ONNXConvOp conv,
                                 PatternRewriter &rewriter) const override {
@@ -87,8 +88,11 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     }
     ArrayRef<int64_t> x = xType.getShape(), y = yType.getShape();
     int64_t images = x[0], filters = y[1], positions = y[2] * y[3];
-    if (maxColumns > 0 && images * positions > maxColumns)
-      return rewriter.notifyMatchFailure(conv, "too many output positions");
+    bool fewColumns = maxColumns <= 0 || images * positions <= maxColumns;
+    bool manyFilters = minFilters > 0 && filters >= minFilters;
+    if (!fewColumns && !manyFilters)
+      return rewriter.notifyMatchFailure(
+          conv, "too many output positions for its few filters");
 
     WindowParams window;
     window.kernel.assign(w->type.getShape().begin() + 2,
@@ -182,7 +186,7 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     return success();
   }
 
-  int64_t maxColumns;
+  int64_t maxColumns, minFilters;
 };
 
 struct ConvsToMatmulsPass
@@ -191,7 +195,7 @@ struct ConvsToMatmulsPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ConvToMatmul>(&getContext(), maxColumns);
+    patterns.add<ConvToMatmul>(&getContext(), maxColumns, minFilters);
     // No folding, no constant CSE: the graph is simplified already, and
     // only the rewritten convolutions should change.
     GreedyRewriteConfig config;

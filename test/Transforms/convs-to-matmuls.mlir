@@ -1,5 +1,6 @@
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls | FileCheck %s
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls=max-columns=16 | FileCheck %s --check-prefix=LIMIT
+// RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="max-columns=16 min-filters=1" | FileCheck %s --check-prefix=FILTERS
 
 // Conv + bias, then a residual Add (the Conv second) and a ReLU: im2col of
 // the input, the weights as [K, rows] with the bias in the column after the
@@ -22,6 +23,10 @@
 // LIMIT-LABEL: func.func @residual_relu
 // LIMIT: onnx.Conv
 // LIMIT-NOT: fuse.im2col
+// With min-filters=1 its one filter is enough, whatever its positions.
+// FILTERS-LABEL: func.func @residual_relu
+// FILTERS: fuse.im2col
+// FILTERS-NOT: onnx.Conv
 func.func @residual_relu(%x: tensor<2x1x4x4xf32>, %z: tensor<2x1x4x4xf32>) -> tensor<2x1x4x4xf32> {
   %w = onnx.Constant dense<2.0> : tensor<1x1x1x1xf32>
   %b = onnx.Constant dense<5.0> : tensor<1xf32>
@@ -45,6 +50,7 @@ func.func @residual_relu(%x: tensor<2x1x4x4xf32>, %z: tensor<2x1x4x4xf32>) -> te
 // CHECK: onnx.Add(%[[Y]], %[[R]])
 // 9 output positions: within a limit of 16.
 // LIMIT-LABEL: func.func @strided_same
+// FILTERS-LABEL: func.func @strided_same
 // LIMIT: fuse.im2col
 func.func @strided_same(%x: tensor<1x2x6x6xf32>) -> tensor<1x3x3x3xf32> {
   %w = onnx.Constant dense<1.0> : tensor<3x2x3x3xf32>

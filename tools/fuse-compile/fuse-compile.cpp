@@ -86,8 +86,9 @@ static cl::opt<std::string> depthwise(
 static cl::opt<std::string> conv(
     "conv",
     cl::desc("How convolutions of one group run: auto (default: as im2col "
-             "and a cuBLASLt matmul when they have at most 1024 output "
-             "positions, N*H*W, on cuda with libraries; directly otherwise), "
+             "and a cuBLASLt matmul when they have at most 4096 output "
+             "positions, N*H*W, or at least 256 filters, on cuda with "
+             "libraries; directly otherwise), "
              "direct (always a convolution: cuDNN or fuse's kernel), gemm "
              "(always im2col and a matmul, on either target)"),
     cl::init("auto"), cl::cat(compileCategory));

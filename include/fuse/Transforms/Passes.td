@@ -103,10 +103,14 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
     im2col's row of ones), then an `onnx.Reshape` back to NCHW. The residual
     Adds and the ReLU right after the Conv are rebuilt on the 3-D matmul
     result (the residual reshaped to match), so that they fuse into the
-    matmul's epilogue. Only convolutions with at most `max-columns` output
-    positions (N * outH * outW) are rewritten, 0 meaning all: those are
-    the ones cuDNN's fp32 kernels run slowest, where cuBLASLt is 2-4x
-    faster on the H100.
+    matmul's epilogue. A convolution is rewritten when its product has at
+    most `max-columns` columns (output positions, N * outH * outW; 0: any
+    number), where cuDNN's fp32 kernels get few thread blocks and cuBLASLt
+    is up to 7x faster on the H100, or when it has at least `min-filters`
+    output channels (0: never on that account): the matmul does Cout / 2
+    FLOPs per byte im2col writes, so with many filters the copy is paid
+    back whatever the map size (docs/models.md has the per-convolution
+    measurements these defaults come from).
 
     ```mlir
     %cols = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, ...}
@@ -120,9 +124,12 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::fuse::FuseDialect"];
   let options = [
-    Option<"maxColumns", "max-columns", "int64_t", "1024",
+    Option<"maxColumns", "max-columns", "int64_t", "4096",
            "Rewrite convolutions with at most this many output positions "
            "(N * outH * outW); 0 rewrites all">,
+    Option<"minFilters", "min-filters", "int64_t", "256",
+           "Also rewrite convolutions with at least this many output "
+           "channels, whatever their positions; 0 turns this off">,
   ];
 }
 
