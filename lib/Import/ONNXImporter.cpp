@@ -179,6 +179,12 @@ private:
                                   StringRef what);
   LogicalResult bindInputShapes(const ::onnx::GraphProto &graph);
   LogicalResult define(StringRef name, Value value, Location loc);
+  Location nodeLocation(const ::onnx::NodeProto &node, unsigned index,
+                        std::pair<unsigned, unsigned> pos);
+  std::string describeUnsupported(const ::onnx::NodeProto &node);
+  LogicalResult
+  checkOperators(const ::onnx::GraphProto &graph,
+                 ArrayRef<std::pair<unsigned, unsigned>> lines);
   LogicalResult importNode(const ::onnx::NodeProto &node, unsigned index,
                            std::pair<unsigned, unsigned> pos);
   LogicalResult checkOutput(const ::onnx::ValueInfoProto &info, Value value);
@@ -388,34 +394,97 @@ findNodeLines(StringRef text, const ::onnx::GraphProto &graph) {
   return lines;
 }
 
-LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
-                                        unsigned index,
-                                        std::pair<unsigned, unsigned> pos) {
+Location ModelImporter::nodeLocation(const ::onnx::NodeProto &node,
+                                     unsigned index,
+                                     std::pair<unsigned, unsigned> pos) {
   // The node's name (else its first output) as the location name, inside
   // the file location: diagnostics show the file, IR dumps the name.
   std::string label = !node.name().empty() ? node.name()
                       : node.output_size() > 0 && !node.output(0).empty()
                           ? node.output(0)
                           : "#" + std::to_string(index);
-  Location loc = NameLoc::get(
+  return NameLoc::get(
       builder.getStringAttr(label),
       FileLineColLoc::get(fileLoc.getFilename(), pos.first, pos.second));
-  bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
-  const OpImportInfo *info =
-      defaultDomain ? lookupOpImporter(node.op_type()) : nullptr;
-  if (!info) {
-    InFlightDiagnostic diag = mlir::emitError(loc);
-    diag << nameNode(node, index) << ": unsupported operator '"
-         << node.op_type() << "' (domain '"
-         << (defaultDomain ? "ai.onnx" : node.domain()) << "', ";
-    if (defaultDomain)
-      diag << "opset " << opset << ")";
-    else if (domainOpsets.count(node.domain()))
-      diag << "opset " << domainOpsets.lookup(node.domain()) << ")";
-    else
-      diag << "a domain the model does not import)";
+}
+
+static bool isDefaultDomain(const ::onnx::NodeProto &node) {
+  return node.domain().empty() || node.domain() == "ai.onnx";
+}
+
+/// "unsupported operator 'LRN' (domain 'ai.onnx', opset 17)".
+std::string
+ModelImporter::describeUnsupported(const ::onnx::NodeProto &node) {
+  bool defaultDomain = isDefaultDomain(node);
+  std::string s = "unsupported operator '" + node.op_type() + "' (domain '" +
+                  (defaultDomain ? "ai.onnx" : node.domain()) + "', ";
+  if (defaultDomain)
+    s += "opset " + std::to_string(opset) + ")";
+  else if (domainOpsets.count(node.domain()))
+    s += "opset " + std::to_string(domainOpsets.lookup(node.domain())) + ")";
+  else
+    s += "a domain the model does not import)";
+  return s;
+}
+
+/// Every operator the graph uses that fuse cannot import, in one error, so
+/// that a user learns the whole list from one compile: each operator once,
+/// with how many nodes use it and the first of them.
+LogicalResult ModelImporter::checkOperators(
+    const ::onnx::GraphProto &graph,
+    ArrayRef<std::pair<unsigned, unsigned>> lines) {
+  struct Missing {
+    std::string description;
+    unsigned firstNode;
+    unsigned nodes = 0;
+  };
+  SmallVector<Missing> missing;
+  llvm::StringMap<size_t> byOperator;
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    if (isDefaultDomain(node) && lookupOpImporter(node.op_type()))
+      continue;
+    std::string key = node.domain() + "\n" + node.op_type();
+    auto [it, inserted] = byOperator.try_emplace(key, missing.size());
+    if (inserted)
+      missing.push_back({describeUnsupported(node), unsigned(index)});
+    ++missing[it->second].nodes;
+  }
+  if (missing.empty())
+    return success();
+  auto first = [&](const Missing &m) {
+    return nameNode(graph.node(m.firstNode), m.firstNode);
+  };
+  const Missing &head = missing.front();
+  InFlightDiagnostic diag = mlir::emitError(
+      nodeLocation(graph.node(head.firstNode), head.firstNode,
+                   lines[head.firstNode]));
+  if (missing.size() == 1) {
+    diag << first(head) << ": " << head.description;
+    if (head.nodes > 1)
+      diag << "; " << head.nodes - 1 << " more node"
+           << (head.nodes > 2 ? "s use" : " uses") << " it";
     return diag;
   }
+  unsigned nodes = 0;
+  for (const Missing &m : missing)
+    nodes += m.nodes;
+  diag << missing.size() << " operators in " << nodes
+       << " nodes are not supported:";
+  for (const Missing &m : missing)
+    diag << "\n  " << m.description << ": " << m.nodes << " node"
+         << (m.nodes > 1 ? "s, the first " : ", ") << first(m);
+  return diag;
+}
+
+LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
+                                        unsigned index,
+                                        std::pair<unsigned, unsigned> pos) {
+  Location loc = nodeLocation(node, index, pos);
+  const OpImportInfo *info =
+      isDefaultDomain(node) ? lookupOpImporter(node.op_type()) : nullptr;
+  if (!info) // checkOperators reported it.
+    return mlir::emitError(loc) << nameNode(node, index) << ": "
+                                << describeUnsupported(node);
 
   // The schema version in effect: the newest change not after the opset.
   int version = 0;
@@ -626,6 +695,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(const ::onnx::ModelProto &model,
       usedNames.insert(name);
   for (const auto &output : graph.output())
     usedNames.insert(output.name());
+  if (failed(checkOperators(graph, lines)))
+    return nullptr;
   for (auto [index, node] : llvm::enumerate(graph.node()))
     if (failed(importNode(node, index, lines[index])))
       return nullptr;
