@@ -454,6 +454,11 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
   auto compare = [](const char *name, std::vector<int> versions) {
     return OpImportInfo{name, std::move(versions), {}, 2, 2, 1, importGeneric};
   };
+  auto activation = [](const char *name, std::vector<int> versions,
+                       std::vector<AttrSpec> attrs) {
+    return OpImportInfo{name, std::move(versions), std::move(attrs), 1, 1, 1,
+                        importGeneric};
+  };
   constexpr unsigned kVariadic = std::numeric_limits<int>::max();
   auto variadic = [](const char *name, std::vector<int> versions) {
     return OpImportInfo{
@@ -718,6 +723,36 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
       {"Sqrt", unary("onnx.Sqrt", {1, 6, 13})},
       {"Sub", binary("onnx.Sub")},
       {"Tanh", unary("onnx.Tanh", {1, 6, 13})},
+      // Elementwise math and activations.
+      {"Acos", unary("onnx.Acos", {7, 22})},
+      {"Acosh", unary("onnx.Acosh", {9, 22})},
+      {"Asin", unary("onnx.Asin", {7, 22})},
+      {"Asinh", unary("onnx.Asinh", {9, 22})},
+      {"Atan", unary("onnx.Atan", {7, 22})},
+      {"Atanh", unary("onnx.Atanh", {9, 22})},
+      {"Celu", activation("onnx.Celu", {12}, {{"alpha", K::Float}})},
+      {"Cos", unary("onnx.Cos", {7, 22})},
+      {"Cosh", unary("onnx.Cosh", {9, 22})},
+      {"Elu", activation("onnx.Elu", {6, 22}, {{"alpha", K::Float}})},
+      {"IsInf",
+       activation("onnx.IsInf", {10, 20},
+                  {{"detect_negative", K::Int}, {"detect_positive", K::Int}})},
+      {"IsNaN", unary("onnx.IsNaN", {9, 13, 20})},
+      {"Mish", unary("onnx.Mish", {18, 22})},
+      {"Round", unary("onnx.Round", {11, 22})},
+      {"Selu",
+       activation("onnx.Selu", {6, 22},
+                  {{"alpha", K::Float}, {"gamma", K::Float}})},
+      {"Shrink",
+       activation("onnx.Shrink", {9}, {{"bias", K::Float}, {"lambd", K::Float}})},
+      {"Sign", unary("onnx.Sign", {9, 13})},
+      {"Sin", unary("onnx.Sin", {7, 22})},
+      {"Sinh", unary("onnx.Sinh", {9, 22})},
+      {"Softplus", unary("onnx.Softplus", {1, 22})},
+      {"Softsign", unary("onnx.Softsign", {1, 22})},
+      {"Tan", unary("onnx.Tan", {7, 22})},
+      {"ThresholdedRelu",
+       activation("onnx.ThresholdedRelu", {10, 22}, {{"alpha", K::Float}})},
   };
   return table;
 }

@@ -28,6 +28,38 @@ func.func @elementwise(%x: tensor<3x4xf32>, %b: tensor<4xf32>, %c: tensor<3x1xf3
 
 // -----
 
+// Activations with attributes read them into the body; narrow floats are
+// computed in f32 and stored back; IsInf compares with the infinities it
+// is asked about; Sign of integers selects -1, 0 or 1.
+// CHECK-LABEL: func.func @activations
+// CHECK: linalg.generic
+// CHECK: %[[NEG:.*]] = arith.cmpf olt, %{{.*}}, %cst{{.*}} : f32
+// CHECK: %[[POS:.*]] = arith.cmpf ogt, %{{.*}}, %cst{{.*}} : f32
+// CHECK: arith.select %[[POS]]
+// CHECK: arith.select %[[NEG]]
+// CHECK: linalg.generic
+// CHECK: %[[WIDE:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK: math.expm1
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: linalg.generic
+// CHECK: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK: arith.cmpf oeq, %{{.*}}, %[[INF]] : f32
+// CHECK-NOT: 0xFF800000
+// CHECK: linalg.yield %{{.*}} : i1
+// CHECK: linalg.generic
+// CHECK: arith.cmpi sgt
+// CHECK: arith.cmpi slt
+// CHECK-NOT: onnx.
+func.func @activations(%x: tensor<4xf32>, %h: tensor<4xbf16>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xbf16>, tensor<4xi1>, tensor<4xi32>) attributes {fuse.kernel} {
+  %0 = onnx.Shrink(%x) {bias = 1.0 : f32, lambd = 1.5 : f32} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = onnx.Celu(%h) {alpha = 2.0 : f32} : (tensor<4xbf16>) -> tensor<4xbf16>
+  %2 = onnx.IsInf(%x) {detect_negative = 0 : i64} : (tensor<4xf32>) -> tensor<4xi1>
+  %3 = onnx.Sign(%i) : (tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xbf16>, tensor<4xi1>, tensor<4xi32>
+}
+
+// -----
+
 // AveragePool: a sum over a window operand, then a division by the tap
 // count (constant here: no padding).
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 8 + d4, d3 * 8 + d5)>

@@ -125,6 +125,145 @@ static Value ceil(OpBuilder &b, Location loc, ArrayRef<Value> x) {
   return math::CeilOp::create(b, loc, x[0]);
 }
 
+static Value roundEven(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return math::RoundEvenOp::create(b, loc, x[0]);
+}
+
+/// -1, 0 or 1 (NaN stays NaN: both comparisons are false, and the select
+/// keeps x).
+static Value sign(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  Type t = x[0].getType();
+  Value zero = zeroLike(b, loc, x[0]);
+  Value one = buildScalar(b, loc, t, 1.0), minusOne = buildScalar(b, loc, t, -1.0);
+  Value positive, negative;
+  if (isFloat(x[0])) {
+    positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x[0], zero);
+    negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x[0], zero);
+  } else {
+    positive = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x[0], zero);
+    negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x[0], zero);
+  }
+  // Neither positive nor negative: 0, or NaN for a float NaN.
+  Value other = isFloat(x[0]) ? x[0] : zero;
+  Value v = arith::SelectOp::create(b, loc, negative, minusOne, other);
+  return arith::SelectOp::create(b, loc, positive, one, v);
+}
+
+template <typename MathOp>
+static Value mathUnary(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return MathOp::create(b, loc, x[0]);
+}
+
+/// log(1 + exp(x)), as max(x, 0) + log1p(exp(-|x|)) so that large |x|
+/// neither overflows nor loses the small term.
+static Value softplus(OpBuilder &b, Location loc, Value x) {
+  Value zero = zeroLike(b, loc, x);
+  Value negAbs = arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x));
+  Value tail =
+      math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs));
+  return arith::AddFOp::create(b, loc, arith::MaximumFOp::create(b, loc, x, zero),
+                               tail);
+}
+
+static Value softplusOf(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return softplus(b, loc, x[0]);
+}
+
+static Value mish(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return arith::MulFOp::create(
+      b, loc, x[0], math::TanhOp::create(b, loc, softplus(b, loc, x[0])));
+}
+
+static Value softsign(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  Value one = buildScalar(b, loc, x[0].getType(), 1.0);
+  return arith::DivFOp::create(
+      b, loc, x[0],
+      arith::AddFOp::create(b, loc, one, math::AbsFOp::create(b, loc, x[0])));
+}
+
+static Value isNaN(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x[0], x[0]);
+}
+
+/// alpha * (exp(x) - 1), the negative branch of Elu and Selu.
+static Value expm1Scaled(OpBuilder &b, Location loc, Value x, double alpha) {
+  Type t = x.getType();
+  Value e = math::ExpM1Op::create(b, loc, x);
+  return arith::MulFOp::create(b, loc, e, buildScalar(b, loc, t, alpha));
+}
+
+static Value elu(OpBuilder &b, Location loc, Value x, ONNXEluOp op) {
+  Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                         zeroLike(b, loc, x));
+  return arith::SelectOp::create(
+      b, loc, negative,
+      expm1Scaled(b, loc, x, op.getAlpha().convertToDouble()), x);
+}
+
+static Value selu(OpBuilder &b, Location loc, Value x, ONNXSeluOp op) {
+  Value notPositive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE,
+                                            x, zeroLike(b, loc, x));
+  Value v = arith::SelectOp::create(
+      b, loc, notPositive,
+      expm1Scaled(b, loc, x, op.getAlpha().convertToDouble()), x);
+  return arith::MulFOp::create(
+      b, loc, v, buildScalar(b, loc, x.getType(), op.getGamma().convertToDouble()));
+}
+
+static Value celu(OpBuilder &b, Location loc, Value x, ONNXCeluOp op) {
+  double alpha = op.getAlpha().convertToDouble();
+  Type t = x.getType();
+  Value zero = zeroLike(b, loc, x);
+  Value scaled = arith::DivFOp::create(b, loc, x, buildScalar(b, loc, t, alpha));
+  Value negative = arith::MinimumFOp::create(
+      b, loc, expm1Scaled(b, loc, scaled, alpha), zero);
+  return arith::AddFOp::create(b, loc, arith::MaximumFOp::create(b, loc, x, zero),
+                               negative);
+}
+
+static Value thresholdedRelu(OpBuilder &b, Location loc, Value x,
+                             ONNXThresholdedReluOp op) {
+  Value above = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OGT, x,
+      buildScalar(b, loc, x.getType(), op.getAlpha().convertToDouble()));
+  return arith::SelectOp::create(b, loc, above, x, zeroLike(b, loc, x));
+}
+
+static Value shrink(OpBuilder &b, Location loc, Value x, ONNXShrinkOp op) {
+  Type t = x.getType();
+  double lambd = op.getLambd().convertToDouble();
+  Value bias = buildScalar(b, loc, t, op.getBias().convertToDouble());
+  Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                      buildScalar(b, loc, t, -lambd));
+  Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                      buildScalar(b, loc, t, lambd));
+  Value v = arith::SelectOp::create(b, loc, above,
+                                    arith::SubFOp::create(b, loc, x, bias),
+                                    zeroLike(b, loc, x));
+  return arith::SelectOp::create(b, loc, below,
+                                 arith::AddFOp::create(b, loc, x, bias), v);
+}
+
+static Value isInf(OpBuilder &b, Location loc, Value x, ONNXIsInfOp op) {
+  Type t = x.getType();
+  auto inf = [&](bool negative) {
+    return arith::ConstantOp::create(
+        b, loc, FloatAttr::get(t, APFloat::getInf(
+                                      cast<FloatType>(t).getFloatSemantics(),
+                                      negative)));
+  };
+  Value result = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  if (op.getDetectPositive())
+    result = arith::OrIOp::create(
+        b, loc, result,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, inf(false)));
+  if (op.getDetectNegative())
+    result = arith::OrIOp::create(
+        b, loc, result,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, inf(true)));
+  return result;
+}
+
 static Value logicalAnd(OpBuilder &b, Location loc, ArrayRef<Value> x) {
   return arith::AndIOp::create(b, loc, x[0], x[1]);
 }
@@ -258,6 +397,50 @@ struct ElementwiseLowering : public OpConversionPattern<OpTy> {
     return success();
   }
 };
+
+/// `fn(x)`, computed in f32 when x is a narrower float (f16, bf16), whose
+/// math functions the CPU target has no versions of, and stored back in
+/// x's type.
+static Value computeInF32(OpBuilder &b, Location loc, Value x,
+                          function_ref<Value(Value)> fn) {
+  auto type = dyn_cast<FloatType>(x.getType());
+  if (!type || type.getWidth() >= 32)
+    return fn(x);
+  Value result = fn(arith::ExtFOp::create(b, loc, b.getF32Type(), x));
+  if (isa<FloatType>(result.getType()))
+    result = arith::TruncFOp::create(b, loc, type, result);
+  return result;
+}
+
+/// An op of one operand whose scalar function reads the op's attributes
+/// (computed in f32 for narrow floats).
+template <typename OpTy, Value (*Fn)(OpBuilder &, Location, Value, OpTy)>
+struct AttributedLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto fn = [&](OpBuilder &b, Location loc, ArrayRef<Value> x) -> Value {
+      return computeInF32(b, loc, x[0],
+                          [&](Value v) { return Fn(b, loc, v, op); });
+    };
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    rewriter.replaceOp(op, buildElementwise(rewriter, op.getLoc(), type,
+                                            adaptor.getOperands(), fn));
+    return success();
+  }
+};
+
+template <typename OpTy, Value (*Fn)(OpBuilder &, Location, ArrayRef<Value>)>
+static Value withoutAttributes(OpBuilder &b, Location loc, Value x, OpTy) {
+  return Fn(b, loc, {x});
+}
+
+/// A unary op whose scalar function is computed in f32 for narrow floats.
+template <typename OpTy, Value (*Fn)(OpBuilder &, Location, ArrayRef<Value>)>
+using WidenedLowering = AttributedLowering<OpTy, withoutAttributes<OpTy, Fn>>;
 
 struct LeakyReluLowering : public OpConversionPattern<ONNXLeakyReluOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -502,6 +685,28 @@ void fuse::lowering::populateElementwisePatterns(RewritePatternSet &patterns) {
       ElementwiseLowering<ONNXXorOp, logicalXor>,
       ElementwiseLowering<ONNXFloorOp, floor>,
       ElementwiseLowering<ONNXCeilOp, ceil>,
+      WidenedLowering<ONNXRoundOp, roundEven>,
+      WidenedLowering<ONNXSignOp, sign>,
+      WidenedLowering<ONNXSinOp, mathUnary<math::SinOp>>,
+      WidenedLowering<ONNXCosOp, mathUnary<math::CosOp>>,
+      WidenedLowering<ONNXTanOp, mathUnary<math::TanOp>>,
+      WidenedLowering<ONNXAsinOp, mathUnary<math::AsinOp>>,
+      WidenedLowering<ONNXAcosOp, mathUnary<math::AcosOp>>,
+      WidenedLowering<ONNXAtanOp, mathUnary<math::AtanOp>>,
+      WidenedLowering<ONNXSinhOp, mathUnary<math::SinhOp>>,
+      WidenedLowering<ONNXCoshOp, mathUnary<math::CoshOp>>,
+      WidenedLowering<ONNXAsinhOp, mathUnary<math::AsinhOp>>,
+      WidenedLowering<ONNXAcoshOp, mathUnary<math::AcoshOp>>,
+      WidenedLowering<ONNXAtanhOp, mathUnary<math::AtanhOp>>,
+      WidenedLowering<ONNXSoftsignOp, softsign>,
+      WidenedLowering<ONNXSoftplusOp, softplusOf>,
+      WidenedLowering<ONNXMishOp, mish>,
+      WidenedLowering<ONNXIsNaNOp, isNaN>,
+      AttributedLowering<ONNXEluOp, elu>, AttributedLowering<ONNXSeluOp, selu>,
+      AttributedLowering<ONNXCeluOp, celu>,
+      AttributedLowering<ONNXThresholdedReluOp, thresholdedRelu>,
+      AttributedLowering<ONNXShrinkOp, shrink>,
+      AttributedLowering<ONNXIsInfOp, isInf>,
       ElementwiseLowering<ONNXSumOp, sum>,
       ElementwiseLowering<ONNXMaxOp, maximum>,
       ElementwiseLowering<ONNXMinOp, minimum>,

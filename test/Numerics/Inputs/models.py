@@ -323,6 +323,41 @@ def elementwise_new():
 
 
 @model
+def activations():
+    """Trigonometric and hyperbolic functions, Sign, Round, Softsign,
+    Softplus, Mish, Elu, Selu, Celu, ThresholdedRelu, Shrink, IsNaN and
+    IsInf, summed into one output (inputs in [-1, 1]; Atanh of 0.9 x,
+    Acosh of x^2 + 1)."""
+    unary = ["Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+             "Asinh", "Sign", "Softsign", "Softplus", "Mish"]
+    nodes = [node(op, ["x"], [op.lower()]) for op in unary]
+    nodes += [node("Mul", ["x", "nine_tenths"], ["x09"]),
+              node("Atanh", ["x09"], ["atanh"]),
+              node("Mul", ["x", "x"], ["x2"]),
+              node("Add", ["x2", "one"], ["x2p1"]),
+              node("Acosh", ["x2p1"], ["acosh"]),
+              node("Mul", ["x", "three"], ["x3"]),
+              node("Round", ["x3"], ["round"]),
+              node("Elu", ["x"], ["elu"], alpha=0.7),
+              node("Selu", ["x"], ["selu"]),
+              node("Celu", ["x"], ["celu"], alpha=0.5),
+              node("ThresholdedRelu", ["x"], ["trelu"], alpha=0.2),
+              node("Shrink", ["x"], ["shrink"], bias=0.1, lambd=0.3),
+              node("Sum", [op.lower() for op in unary] +
+                   ["atanh", "acosh", "round", "elu", "selu", "celu",
+                    "trelu", "shrink"], ["y"]),
+              node("Reciprocal", ["round"], ["inv"]),
+              node("IsInf", ["inv"], ["posinf"], detect_negative=0),
+              node("IsNaN", ["inv"], ["nan"]),
+              node("Or", ["posinf", "nan"], ["flag"]),
+              node("Where", ["flag", "one", "x"], ["flagged"])]
+    return make(nodes, [("x", [4, 33])], ["y", "flagged"],
+                [const("nine_tenths", np.float32(0.9)),
+                 const("one", np.float32(1.0)),
+                 const("three", np.float32(3.0))], opset=18)
+
+
+@model
 def row_reductions():
     """Row-wise groups long enough for the `rows` strategy on cuda (a warp
     or a block per row): a scaled, masked Softmax over rows of 128, bias +

@@ -11,14 +11,17 @@ using namespace mlir;
 using namespace fuse;
 using namespace fuse::detail;
 
-/// The result of a unary elementwise op has the type of its operand.
+/// The result of a unary elementwise op has the type of its operand, or its
+/// shape with `elementType` (predicates).
 static LogicalResult inferSameAsOperand(std::optional<Location> loc,
                                         StringRef opName, Value operand,
-                                        SmallVectorImpl<Type> &types) {
+                                        SmallVectorImpl<Type> &types,
+                                        Type elementType = {}) {
   TensorType type = getTensorType(operand);
   if (!type)
     return inferError(loc, opName, "expects a tensor operand");
-  types.push_back(type);
+  types.push_back(elementType ? type.cloneWith(std::nullopt, elementType)
+                              : type);
   return success();
 }
 
@@ -48,6 +51,41 @@ FUSE_UNARY_INFERENCE(ONNXGeluOp, getX)
 FUSE_UNARY_INFERENCE(ONNXNotOp, getX)
 FUSE_UNARY_INFERENCE(ONNXFloorOp, getX)
 FUSE_UNARY_INFERENCE(ONNXCeilOp, getX)
+FUSE_UNARY_INFERENCE(ONNXRoundOp, getX)
+FUSE_UNARY_INFERENCE(ONNXSignOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXSinOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXCosOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXTanOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXAsinOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXAcosOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXAtanOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXSinhOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXCoshOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXAsinhOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXAcoshOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXAtanhOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXSoftsignOp, getInput)
+FUSE_UNARY_INFERENCE(ONNXSoftplusOp, getX)
+FUSE_UNARY_INFERENCE(ONNXMishOp, getX)
+FUSE_UNARY_INFERENCE(ONNXEluOp, getX)
+FUSE_UNARY_INFERENCE(ONNXSeluOp, getX)
+FUSE_UNARY_INFERENCE(ONNXCeluOp, getX)
+FUSE_UNARY_INFERENCE(ONNXThresholdedReluOp, getX)
+FUSE_UNARY_INFERENCE(ONNXShrinkOp, getInput)
+
+// IsNaN, IsInf: the operand's shape, i1 elements.
+#define FUSE_PREDICATE_INFERENCE(OP)                                           \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,          \
+      SmallVectorImpl<Type> &types) {                                          \
+    return inferSameAsOperand(loc, getOperationName(), adaptor.getX(), types,  \
+                              IntegerType::get(ctx, 1));                       \
+  }
+
+FUSE_PREDICATE_INFERENCE(ONNXIsNaNOp)
+FUSE_PREDICATE_INFERENCE(ONNXIsInfOp)
+
+#undef FUSE_PREDICATE_INFERENCE
 
 #undef FUSE_UNARY_INFERENCE
 

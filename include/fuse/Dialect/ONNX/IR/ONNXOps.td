@@ -41,6 +41,92 @@ def ONNXAbsOp : ONNX_UnaryOp<"Abs", ONNX_NumericTensor>;
 def ONNXSqrtOp : ONNX_UnaryOp<"Sqrt", ONNX_FloatTensor>;
 def ONNXFloorOp : ONNX_UnaryOp<"Floor", ONNX_FloatTensor>;
 def ONNXCeilOp : ONNX_UnaryOp<"Ceil", ONNX_FloatTensor>;
+// Round: halves to even.
+def ONNXRoundOp : ONNX_UnaryOp<"Round", ONNX_FloatTensor>;
+// Sign: -1, 0 or 1; NaN for NaN.
+def ONNXSignOp : ONNX_UnaryOp<"Sign", ONNX_NumericTensor, "input", "output">;
+def ONNXSinOp : ONNX_UnaryOp<"Sin", ONNX_FloatTensor, "input", "output">;
+def ONNXCosOp : ONNX_UnaryOp<"Cos", ONNX_FloatTensor, "input", "output">;
+def ONNXTanOp : ONNX_UnaryOp<"Tan", ONNX_FloatTensor, "input", "output">;
+def ONNXAsinOp : ONNX_UnaryOp<"Asin", ONNX_FloatTensor, "input", "output">;
+def ONNXAcosOp : ONNX_UnaryOp<"Acos", ONNX_FloatTensor, "input", "output">;
+def ONNXAtanOp : ONNX_UnaryOp<"Atan", ONNX_FloatTensor, "input", "output">;
+def ONNXSinhOp : ONNX_UnaryOp<"Sinh", ONNX_FloatTensor, "input", "output">;
+def ONNXCoshOp : ONNX_UnaryOp<"Cosh", ONNX_FloatTensor, "input", "output">;
+def ONNXAsinhOp : ONNX_UnaryOp<"Asinh", ONNX_FloatTensor, "input", "output">;
+def ONNXAcoshOp : ONNX_UnaryOp<"Acosh", ONNX_FloatTensor, "input", "output">;
+def ONNXAtanhOp : ONNX_UnaryOp<"Atanh", ONNX_FloatTensor, "input", "output">;
+// Softsign: X / (1 + |X|).
+def ONNXSoftsignOp : ONNX_UnaryOp<"Softsign", ONNX_FloatTensor, "input",
+                                  "output">;
+// Softplus: log(1 + exp(X)).
+def ONNXSoftplusOp : ONNX_UnaryOp<"Softplus", ONNX_FloatTensor>;
+// Mish: X * tanh(softplus(X)).
+def ONNXMishOp : ONNX_UnaryOp<"Mish", ONNX_FloatTensor>;
+
+// An activation `Y = f(X)` with float attributes (`attrs`, ONNX defaults).
+class ONNX_ActivationOp<string mnemonic, string formula, dag attrs>
+    : ONNX_Op<mnemonic, [ONNX_Elementwise, SameOperandsAndResultElementType]> {
+  let summary = "elementwise " # mnemonic # ": `" # formula # "`";
+  let description = "ONNX `" # mnemonic # "`, applied to every element.";
+  let arguments = !con((ins ONNX_FloatTensor:$X), attrs);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+def ONNXEluOp : ONNX_ActivationOp<"Elu", "X < 0 ? alpha * (exp(X) - 1) : X",
+    (ins DefaultValuedAttr<F32Attr, "1.0f">:$alpha)>;
+def ONNXSeluOp : ONNX_ActivationOp<"Selu",
+    "gamma * (X <= 0 ? alpha * (exp(X) - 1) : X)",
+    (ins DefaultValuedAttr<F32Attr, "1.67326319217681884765625f">:$alpha,
+         DefaultValuedAttr<F32Attr, "1.05070102214813232421875f">:$gamma)>;
+def ONNXCeluOp : ONNX_ActivationOp<"Celu",
+    "max(0, X) + min(0, alpha * (exp(X / alpha) - 1))",
+    (ins DefaultValuedAttr<F32Attr, "1.0f">:$alpha)>;
+def ONNXThresholdedReluOp : ONNX_ActivationOp<"ThresholdedRelu",
+    "X > alpha ? X : 0", (ins DefaultValuedAttr<F32Attr, "1.0f">:$alpha)>;
+
+def ONNXShrinkOp : ONNX_Op<"Shrink", [ONNX_Elementwise,
+                                      SameOperandsAndResultElementType]> {
+  let summary = "elementwise `x < -lambd ? x + bias : x > lambd ? x - bias : 0`";
+  let description = [{
+    ```mlir
+    %y = onnx.Shrink(%x) {lambd = 1.500000e+00 : f32}
+        : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$input,
+                       DefaultValuedAttr<F32Attr, "0.0f">:$bias,
+                       DefaultValuedAttr<F32Attr, "0.5f">:$lambd);
+  let results = (outs ONNX_FloatTensor:$output);
+}
+
+def ONNXIsNaNOp : ONNX_Op<"IsNaN", [ONNX_Elementwise]> {
+  let summary = "elementwise: is the element NaN";
+  let description = [{
+    ```mlir
+    %y = onnx.IsNaN(%x) : (tensor<4xf32>) -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X);
+  let results = (outs ONNX_BoolTensor:$Y);
+}
+
+def ONNXIsInfOp : ONNX_Op<"IsInf", [ONNX_Elementwise]> {
+  let summary = "elementwise: is the element an infinity of a chosen sign";
+  let description = [{
+    `detect_negative` and `detect_positive` (default 1) say which
+    infinities count.
+
+    ```mlir
+    %y = onnx.IsInf(%x) {detect_negative = 0 : i64}
+        : (tensor<4xf32>) -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X,
+                       DefaultValuedAttr<I64Attr, "1">:$detect_negative,
+                       DefaultValuedAttr<I64Attr, "1">:$detect_positive);
+  let results = (outs ONNX_BoolTensor:$Y);
+}
 
 def ONNXLeakyReluOp : ONNX_Op<"LeakyRelu", [ONNX_Elementwise,
                                            SameOperandsAndResultElementType]> {
