@@ -24,6 +24,13 @@ struct ImportCLOptions {
                "(e.g. --input-shape input=1x3x224x224). Symbolic dims the "
                "shape fixes are bound in every other input too"),
       cl::value_desc("name=shape"), cl::cat(getImportCLCategory())};
+  cl::list<std::string> inputValues{
+      "input-value",
+      cl::desc("Fix a graph input to a value, read from an ONNX TensorProto "
+               "file (repeatable): NAME=FILE.pb. The input becomes a constant "
+               "of the compiled model (it is no longer an input), so shapes, "
+               "axes or pads it feeds fold at compile time"),
+      cl::value_desc("name=file.pb"), cl::cat(getImportCLCategory())};
   cl::opt<ImportOptions::Format> format{
       "onnx-format", cl::desc("How to read an ONNX model file"),
       cl::init(ImportOptions::Format::Auto),
@@ -70,17 +77,35 @@ std::string fuse::parseInputShapeSpec(StringRef spec, ImportOptions &options) {
   return "";
 }
 
+std::string fuse::parseInputValueSpec(StringRef spec, ImportOptions &options) {
+  auto [name, path] = spec.split('=');
+  if (name.empty() || path.empty())
+    return "--input-value expects NAME=FILE, got '" + spec.str() + "'";
+  for (const auto &entry : options.inputValues)
+    if (entry.first == name)
+      return "--input-value gives '" + name.str() + "' twice";
+  options.inputValues.emplace_back(name.str(), path.str());
+  return "";
+}
+
 mlir::FailureOr<ImportOptions> fuse::getImportOptionsFromCL() {
   ImportOptions options;
   if (!clOptions.isConstructed())
     return options;
   options.format = clOptions->format;
-  for (const std::string &spec : clOptions->inputShapes) {
-    std::string error = parseInputShapeSpec(spec, options);
-    if (!error.empty()) {
-      errs() << "error: " << error << "\n";
-      return mlir::failure();
+  auto parseAll = [&](const cl::list<std::string> &specs,
+                      std::string (*parse)(StringRef, ImportOptions &)) {
+    for (const std::string &spec : specs) {
+      std::string error = parse(spec, options);
+      if (!error.empty()) {
+        errs() << "error: " << error << "\n";
+        return false;
+      }
     }
-  }
+    return true;
+  };
+  if (!parseAll(clOptions->inputShapes, parseInputShapeSpec) ||
+      !parseAll(clOptions->inputValues, parseInputValueSpec))
+    return mlir::failure();
   return options;
 }

@@ -22,6 +22,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
 using namespace fuse;
@@ -178,6 +179,9 @@ private:
   FailureOr<Type> importValueType(const ::onnx::ValueInfoProto &info,
                                   StringRef what);
   LogicalResult bindInputShapes(const ::onnx::GraphProto &graph);
+  LogicalResult readInputValues(const ::onnx::GraphProto &graph,
+                                const llvm::StringSet<> &initializers,
+                                llvm::StringMap<ElementsAttr> &values);
   LogicalResult define(StringRef name, Value value, Location loc);
   Location nodeLocation(const ::onnx::NodeProto &node, unsigned index,
                         std::pair<unsigned, unsigned> pos);
@@ -277,6 +281,60 @@ ModelImporter::importValueType(const ::onnx::ValueInfoProto &info,
 /// Applies `--input-shape`: checks each given shape against what the model
 /// declares and binds the symbolic dims (dim_param) it fixes, so other
 /// inputs sharing them get the same sizes.
+/// The values `--input-value` gives graph inputs, read and checked against
+/// the inputs' declared types.
+LogicalResult ModelImporter::readInputValues(
+    const ::onnx::GraphProto &graph, const llvm::StringSet<> &initializers,
+    llvm::StringMap<ElementsAttr> &values) {
+  for (const auto &[name, path] : options.inputValues) {
+    const ::onnx::ValueInfoProto *info = nullptr;
+    for (const auto &input : graph.input())
+      if (input.name() == name && !initializers.contains(name))
+        info = &input;
+    if (!info)
+      return mlir::emitError(fileLoc) << "--input-value names '" << name
+                                      << "', which is not a graph input";
+    auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+    if (!bytes)
+      return mlir::emitError(fileLoc)
+             << "--input-value " << name << ": cannot read '" << path
+             << "': " << bytes.getError().message();
+    ::onnx::TensorProto tensor;
+    if (!tensor.ParseFromArray((*bytes)->getBufferStart(),
+                               static_cast<int>((*bytes)->getBufferSize())))
+      return mlir::emitError(fileLoc)
+             << "--input-value " << name << ": '" << path
+             << "' is not an ONNX TensorProto";
+    std::string error;
+    ElementsAttr value = convertTensor(tensor, name, ctx, error);
+    if (!value)
+      return mlir::emitError(fileLoc)
+             << "--input-value " << name << ": the tensor in '" << path
+             << "' " << error;
+    FailureOr<Type> declared = importValueType(*info, "graph input");
+    if (failed(declared))
+      return failure();
+    auto declaredType = cast<TensorType>(*declared);
+    ShapedType type = value.getShapedType();
+    bool shapeFits = !declaredType.hasRank() ||
+                     (declaredType.getRank() == type.getRank() &&
+                      llvm::all_of(llvm::zip(declaredType.getShape(),
+                                             type.getShape()),
+                                   [](auto dims) {
+                                     auto [want, have] = dims;
+                                     return ShapedType::isDynamic(want) ||
+                                            want == have;
+                                   }));
+    if (declaredType.getElementType() != type.getElementType() || !shapeFits)
+      return mlir::emitError(fileLoc)
+             << "--input-value " << name << ": the value is a " << type
+             << ", but the input is declared as " << declaredType;
+    values[name] = value;
+  }
+  return success();
+}
+
 LogicalResult ModelImporter::bindInputShapes(const ::onnx::GraphProto &graph) {
   llvm::StringMap<const ::onnx::ValueInfoProto *> inputs;
   std::string names;
@@ -633,10 +691,15 @@ OwningOpRef<ModuleOp> ModelImporter::run(const ::onnx::ModelProto &model,
   for (const auto &init : graph.initializer())
     initializerNames.insert(init.name());
 
+  llvm::StringMap<ElementsAttr> fixedValues;
+  if (failed(readInputValues(graph, initializerNames, fixedValues)))
+    return nullptr;
+
   SmallVector<Type> argTypes;
   SmallVector<const ::onnx::ValueInfoProto *> args;
   for (const auto &input : graph.input()) {
-    if (initializerNames.contains(input.name()))
+    if (initializerNames.contains(input.name()) ||
+        fixedValues.contains(input.name()))
       continue;
     FailureOr<Type> type = importValueType(input, "graph input");
     if (failed(type))
@@ -670,6 +733,16 @@ OwningOpRef<ModuleOp> ModelImporter::run(const ::onnx::ModelProto &model,
   }
 
   builder.setInsertionPointToStart(entry);
+  for (const auto &input : graph.input()) {
+    auto it = fixedValues.find(input.name());
+    if (it == fixedValues.end())
+      continue;
+    Location loc = NameLoc::get(builder.getStringAttr(input.name()), fileLoc);
+    auto constant = ONNXConstantOp::create(
+        builder, loc, it->second.getShapedType(), it->second);
+    if (failed(define(input.name(), constant, loc)))
+      return nullptr;
+  }
   for (const auto &init : graph.initializer()) {
     Location loc = NameLoc::get(builder.getStringAttr(init.name()), fileLoc);
     std::string error;

@@ -4,6 +4,8 @@
 
 #include "CodegenInternal.h"
 #include "fuse/Target/Plan.h"
+#include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXTraits.h"
 #include "fuse/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -54,6 +56,39 @@ static void moveKernels(ModuleOp from, ModuleOp to,
   }
 }
 
+static bool hasNoElements(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && llvm::is_contained(tensor.getShape(), 0);
+}
+
+/// What the lowering cannot take of empty tensors (a dim of 0), refused
+/// before it: a reduction of an empty tensor (its loop tiling needs a
+/// non-empty iteration space) and an output with no elements that a kernel
+/// computes (the kernel would have no loop to run).
+static LogicalResult checkEmptyTensors(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    if ((isReductionOp(op) ||
+         isa<ONNXSoftmaxOp, ONNXLayerNormalizationOp>(op)) &&
+        hasNoElements(op->getOperand(0).getType())) {
+      op->emitError() << "reduces a tensor with no elements ("
+                      << op->getOperand(0).getType()
+                      << "); empty reductions are not supported";
+      return WalkResult::interrupt();
+    }
+    // A constant output (folded) needs no kernel.
+    if (isa<func::ReturnOp>(op))
+      for (Value operand : op->getOperands())
+        if (hasNoElements(operand.getType()) &&
+            !operand.getDefiningOp<ONNXConstantOp>()) {
+          op->emitError() << "an output with no elements ("
+                          << operand.getType() << ") is not supported";
+          return WalkResult::interrupt();
+        }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 FailureOr<std::vector<uint8_t>> fuse::compileModel(ModuleOp module,
                                                 const CompileOptions &options,
                                                 llvm::raw_ostream &os) {
@@ -71,7 +106,8 @@ FailureOr<std::vector<uint8_t>> fuse::compileModel(ModuleOp module,
   // anything else, in the reference plan too.
   if (failed(runPasses(module, [&](OpPassManager &pm) {
         pm.nest<func::FuncOp>().addPass(createSimplifyGraph());
-      })))
+      })) ||
+      failed(checkEmptyTensors(module)))
     return failure();
 
   // The reference is the model before fusion, outlined one op per kernel.

@@ -34,7 +34,15 @@ struct ImportOptions {
   /// `ShapedType::kDynamic` for `?`.
   llvm::SmallVector<std::pair<std::string, llvm::SmallVector<int64_t>>>
       inputShapes;
+  /// Graph inputs given a value (`--input-value name=tensor.pb`, an ONNX
+  /// TensorProto file): the input becomes a constant of the model, so that
+  /// shapes, axes or pads it feeds fold at compile time.
+  llvm::SmallVector<std::pair<std::string, std::string>> inputValues;
 };
+
+/// Parses one `--input-value` value, `name=FILE`. Returns an error message
+/// on failure.
+std::string parseInputValueSpec(llvm::StringRef spec, ImportOptions &options);
 
 /// Parses one `--input-shape` value, `name=d0xd1x...` (a dim may be `?`;
 /// `name=` alone is a scalar). Returns an error message on failure.
