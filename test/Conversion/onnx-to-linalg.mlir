@@ -60,6 +60,30 @@ func.func @activations(%x: tensor<4xf32>, %h: tensor<4xbf16>, %i: tensor<4xi32>)
 
 // -----
 
+// Sum-based reductions map each element before adding (L2: x * x) and the
+// sum after (sqrt); ReduceProd multiplies from 1.
+// CHECK-LABEL: func.func @reduce_l2_prod
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: linalg.fill ins(%[[ZERO]] : f32)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: %[[SQ:.*]] = arith.mulf %[[IN:.*]], %[[IN]] : f32
+// CHECK: arith.addf %{{.*}}, %[[SQ]] : f32
+// CHECK: linalg.generic
+// CHECK: math.sqrt
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: linalg.fill ins(%[[ONE]] : f32)
+// CHECK: linalg.generic
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: onnx.Reduce
+func.func @reduce_l2_prod(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<2xf32>) attributes {fuse.kernel} {
+  %axes = onnx.Constant dense<1> : tensor<1xi64>
+  %0 = onnx.ReduceL2(%x, %axes) {keepdims = 0 : i64} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<2xf32>
+  %1 = onnx.ReduceProd(%x, %axes) {keepdims = 0 : i64} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<2xf32>
+  return %0, %1 : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
 // AveragePool: a sum over a window operand, then a division by the tap
 // count (constant here: no padding).
 // CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 8 + d4, d3 * 8 + d5)>

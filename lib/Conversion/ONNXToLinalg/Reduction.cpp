@@ -114,6 +114,35 @@ static void markRowDims(Value value, ArrayRef<int64_t> dims) {
 
 namespace {
 
+/// What a sum-based reduction adds up: |x| (L1), x^2 (L2, SumSquare),
+/// exp(x) (LogSumExp), x itself otherwise.
+template <typename OpTy>
+static Value mapBeforeSum(OpBuilder &b, Location loc, Value x) {
+  if constexpr (std::is_same_v<OpTy, ONNXReduceL1Op>)
+    return isa<FloatType>(x.getType()) ? Value(math::AbsFOp::create(b, loc, x))
+                                       : Value(math::AbsIOp::create(b, loc, x));
+  if constexpr (std::is_same_v<OpTy, ONNXReduceL2Op> ||
+                std::is_same_v<OpTy, ONNXReduceSumSquareOp>)
+    return buildMul(b, loc, x, x);
+  if constexpr (std::is_same_v<OpTy, ONNXReduceLogSumExpOp>)
+    return math::ExpOp::create(b, loc, x);
+  return x;
+}
+
+template <typename OpTy> static constexpr bool hasMapAfterSum() {
+  return std::is_same_v<OpTy, ONNXReduceL2Op> ||
+         std::is_same_v<OpTy, ONNXReduceLogSumOp> ||
+         std::is_same_v<OpTy, ONNXReduceLogSumExpOp>;
+}
+
+/// What becomes of the sum: sqrt (L2), log (LogSum, LogSumExp).
+template <typename OpTy>
+static Value mapAfterSum(OpBuilder &b, Location loc, Value sum) {
+  if constexpr (std::is_same_v<OpTy, ONNXReduceL2Op>)
+    return math::SqrtOp::create(b, loc, sum);
+  return math::LogOp::create(b, loc, sum);
+}
+
 template <typename OpTy>
 struct ReduceLowering : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -143,10 +172,15 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
     }
     constexpr bool isMax = std::is_same_v<OpTy, ONNXReduceMaxOp>;
     constexpr bool isMin = std::is_same_v<OpTy, ONNXReduceMinOp>;
+    constexpr bool isProd = std::is_same_v<OpTy, ONNXReduceProdOp>;
     bool isBool = elementType.isInteger(1);
+    bool isFloat = isa<FloatType>(elementType);
     TypedAttr init = isMax   ? getLowestAttr(elementType)
                      : isMin ? highestAttr(elementType)
                              : zeroAttr(elementType);
+    if (isProd)
+      init = isFloat ? TypedAttr(rewriter.getFloatAttr(elementType, 1.0))
+                     : TypedAttr(rewriter.getIntegerAttr(elementType, 1));
     if (isBool) // max is `or` (from false), min is `and` (from true)
       init = rewriter.getBoolAttr(isMin);
     Value reduced = buildReduction(
@@ -160,8 +194,16 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
             return buildMax(b, l, acc, x[0]);
           if (isMin)
             return buildMin(b, l, acc, x[0]);
-          return buildAdd(b, l, acc, x[0]);
+          if (isProd)
+            return buildMul(b, l, acc, x[0]);
+          return buildAdd(b, l, acc, mapBeforeSum<OpTy>(b, l, x[0]));
         });
+    if constexpr (hasMapAfterSum<OpTy>())
+      reduced = buildElementwise(
+          rewriter, loc, type, {reduced},
+          [&](OpBuilder &b, Location l, ArrayRef<Value> x) -> Value {
+            return mapAfterSum<OpTy>(b, l, x[0]);
+          });
     if constexpr (std::is_same_v<OpTy, ONNXReduceMeanOp>) {
       int64_t count = 1;
       for (int64_t d : *dims)
@@ -287,6 +329,11 @@ void fuse::lowering::populateReductionPatterns(RewritePatternSet &patterns) {
   patterns.add<ReduceLowering<ONNXReduceMeanOp>,
                ReduceLowering<ONNXReduceSumOp>,
                ReduceLowering<ONNXReduceMaxOp>,
-               ReduceLowering<ONNXReduceMinOp>, SoftmaxLowering,
+               ReduceLowering<ONNXReduceMinOp>,
+               ReduceLowering<ONNXReduceL1Op>, ReduceLowering<ONNXReduceL2Op>,
+               ReduceLowering<ONNXReduceLogSumOp>,
+               ReduceLowering<ONNXReduceLogSumExpOp>,
+               ReduceLowering<ONNXReduceSumSquareOp>,
+               ReduceLowering<ONNXReduceProdOp>, SoftmaxLowering,
                LayerNormLowering>(patterns.getContext());
 }

@@ -236,6 +236,24 @@ def reduce_ops():
 
 
 @model
+def reduce_more():
+    """ReduceL1, ReduceL2, ReduceLogSum (of |x| + 1), ReduceLogSumExp,
+    ReduceSumSquare and ReduceProd, over one dim, two dims and all dims,
+    with and without keepdims (axes as constant inputs, opset 18)."""
+    return make([node("ReduceL1", ["x", "last"], ["l1"], keepdims=1),
+                 node("ReduceL2", ["x", "outer"], ["l2"], keepdims=0),
+                 node("Abs", ["x"], ["ax"]),
+                 node("Add", ["ax", "one"], ["ax1"]),
+                 node("ReduceLogSum", ["ax1", "mid"], ["ls"], keepdims=0),
+                 node("ReduceLogSumExp", ["x", "last"], ["lse"], keepdims=0),
+                 node("ReduceSumSquare", ["x"], ["ssq"], keepdims=1),
+                 node("ReduceProd", ["x", "mid"], ["prod"], keepdims=1)],
+                [("x", [3, 4, 10])], ["l1", "l2", "ls", "lse", "ssq", "prod"],
+                [ints("last", [-1]), ints("outer", [0, 2]), ints("mid", [1]),
+                 const("one", np.float32(1.0))], opset=18)
+
+
+@model
 def tensor_ops():
     """Data movement and selection: Gather (input and constant indices,
     negative ones), Concat, Slice (negative step, clamped bounds), Split,

@@ -754,6 +754,14 @@ def ONNXReduceSumOp : ONNX_ReduceOp<"ReduceSum">;
 // ReduceMax/Min-20 accept bool (`or` and `and`).
 def ONNXReduceMaxOp : ONNX_ReduceOp<"ReduceMax", ONNX_AnyTensor>;
 def ONNXReduceMinOp : ONNX_ReduceOp<"ReduceMin", ONNX_AnyTensor>;
+// sum(|x|), sqrt(sum(x^2)), log(sum(x)), log(sum(exp(x))), sum(x^2),
+// prod(x).
+def ONNXReduceL1Op : ONNX_ReduceOp<"ReduceL1">;
+def ONNXReduceL2Op : ONNX_ReduceOp<"ReduceL2">;
+def ONNXReduceLogSumOp : ONNX_ReduceOp<"ReduceLogSum">;
+def ONNXReduceLogSumExpOp : ONNX_ReduceOp<"ReduceLogSumExp">;
+def ONNXReduceSumSquareOp : ONNX_ReduceOp<"ReduceSumSquare">;
+def ONNXReduceProdOp : ONNX_ReduceOp<"ReduceProd">;
 
 def ONNXIdentityOp : ONNX_Op<"Identity", [ONNX_Elementwise,
                                           SameOperandsAndResultElementType]> {
