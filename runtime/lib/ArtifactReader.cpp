@@ -540,18 +540,27 @@ fuse_status validatePlan(Artifact &a, Plan &plan) {
   return FUSE_OK;
 }
 
-fuse_status readPlanSection(const Blob &section, Artifact &a) {
-  PlanSection decoded;
+/// Decodes the whole of `section` (named `title`, whose records end with
+/// a `last`) into `record`.
+template <typename Record>
+fuse_status decodeSection(const Blob &section, const char *title,
+                          const char *last, Record &record) {
   Decoder decoder(section.data, section.size);
-  transfer(decoder, decoded);
+  transfer(decoder, record);
   if (decoder.failed())
-    return fail(FUSE_ERROR_FORMAT, "artifact: Plan section: %s",
+    return fail(FUSE_ERROR_FORMAT, "artifact: %s section: %s", title,
                 decoder.message().c_str());
   if (decoder.remaining() != 0)
     return fail(FUSE_ERROR_FORMAT,
-                "artifact: Plan section has %llu bytes left after the last "
-                "plan",
-                ull(decoder.remaining()));
+                "artifact: %s section has %llu bytes left after the last %s",
+                title, ull(decoder.remaining()), last);
+  return FUSE_OK;
+}
+
+fuse_status readPlanSection(const Blob &section, Artifact &a) {
+  PlanSection decoded;
+  if (fuse_status s = decodeSection(section, "Plan", "plan", decoded))
+    return s;
   a.inputs = std::move(decoded.inputs);
   a.outputs = std::move(decoded.outputs);
   a.kernels = std::move(decoded.kernels);
@@ -597,17 +606,7 @@ fuse_status readPlanSection(const Blob &section, Artifact &a) {
 }
 
 fuse_status readMetadataSection(const Blob &section, Artifact &a) {
-  Decoder decoder(section.data, section.size);
-  transfer(decoder, a.metadata);
-  if (decoder.failed())
-    return fail(FUSE_ERROR_FORMAT, "artifact: Metadata section: %s",
-                decoder.message().c_str());
-  if (decoder.remaining() != 0)
-    return fail(FUSE_ERROR_FORMAT,
-                "artifact: Metadata section has %llu bytes left after the "
-                "last group",
-                ull(decoder.remaining()));
-  return FUSE_OK;
+  return decodeSection(section, "Metadata", "group", a.metadata);
 }
 
 uint64_t alignTo(uint64_t value, uint64_t alignment) {

@@ -78,54 +78,57 @@ const char *const kHowToAvoid =
     " (install it, set FUSE_CUDA_LIBRARY_PATH to its directory, or compile "
     "the model with --strategy=generated)";
 
-Loaded<CublasLt> loadCublasLt() {
-  Loaded<CublasLt> loaded;
+// Binds every function of a table; returns the name of the first one the
+// library lacks, or nullptr.
+#define FUSE_LIBRARY_BIND(name, result, params)                                \
+  if (!bind(library, table.name, #name))                                       \
+    return #name;
+const char *bindCublasLt(void *library, CublasLt &table) {
+  FUSE_CUBLASLT_FUNCTIONS(FUSE_LIBRARY_BIND)
+  return nullptr;
+}
+const char *bindCudnn(void *library, Cudnn &table) {
+  FUSE_CUDNN_FUNCTIONS(FUSE_LIBRARY_BIND)
+  return nullptr;
+}
+#undef FUSE_LIBRARY_BIND
+
+/// Opens `soname` and binds its functions; `title` names the library in
+/// the problem.
+template <typename Table>
+Loaded<Table> load(const char *title, const char *soname,
+                   const char *(*bindAll)(void *, Table &)) {
+  Loaded<Table> loaded;
+  std::string library = std::string(title) + " (" + soname + ")";
   std::string searched;
   // Never closed: the library stays for the life of the process.
-  void *library = openLibrary("libcublasLt.so.13", searched);
-  if (!library) {
-    loaded.problem = "cuBLASLt (libcublasLt.so.13) not found; searched " +
-                     searched + kHowToAvoid;
+  void *handle = openLibrary(soname, searched);
+  if (!handle) {
+    loaded.problem = library + " not found; searched " + searched + kHowToAvoid;
     return loaded;
   }
-#define FUSE_LIBRARY_BIND(name, result, params)                                \
-  if (!bind(library, loaded.table.name, #name)) {                              \
-    loaded.problem = "cuBLASLt (libcublasLt.so.13) has no " #name;             \
-    return loaded;                                                             \
-  }
-  FUSE_CUBLASLT_FUNCTIONS(FUSE_LIBRARY_BIND)
-#undef FUSE_LIBRARY_BIND
+  if (const char *missing = bindAll(handle, loaded.table))
+    loaded.problem = library + " has no " + missing;
   return loaded;
 }
 
-Loaded<Cudnn> loadCudnn() {
-  Loaded<Cudnn> loaded;
-  std::string searched;
-  void *library = openLibrary("libcudnn.so.9", searched);
-  if (!library) {
-    loaded.problem =
-        "cuDNN (libcudnn.so.9) not found; searched " + searched + kHowToAvoid;
-    return loaded;
-  }
-#define FUSE_LIBRARY_BIND(name, result, params)                                \
-  if (!bind(library, loaded.table.name, #name)) {                              \
-    loaded.problem = "cuDNN (libcudnn.so.9) has no " #name;                    \
-    return loaded;                                                             \
-  }
-  FUSE_CUDNN_FUNCTIONS(FUSE_LIBRARY_BIND)
-#undef FUSE_LIBRARY_BIND
-  return loaded;
-}
-
-} // namespace
-
-fuse_status CublasLt::get(size_t launches, const CublasLt *&library) {
-  static const Loaded<CublasLt> loaded = loadCublasLt();
+/// The table of a loaded library, or FUSE_ERROR_TARGET with its problem.
+template <typename Table>
+fuse_status use(const Loaded<Table> &loaded, size_t launches,
+                const Table *&library) {
   if (!loaded.problem.empty())
     return fail(FUSE_ERROR_TARGET, "%s: this artifact calls it in %zu launches",
                 loaded.problem.c_str(), launches);
   library = &loaded.table;
   return FUSE_OK;
+}
+
+} // namespace
+
+fuse_status CublasLt::get(size_t launches, const CublasLt *&library) {
+  static const Loaded<CublasLt> loaded =
+      load<CublasLt>("cuBLASLt", "libcublasLt.so.13", bindCublasLt);
+  return use(loaded, launches, library);
 }
 
 fuse_status CublasLt::check(cublasStatus_t status,
@@ -139,12 +142,9 @@ fuse_status CublasLt::check(cublasStatus_t status,
 }
 
 fuse_status Cudnn::get(size_t launches, const Cudnn *&library) {
-  static const Loaded<Cudnn> loaded = loadCudnn();
-  if (!loaded.problem.empty())
-    return fail(FUSE_ERROR_TARGET, "%s: this artifact calls it in %zu launches",
-                loaded.problem.c_str(), launches);
-  library = &loaded.table;
-  return FUSE_OK;
+  static const Loaded<Cudnn> loaded =
+      load<Cudnn>("cuDNN", "libcudnn.so.9", bindCudnn);
+  return use(loaded, launches, library);
 }
 
 fuse_status Cudnn::check(cudnnStatus_t status, const std::string &what) const {
