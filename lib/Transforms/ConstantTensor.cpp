@@ -6,6 +6,7 @@
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cstring>
 
@@ -144,4 +145,14 @@ ElementsAttr fuse::buildConstantAttr(const ConstantTensor &tensor,
       ArrayRef<char>(bytes), alignof(uint64_t));
   return DenseResourceElementsAttr::get(tensor.type, blobName,
                                         std::move(blob));
+}
+
+std::string fuse::blobNameStem(Operation *op, StringRef fallback) {
+  std::string name = fallback.str();
+  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
+    name = loc.getName().str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  return name;
 }

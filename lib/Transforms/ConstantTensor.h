@@ -44,6 +44,10 @@ std::optional<ConstantTensor> readConstant(mlir::Value value,
 mlir::ElementsAttr buildConstantAttr(const ConstantTensor &tensor,
                                      llvm::StringRef blobName);
 
+/// The start of a blob name for a constant made from `op`: its node name
+/// (else `fallback`), with what a resource key cannot hold replaced by '_'.
+std::string blobNameStem(mlir::Operation *op, llvm::StringRef fallback);
+
 } // namespace fuse
 
 #endif // FUSE_LIB_TRANSFORMS_CONSTANTTENSOR_H

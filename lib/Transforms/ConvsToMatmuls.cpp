@@ -3,7 +3,8 @@
 // A convolution whose output has few positions (small images, small
 // batches: ResNet-50's last stages at batch 1) does too little work per
 // filter for cuDNN's fp32 kernels, which then run at 1.5-3 TFLOP/s on the
-// H100, while cuBLASLt runs the same contraction as a matmul at 5-6
+// H100, while cuBLASLt runs the same contraction as a matmul at 5-6; one
+// with many filters pays back the im2col copy at any size
 // (docs/models.md). This rewrite turns such a Conv into
 //
 //   %cols = fuse.im2col %x        [N, rows, outH * outW]
@@ -27,7 +28,6 @@
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace fuse {
@@ -41,17 +41,6 @@ using namespace fuse;
 /// Weights larger than this stay convolutions (the host copy is made in
 /// doubles).
 static constexpr int64_t kMaxWeightElements = int64_t(1) << 26;
-
-/// The blob name of the matmul weights made from `conv`'s.
-static std::string weightBlobName(ONNXConvOp conv) {
-  std::string name = "conv";
-  if (auto loc = dyn_cast<NameLoc>(conv->getLoc()))
-    name = loc.getName().str();
-  for (char &c : name)
-    if (!llvm::isAlnum(c) && c != '_' && c != '.')
-      c = '_';
-  return name + "_matmul_W";
-}
 
 static Value buildShape(PatternRewriter &rewriter, Location loc,
                         ArrayRef<int64_t> dims) {
@@ -133,7 +122,7 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
         rewriter.getDenseI64ArrayAttr(window.dilations));
     Value weights = ONNXConstantOp::create(
         rewriter, loc, matrix.type,
-        buildConstantAttr(matrix, weightBlobName(conv)));
+        buildConstantAttr(matrix, blobNameStem(conv, "conv") + "_matmul_W"));
     auto flatType = RankedTensorType::get({images, filters, positions}, f32);
     Value flat = ONNXMatMulOp::create(rewriter, loc, flatType, weights, cols);
 

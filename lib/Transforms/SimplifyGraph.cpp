@@ -123,13 +123,8 @@ LogicalResult GraphSimplifier::refineResultTypes(Operation *op) {
 }
 
 std::string GraphSimplifier::blobName(Operation *op, StringRef suffix) {
-  std::string name = "folded";
-  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
-    name = loc.getName().str();
-  for (char &c : name)
-    if (!llvm::isAlnum(c) && c != '_' && c != '.')
-      c = '_';
-  return name + "_" + suffix.str() + "_" + std::to_string(blobCounter++);
+  return blobNameStem(op, "folded") + "_" + suffix.str() + "_" +
+         std::to_string(blobCounter++);
 }
 
 void GraphSimplifier::replaceWithConstant(Operation *op, ElementsAttr value) {
