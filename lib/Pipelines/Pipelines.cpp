@@ -121,6 +121,8 @@ void fuse::buildKernelsToLoopsPipeline(OpPassManager &pm) {
   lowered.addPass(createHoistStaticAllocas());
   lowered.addPass(createCanonicalizerPass());
   lowered.addPass(createCSEPass());
+  lowered.addPass(createPromoteAccumulators());
+  lowered.addPass(createCanonicalizerPass());
 }
 
 /// Passes shared by both targets before their LLVM lowering.

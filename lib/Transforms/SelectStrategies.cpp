@@ -150,6 +150,19 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu) {
     return KernelStrategyAttr::get(ctx, Mapping::loop, 1, 1, 1);
   LoopShape loop = getLoopShape(root);
   int64_t iterations = std::max<int64_t>(loop.iterations, 1);
+  // Short rows (a GlobalAveragePool's 7x7): a few lanes each, about four
+  // elements per lane and several rows per warp, when whole warps of rows
+  // fill the loop.
+  if (loop.contiguousRows && loop.rowLength >= 16 && loop.rowLength < 128) {
+    int64_t lanes = std::min<int64_t>(
+        32, llvm::bit_floor(uint64_t(loop.rowLength / 4)));
+    if (lanes < 32 && iterations % (32 / lanes) == 0) {
+      int64_t rowsPerBlock = kFlatBlock / lanes;
+      return KernelStrategyAttr::get(ctx, Mapping::rows,
+                                     llvm::divideCeil(iterations, rowsPerBlock),
+                                     kFlatBlock, lanes);
+    }
+  }
   if (loop.contiguousRows && loop.rowLength >= 32) {
     // A warp per row when there are rows enough to fill the GPU or a row is
     // short; else a block per row, about 8 elements per thread.

@@ -55,6 +55,10 @@ public:
       for (CUevent event : p.events)
         cu->cuEventDestroy(event);
     }
+    if (emptyGraph)
+      cu->cuGraphExecDestroy(emptyGraph);
+    if (emptyModule)
+      cu->cuModuleUnload(emptyModule);
     calls.clear();
     if (matmulHandle)
       cublasLt->cublasLtDestroy(matmulHandle);
@@ -218,19 +222,7 @@ public:
       return s;
     for (int i = 0; i < iterations; ++i) {
       float ms = 0;
-      fuse_status s =
-          cu->check(cu->cuEventRecord(start, stream), "cuEventRecord");
-      if (!s)
-        s = launch(plan);
-      if (!s)
-        s = cu->check(cu->cuEventRecord(stop, stream), "cuEventRecord");
-      if (!s)
-        s = cu->check(cu->cuEventSynchronize(stop),
-                      "running the plan (cuEventSynchronize)");
-      if (!s)
-        s = cu->check(cu->cuEventElapsedTime(&ms, start, stop),
-                      "cuEventElapsedTime");
-      if (s)
+      if (fuse_status s = timeGraph(graphs[plan], "the plan", ms))
         return s;
       timesMs[i] = ms;
     }
@@ -248,14 +240,19 @@ public:
       return FUSE_OK;
     Profiling &prof = profiling[plan];
     size_t n = p.launches.size();
+    if (fuse_status s = loadEmptyKernel())
+      return s;
+    size_t empties = emptyKernel ? kCalibration : 0;
     if (!prof.graph) {
-      // kCalibration + 1 events back to back, then one after each launch.
-      prof.events.assign(kCalibration + 1 + n, nullptr);
+      // kCalibration + 1 events back to back, one after each of `empties`
+      // empty kernels, then one after each launch.
+      prof.events.assign(kCalibration + 1 + empties + n, nullptr);
       for (CUevent &event : prof.events)
         if (fuse_status s =
                 cu->check(cu->cuEventCreate(&event, 0), "cuEventCreate"))
           return s;
-      if (fuse_status s = capture(*artifact, plan, &prof.events, prof.graph))
+      if (fuse_status s =
+              capture(*artifact, plan, &prof.events, prof.graph, empties))
         return s;
     }
     for (int i = 0; i < warmup; ++i)
@@ -267,24 +264,40 @@ public:
                                               prof.events[from + 1]),
                        "cuEventElapsedTime");
     };
+    auto median = [](std::vector<float> v) {
+      std::sort(v.begin(), v.end());
+      return double(v[v.size() / 2]);
+    };
     std::vector<double> overheads;
     for (int i = 0; i < iterations; ++i) {
       if (fuse_status s = cu->check(cu->cuGraphLaunch(prof.graph, stream), "cuGraphLaunch (profiling)"))
         return s;
       if (fuse_status s = cu->check(cu->cuStreamSynchronize(stream), "profiling the plan (cuStreamSynchronize)"))
         return s;
-      // What one event record costs in this graph: the median gap between
-      // events recorded back to back.
+      // What timing a launch adds. Without the empty kernel: the median
+      // gap between events recorded back to back. With it: an empty
+      // kernel timed like a launch, less what it costs in a graph of
+      // empty kernels alone (the gap between two launches of a plain
+      // graph, which the replay pays and a launch's time must keep).
       std::vector<float> gaps(kCalibration);
       for (size_t c = 0; c < kCalibration; ++c)
         if (fuse_status s = elapsed(c, gaps[c]))
           return s;
-      std::sort(gaps.begin(), gaps.end());
-      double overhead = gaps[kCalibration / 2];
+      double overhead = median(gaps);
+      if (empties) {
+        std::vector<float> timed(empties);
+        for (size_t e = 0; e < empties; ++e)
+          if (fuse_status s = elapsed(kCalibration + e, timed[e]))
+            return s;
+        double plain = 0;
+        if (fuse_status s = timeEmptyGraph(plain))
+          return s;
+        overhead = std::max(0.0, median(timed) - plain);
+      }
       overheads.push_back(overhead);
       for (size_t l = 0; l < n; ++l) {
         float ms = 0;
-        if (fuse_status s = elapsed(kCalibration + l, ms))
+        if (fuse_status s = elapsed(kCalibration + empties + l, ms))
           return s;
         timesMs[size_t(i) * n + l] = std::max(0.0, double(ms) - overhead);
       }
@@ -323,6 +336,81 @@ private:
     CUgraphExec graph = nullptr;
     std::vector<CUevent> events;
   };
+  /// The profiler's yardstick, JIT-compiled by the driver: a kernel that
+  /// does nothing (any PTX ISA the driver reads, any GPU since sm_50).
+  static constexpr const char *kEmptyKernelPtx =
+      ".version 6.0\n.target sm_50\n.address_size 64\n"
+      ".visible .entry fuse_profile_empty()\n{\n\tret;\n}\n";
+  /// Empty kernels in the graph that times one of them each.
+  static constexpr size_t kEmptyGraphLaunches = 64;
+
+  /// Loads the empty kernel once. A driver that cannot JIT it leaves the
+  /// profiler with the event-only calibration; that is no error.
+  fuse_status loadEmptyKernel() {
+    if (emptyKernel || emptyKernelTried)
+      return FUSE_OK;
+    emptyKernelTried = true;
+    if (cu->cuModuleLoadDataEx(&emptyModule, kEmptyKernelPtx, 0, nullptr,
+                               nullptr) != CUDA_SUCCESS) {
+      emptyModule = nullptr;
+      return FUSE_OK;
+    }
+    if (cu->cuModuleGetFunction(&emptyKernel, emptyModule,
+                                "fuse_profile_empty") != CUDA_SUCCESS) {
+      cu->cuModuleUnload(emptyModule);
+      emptyModule = nullptr;
+      emptyKernel = nullptr;
+      return FUSE_OK;
+    }
+    // The graph of empty kernels alone, timed from outside.
+    std::string what = "capturing the profiler's empty kernels";
+    if (fuse_status s = cu->check(cu->cuStreamBeginCapture(
+                                      stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                                  what + " (cuStreamBeginCapture)"))
+      return s;
+    fuse_status status = FUSE_OK;
+    for (size_t i = 0; i < kEmptyGraphLaunches && !status; ++i)
+      status = launchEmpty(what);
+    status = endCapture(status, what, emptyGraph);
+    // Its first launch uploads it: not part of any timing.
+    double ms = 0;
+    if (!status)
+      status = timeEmptyGraph(ms);
+    return status;
+  }
+
+  fuse_status launchEmpty(const std::string &what) {
+    return cu->check(cu->cuLaunchKernel(emptyKernel, 1, 1, 1, 32, 1, 1, 0,
+                                        stream, nullptr, nullptr),
+                     what + " (cuLaunchKernel of the empty kernel)");
+  }
+
+  /// What one empty kernel costs in a graph of them: milliseconds.
+  fuse_status timeEmptyGraph(double &ms) {
+    float total = 0;
+    fuse_status s = timeGraph(emptyGraph, "the profiler's empty kernels", total);
+    ms = double(total) / kEmptyGraphLaunches;
+    return s;
+  }
+
+  /// One launch of `exec` (none when null: a plan without launches),
+  /// timed with events around it.
+  fuse_status timeGraph(CUgraphExec exec, const std::string &what,
+                        float &ms) {
+    fuse_status s = cu->check(cu->cuEventRecord(start, stream), "cuEventRecord");
+    if (!s && exec)
+      s = cu->check(cu->cuGraphLaunch(exec, stream),
+                    "cuGraphLaunch (" + what + ")");
+    if (!s)
+      s = cu->check(cu->cuEventRecord(stop, stream), "cuEventRecord");
+    if (!s)
+      s = cu->check(cu->cuEventSynchronize(stop),
+                    "running " + what + " (cuEventSynchronize)");
+    if (!s)
+      s = cu->check(cu->cuEventElapsedTime(&ms, start, stop),
+                    "cuEventElapsedTime");
+    return s;
+  }
   /// Alignment of a library call's workspace pointer (cuBLASLt's need).
   static constexpr uint64_t kWorkspaceAlignment = 256;
   /// Events recorded back to back before a profiled plan's launches.
@@ -503,7 +591,8 @@ private:
   /// `events`, first records kCalibration + 1 of them back to back (the
   /// last is the start of launch 0), then one after each launch.
   fuse_status capture(const Artifact &a, size_t planIndex,
-                      const std::vector<CUevent> *events, CUgraphExec &exec) {
+                      const std::vector<CUevent> *events, CUgraphExec &exec,
+                      size_t empties = 0) {
     const Plan &plan = a.plans[planIndex];
     if (plan.launches.empty())
       return FUSE_OK;
@@ -522,6 +611,11 @@ private:
     fuse_status status = FUSE_OK;
     for (size_t c = 0; events && c <= kCalibration && !status; ++c)
       status = record(c);
+    for (size_t e = 0; events && e < empties && !status; ++e) {
+      status = launchEmpty(what);
+      if (!status)
+        status = record(kCalibration + 1 + e);
+    }
     for (size_t i = 0; i < plan.launches.size() && !status; ++i) {
       const Launch &launch = plan.launches[i];
       if (launch.isLibrary()) {
@@ -546,9 +640,16 @@ private:
                    plan.name.c_str(), i, k.name.c_str()));
       }
       if (!status && events)
-        status = record(kCalibration + 1 + i);
+        status = record(kCalibration + 1 + empties + i);
     }
-    // Capture always ends, so that the stream stays usable after an error.
+    status = endCapture(status, what, exec);
+    return status;
+  }
+
+  /// Ends the stream's capture (always, so that the stream stays usable
+  /// after an error) and, if `status` is still OK, instantiates the graph.
+  fuse_status endCapture(fuse_status status, const std::string &what,
+                         CUgraphExec &exec) {
     CUgraph graph = nullptr;
     CUresult ended = cu->cuStreamEndCapture(stream, &graph);
     if (!status)
@@ -565,6 +666,10 @@ private:
   CUdevice device = 0;
   CUcontext context = nullptr;
   CUmodule module = nullptr;
+  CUmodule emptyModule = nullptr;
+  CUfunction emptyKernel = nullptr;
+  bool emptyKernelTried = false;
+  CUgraphExec emptyGraph = nullptr;
   CUdeviceptr memory = 0;
   CUstream stream = nullptr;
   CUevent start = nullptr;

@@ -134,3 +134,41 @@ func.func @reduce_to_global(%x: memref<8x7x7xf32>, %out: memref<8x1x1xf32>) attr
   }
   return
 }
+
+// -----
+
+// Rows of 8 lanes (a GlobalAveragePool over 7x7 = 49 elements): lane l
+// sums elements l, l + 8, ... (7 rounds, the last one guarded), the
+// butterfly starts at offset 4 so that it stays within the row's aligned
+// group of lanes, and lane 0 writes the row's result to global memory.
+// CHECK-LABEL: func.func @lane_rows
+// The lanes of a row synchronize with a warp barrier, not a block one.
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c8 : index
+// CHECK: nvvm.bar.warp.sync %c-1_i32
+// CHECK: scf.for %{{.*}} = %c0 to %c7 step %c1 {
+// CHECK: arith.cmpi ult, %{{.*}}, %c49 : index
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
+// CHECK-NOT: %c16_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store
+// CHECK-NOT: gpu.barrier
+#lin = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#lout = affine_map<(d0, d1, d2) -> (d0, 0, 0)>
+func.func @lane_rows(%x: memref<8x7x7xf32>, %out: memref<8x1x1xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<rows, grid = 1, block = 64, row_threads = 8>} {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (8) {
+    %row = memref.subview %x[%i, 0, 0] [1, 7, 7] [1, 1, 1] : memref<8x7x7xf32> to memref<1x7x7xf32, strided<[49, 7, 1], offset: ?>>
+    %o = memref.subview %out[%i, 0, 0] [1, 1, 1] [1, 1, 1] : memref<8x1x1xf32> to memref<1x1x1xf32, strided<[1, 1, 1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%o : memref<1x1x1xf32, strided<[1, 1, 1], offset: ?>>)
+    linalg.generic {indexing_maps = [#lin, #lout], iterator_types = ["parallel", "reduction", "reduction"]} ins(%row : memref<1x7x7xf32, strided<[49, 7, 1], offset: ?>>) outs(%o : memref<1x1x1xf32, strided<[1, 1, 1], offset: ?>>) {
+    ^bb0(%a: f32, %s: f32):
+      %r = arith.addf %s, %a : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}

@@ -97,6 +97,45 @@ func.func @warp_rows(%x: memref<20x64xf32>, %out: memref<20x64xf32>) attributes 
 
 // -----
 
+// rows of 8 lanes: 32 rows a block, the row is tid / 8.
+// CHECK-LABEL: gpu.func @lane_rows
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK: %[[ROW:.*]] = arith.divui %[[TID]], %c8{{.*}} : index
+// CHECK: %[[BASE:.*]] = arith.muli %[[BID]], %c32{{.*}} : index
+// CHECK: %[[ID:.*]] = arith.addi %[[BASE]], %[[ROW]] : index
+// CHECK: arith.cmpi ult, %[[ID]], %c40{{.*}} : index
+func.func @lane_rows(%x: memref<40x49xf32>, %out: memref<40x49xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<rows, grid = 2, block = 256, row_threads = 8>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c40 = arith.constant 40 : index
+  scf.parallel (%i) = (%c0) to (%c40) step (%c1) {
+    %v = memref.load %x[%i, %c0] : memref<40x49xf32>
+    memref.store %v, %out[%i, %c0] : memref<40x49xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Rows of 8 lanes put 4 rows in a warp: 42 rows would leave a warp half
+// in the loop, whose shuffles need every lane.
+// expected-error @+1 {{'gpu.func' op strategy #fuse.kernel<rows, grid = 2, block = 256, row_threads = 8> puts 4 rows in a warp, which do not divide its 42 rows}}
+func.func @partial_warp(%x: memref<42x49xf32>, %out: memref<42x49xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<rows, grid = 2, block = 256, row_threads = 8>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c42 = arith.constant 42 : index
+  scf.parallel (%i) = (%c0) to (%c42) step (%c1) {
+    %v = memref.load %x[%i, %c0] : memref<42x49xf32>
+    memref.store %v, %out[%i, %c0] : memref<42x49xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // rows with a block per row: row blockIdx.
 // CHECK: gpu.func @block_rows({{.*}}) kernel attributes {known_block_size = array<i32: 512, 1, 1>, known_grid_size = array<i32: 4, 1, 1>}
 // CHECK: %[[BID:.*]] = gpu.block_id x

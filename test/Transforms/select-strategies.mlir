@@ -195,8 +195,9 @@ func.func @cross_broadcast(%a: tensor<2x1x4x8xf32>, %b: tensor<1x3x8x5xf32>) -> 
 // CHECK-LABEL: func @rows
 // CHECK: onnx.Softmax{{.*}}fuse.strategy = #fuse.kernel<rows, grid = 192, block = 256, row_threads = 32>
 // CHECK: onnx.LayerNormalization{{.*}}fuse.strategy = #fuse.kernel<rows, grid = 3, block = 512, row_threads = 512>
-// GlobalAveragePool folds 7 x 7 = 49 elements per output: rows.
-// CHECK: onnx.GlobalAveragePool{{.*}}fuse.strategy = #fuse.kernel<rows, grid = 8, block = 256, row_threads = 32>
+// GlobalAveragePool folds 7 x 7 = 49 elements per output: short rows, 8
+// lanes each (about 4 elements a lane), 32 rows a block.
+// CHECK: onnx.GlobalAveragePool{{.*}}fuse.strategy = #fuse.kernel<rows, grid = 2, block = 256, row_threads = 8>
 // A reduction over a leading dim has strided rows: flat, a thread per
 // output.
 // CHECK: onnx.ReduceSum{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 1, block = 64>

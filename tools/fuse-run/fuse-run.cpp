@@ -688,8 +688,8 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
   if (*fuse_model_libraries(model))
     std::printf("libraries: %s\n", fuse_model_libraries(model));
   if (overheadMs > 0)
-    std::printf("each launch's time less %.2f us, the cost of the event "
-                "record that times it\n",
+    std::printf("each launch's time less %.2f us, what timing a launch "
+                "adds (measured with an empty kernel in the same runs)\n",
                 overheadMs * 1e3);
   std::printf("limits: copy %.0f GB/s (%s), fp32 matmul ", copyGBps,
               measuredCopy ? "measured" : "given");

@@ -122,6 +122,46 @@ def HoistStaticAllocas : Pass<"fuse-hoist-static-allocas",
   }];
 }
 
+def PromoteAccumulators : Pass<"fuse-promote-accumulators",
+                                "mlir::func::FuncOp"> {
+  let summary = "Carry loop accumulators in registers (scf.for iter_args) "
+                "instead of memory";
+  let description = [{
+    A reduction lowered to loops accumulates in its output buffer: every
+    iteration loads the element and stores it back. When that buffer is a
+    kernel argument, LLVM cannot keep the element in a register (it cannot
+    tell the argument from the other buffers the loop reads), so each tap
+    of a pooling window waits for the store of the previous one. This pass
+    rewrites each `scf.for` whose body loads and then stores one element
+    at loop-invariant indices, and touches no other element of the same
+    buffer, into a loop that carries the value: one load before the loop,
+    one store after it. Innermost loops first, so a nest of window loops
+    carries the value through all of them.
+
+    Buffers are told apart by what they view (through subviews, casts and
+    reshapes): distinct kernel arguments, allocations and globals. This
+    relies on the execution plan never passing a kernel overlapping
+    buffers where one is written (a kernel never writes over its inputs).
+    A loop with an op of unknown memory effects is left alone.
+
+    ```mlir
+    scf.for %i = %c0 to %c3 step %c1 {
+      %a = memref.load %out[%c0] : memref<1xf32>
+      ... memref.store %s, %out[%c0] : memref<1xf32>
+    }
+    // becomes
+    %init = memref.load %out[%c0] : memref<1xf32>
+    %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %init) -> (f32) {
+      ... scf.yield %s : f32
+    }
+    memref.store %r, %out[%c0] : memref<1xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+  ];
+}
+
 def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
   let summary = "Make each bufferized kernel a gpu.func, mapped as its "
                 "strategy says";

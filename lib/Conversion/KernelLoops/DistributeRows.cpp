@@ -216,7 +216,7 @@ private:
 
   /// Synchronizes the lanes of a row.
   void sync(Location loc) {
-    if (rowThreads == kWarpSize) {
+    if (rowThreads <= kWarpSize) {
       Value all = arith::ConstantIntOp::create(rewriter, loc, -1, 32);
       NVVM::SyncWarpOp::create(rewriter, loc, all);
     } else {
@@ -358,15 +358,18 @@ private:
     auto combine = [&](Value a, Value b) {
       return this->combine(loc, combiner, a, b);
     };
-    // Butterfly within the warp: every lane ends with the warp's value.
+    // Butterfly within the warp: every lane ends with the value of its row
+    // (a row of fewer lanes than a warp is an aligned group of them, which
+    // xor offsets below its size never leave) or of its warp.
     Value width = arith::ConstantIntOp::create(rewriter, loc, kWarpSize, 32);
-    for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+    for (int64_t offset = std::min(rowThreads, kWarpSize) / 2; offset >= 1;
+         offset /= 2) {
       Value shift = arith::ConstantIntOp::create(rewriter, loc, offset, 32);
       auto shuffle = gpu::ShuffleOp::create(rewriter, loc, x, shift, width,
                                             gpu::ShuffleMode::XOR);
       x = combine(x, shuffle.getShuffleResult());
     }
-    if (rowThreads == kWarpSize)
+    if (rowThreads <= kWarpSize)
       return x;
     // A block-wide row: the warps meet in shared memory.
     auto partialsType = MemRefType::get(
@@ -450,7 +453,7 @@ private:
         memref::StoreOp::create(rewriter, loc, result, output, zeros);
       }
     }
-    needsPartials |= rowThreads != kWarpSize;
+    needsPartials |= rowThreads > kWarpSize;
     return success();
   }
 

@@ -302,6 +302,17 @@ struct MapKernelsToGPUPass
             << needed;
         return signalPassFailure();
       }
+      // Rows of fewer lanes than a warp shuffle and synchronize across the
+      // whole warp: no warp may hold rows both in and past the loop.
+      if (strategy.getMapping() == Mapping::rows &&
+          strategy.getRowThreads() < 32 &&
+          iterations % (32 / strategy.getRowThreads()) != 0) {
+        gpuFunc.emitOpError("strategy ")
+            << strategy << " puts " << 32 / strategy.getRowThreads()
+            << " rows in a warp, which do not divide its " << iterations
+            << " rows";
+        return signalPassFailure();
+      }
       if (loops.empty())
         guardSingleThread(b, gpuFunc);
       else

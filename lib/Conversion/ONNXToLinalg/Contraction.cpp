@@ -35,10 +35,14 @@ static Value buildMulAccumulate(OpBuilder &b, Location loc,
   auto generic = linalg::GenericOp::create(
       b, loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        if (scale == 1.0) {
+          linalg::YieldOp::create(
+              nb, nloc, buildMulAdd(nb, nloc, args[2], args[0], args[1]));
+          return;
+        }
         Value product = buildMul(nb, nloc, args[0], args[1]);
-        if (scale != 1.0)
-          product = buildMul(nb, nloc, product,
-                             buildScalar(nb, nloc, product.getType(), scale));
+        product = buildMul(nb, nloc, product,
+                           buildScalar(nb, nloc, product.getType(), scale));
         linalg::YieldOp::create(nb, nloc, buildAdd(nb, nloc, args[2], product));
       });
   return generic.getResult(0);
@@ -167,9 +171,8 @@ struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
           Value batch = index(0);
           Value tap = buildPaddedTap(b, l, x, {batch, inChannel}, out, taps,
                                      geometry, zero);
-          linalg::YieldOp::create(
-              b, l,
-              buildAdd(b, l, args[1], buildMul(b, l, tap, args[0])));
+          linalg::YieldOp::create(b, l,
+                                  buildMulAdd(b, l, args[1], tap, args[0]));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();

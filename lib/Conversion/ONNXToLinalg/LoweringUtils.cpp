@@ -117,6 +117,16 @@ Value fuse::lowering::buildMul(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MulIOp::create(b, loc, x, y);
 }
 
+Value fuse::lowering::buildMulAdd(OpBuilder &b, Location loc, Value acc,
+                                  Value x, Value y) {
+  if (!isa<FloatType>(x.getType()))
+    return arith::AddIOp::create(b, loc, acc,
+                                 arith::MulIOp::create(b, loc, x, y));
+  auto contract = arith::FastMathFlags::contract;
+  Value product = arith::MulFOp::create(b, loc, x, y, contract);
+  return arith::AddFOp::create(b, loc, acc, product, contract);
+}
+
 Value fuse::lowering::buildMax(OpBuilder &b, Location loc, Value x, Value y) {
   // maximumf propagates NaN, as ONNX's Max, Relu and MaxPool do.
   if (isa<FloatType>(x.getType()))

@@ -57,6 +57,10 @@ mlir::Value buildAdd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                      mlir::Value y);
 mlir::Value buildMul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                      mlir::Value y);
+/// `acc + x * y`; for floats the two may contract to one fused multiply-add
+/// (one rounding: what cuBLAS, cuDNN and onnxruntime's kernels compute).
+mlir::Value buildMulAdd(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value acc, mlir::Value x, mlir::Value y);
 mlir::Value buildMax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                      mlir::Value y);
 mlir::Value buildMin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,

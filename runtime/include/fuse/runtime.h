@@ -189,10 +189,14 @@ fuse_status fuse_model_benchmark(fuse_model *model, size_t plan,
  * runs of the plan in which every launch is timed on its own (CUDA events
  * recorded between the launches of one graph on the GPU, a steady clock
  * on the CPU). Writes iterations x num_launches times in milliseconds to
- * `times_ms`, one row per iteration. On the GPU each time has the cost of
- * one event record subtracted (measured in the same graph, from events
- * recorded back to back); `overhead_ms`, if not NULL, receives that cost
- * (its median over the iterations; 0 on the CPU). */
+ * `times_ms`, one row per iteration. On the GPU each time has what timing
+ * a launch adds subtracted, measured in the same runs: an empty kernel
+ * timed the same way, less what one costs in a graph of empty kernels
+ * alone (the gap between launches that a graph replay pays too), so that
+ * the times add up to the replay's; where the driver cannot JIT the empty
+ * kernel, the gap between events recorded back to back. `overhead_ms`, if
+ * not NULL, receives that cost (its median over the iterations; 0 on the
+ * CPU). */
 fuse_status fuse_model_profile(fuse_model *model, size_t plan, int warmup,
                                int iterations, double *times_ms,
                                double *overhead_ms);

@@ -234,9 +234,16 @@ func.func @transpose_in_reduction(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
 
 // -----
 
-// Strategies: a row is a warp or the whole block.
-// expected-error @+1 {{row_threads 48 must be 32 (a warp) or the block size (256)}}
+// Strategies: a row is lanes of a warp or the whole block.
+// expected-error @+1 {{row_threads 48 must be a power of two from 2 to 32 (lanes of a warp) or the block size (256)}}
 func.func @odd_row_threads() attributes {s = #fuse.kernel<rows, grid = 4, block = 256, row_threads = 48>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{row_threads 1 must be a power of two from 2 to 32 (lanes of a warp) or the block size (256)}}
+func.func @one_lane_rows() attributes {s = #fuse.kernel<rows, grid = 4, block = 256, row_threads = 1>} {
   return
 }
 

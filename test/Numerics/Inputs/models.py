@@ -380,8 +380,9 @@ def row_reductions():
     """Row-wise groups long enough for the `rows` strategy on cuda (a warp
     or a block per row): a scaled, masked Softmax over rows of 128, bias +
     residual + LayerNormalization over 768 (few rows: a block per row) and
-    over 2048, ReduceMean over the trailing dims with an epilogue, and
-    GlobalAveragePool over 7x7."""
+    over 2048, ReduceMean over the trailing dims with an epilogue,
+    GlobalAveragePool over 7x7 (8 lanes a row), and short rows of 4 and 16
+    lanes: Softmax over 20 and ReduceMax over 64."""
     return make([node("Div", ["s", "scale"], ["sd"]),
                  node("Add", ["sd", "mask"], ["sm"]),
                  node("Softmax", ["sm"], ["ys"], axis=-1),
@@ -393,14 +394,17 @@ def row_reductions():
                  node("ReduceMean", ["p", "axes"], ["pm"], keepdims=1),
                  node("Sigmoid", ["pm"], ["yp"]),
                  node("GlobalAveragePool", ["p"], ["gp"]),
-                 node("Relu", ["gp"], ["yg"])],
+                 node("Relu", ["gp"], ["yg"]),
+                 node("Softmax", ["q"], ["yq"], axis=-1),
+                 node("ReduceMax", ["u", "last"], ["yu"], keepdims=1)],
                 [("s", [2, 3, 8, 128]), ("mask", [2, 1, 1, 128]),
                  ("h", [1, 5, 768]), ("r", [1, 5, 768]), ("w", [3, 2048]),
-                 ("p", [2, 40, 7, 7])],
-                ["ys", "yl", "yw", "yp", "yg"],
+                 ("p", [2, 40, 7, 7]), ("q", [8, 20]), ("u", [16, 64])],
+                ["ys", "yl", "yw", "yp", "yg", "yq", "yu"],
                 [const("scale", np.float32(8.0)), weight("hb", [768], 50),
                  weight("g", [768], 51), weight("b", [768], 52),
-                 weight("g2", [2048], 53), ints("axes", [2, 3])], opset=18)
+                 weight("g2", [2048], 53), ints("axes", [2, 3]),
+                 ints("last", [-1])], opset=18)
 
 
 @model

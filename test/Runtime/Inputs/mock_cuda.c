@@ -30,7 +30,8 @@
  *   MOCK_CUDA_DEVICES=0     cuInit fails with CUDA_ERROR_NO_DEVICE
  *   MOCK_CUDA_FAIL=NAME,... the driver functions NAME fail (NAME is the
  *                           symbol, e.g. cuMemAlloc_v2; "jit" fails the
- *                           PTX JIT with a log). Teardown calls (destroy,
+ *                           PTX JIT with a log; "empty" fails launches
+ *                           of the profiler's empty kernel). Teardown calls (destroy,
  *                           free, unload, release) never fail.
  *   MOCK_CUDA_FREE_BYTES=N  device memory free (default 1 GiB; the total is
  *                           twice that); a larger cuMemAlloc is
@@ -292,9 +293,20 @@ CUresult cuModuleLoadData(struct CUmod_st **module, const void *image) {
   return loadLibrary(module, image, elfSize(image), NULL);
 }
 
+/* The runtime profiler's empty kernel (PTX it carries itself). */
+static void emptyKernel(void **args) { (void)args; }
+static const char kEmptyEntry[] = ".entry fuse_profile_empty";
+
 CUresult cuModuleLoadDataEx(struct CUmod_st **module, const void *ptx,
                             unsigned numOptions, int *options, void **values) {
   FAIL_IF_ASKED("cuModuleLoadDataEx", ERROR_INVALID_IMAGE);
+  if (strstr((const char *)ptx, kEmptyEntry)) {
+    trace("cuModuleLoadDataEx: JIT of the profiler's empty kernel");
+    if (fails("jit"))
+      return ERROR_INVALID_IMAGE;
+    *module = calloc(1, sizeof(**module));
+    return SUCCESS;
+  }
   char path[4096];
   snprintf(path, sizeof(path), "%s", (const char *)ptx);
   path[strcspn(path, "\n")] = '\0';
@@ -312,6 +324,17 @@ CUresult cuModuleLoadDataEx(struct CUmod_st **module, const void *ptx,
 CUresult cuModuleGetFunction(struct CUfunc_st **function,
                              struct CUmod_st *module, const char *name) {
   FAIL_IF_ASKED("cuModuleGetFunction", ERROR_NOT_FOUND);
+  if (!module->library) { /* the empty kernel's module */
+    if (strcmp(name, kEmptyEntry + strlen(".entry ")) != 0)
+      return ERROR_NOT_FOUND;
+    *function = calloc(1, sizeof(**function));
+    (*function)->kernel = emptyKernel;
+    (*function)->numArgs = 0;
+    snprintf((*function)->name, sizeof((*function)->name), "%s", name);
+    (*function)->next = module->functions;
+    module->functions = *function;
+    return SUCCESS;
+  }
   char symbol[80];
   snprintf(symbol, sizeof(symbol), "%s_packed", name);
   Kernel kernel = (Kernel)dlsym(module->library, symbol);
@@ -337,7 +360,8 @@ CUresult cuModuleUnload(struct CUmod_st *module) {
     free(module->functions);
     module->functions = next;
   }
-  dlclose(module->library);
+  if (module->library)
+    dlclose(module->library);
   free(module);
   return SUCCESS;
 }
@@ -596,6 +620,8 @@ CUresult cuLaunchKernel(struct CUfunc_st *function, unsigned gx, unsigned gy,
                         unsigned shared, struct CUstream_st *stream,
                         void **params, void **extra) {
   FAIL_IF_ASKED("cuLaunchKernel", ERROR_INVALID_VALUE);
+  if (function->kernel == emptyKernel && fails("empty"))
+    return ERROR_INVALID_VALUE;
   trace("launch %s grid %ux%ux%u block %ux%ux%u shared %u", function->name, gx,
         gy, gz, bx, by, bz, shared);
   /* The runtime launches only into graphs. */

@@ -45,11 +45,14 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "the loop mapping runs on one thread: grid and "
                           "block must be 1";
   if (mapping == Mapping::rows) {
-    // A row is a warp (several rows per block) or the whole block, so that
-    // the threads of a row can synchronize.
-    if (rowThreads != 32 && rowThreads != block)
+    // A row is part of a warp (2 to 32 lanes, a power of two: several rows
+    // per warp), or the whole block, so that its threads can synchronize.
+    bool inWarp = rowThreads >= 2 && rowThreads <= 32 &&
+                  llvm::isPowerOf2_64(rowThreads);
+    if (!inWarp && rowThreads != block)
       return emitError() << "row_threads " << rowThreads
-                         << " must be 32 (a warp) or the block size ("
+                         << " must be a power of two from 2 to 32 (lanes of "
+                            "a warp) or the block size ("
                          << block << ")";
     if (block % 32 != 0)
       return emitError() << "block " << block
