@@ -150,13 +150,12 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu) {
     return KernelStrategyAttr::get(ctx, Mapping::loop, 1, 1, 1);
   LoopShape loop = getLoopShape(root);
   int64_t iterations = std::max<int64_t>(loop.iterations, 1);
-  // Short rows (a GlobalAveragePool's 7x7): a few lanes each, about four
-  // elements per lane and several rows per warp, when whole warps of rows
-  // fill the loop.
+  // Short rows (a GlobalAveragePool's 7x7): 4 to 16 lanes each, about
+  // four elements per lane and several rows per warp, when whole warps of
+  // rows fill the loop.
   if (loop.contiguousRows && loop.rowLength >= 16 && loop.rowLength < 128) {
-    int64_t lanes = std::min<int64_t>(
-        32, llvm::bit_floor(uint64_t(loop.rowLength / 4)));
-    if (lanes < 32 && iterations % (32 / lanes) == 0) {
+    int64_t lanes = llvm::bit_floor(uint64_t(loop.rowLength / 4));
+    if (iterations % (32 / lanes) == 0) {
       int64_t rowsPerBlock = kFlatBlock / lanes;
       return KernelStrategyAttr::get(ctx, Mapping::rows,
                                      llvm::divideCeil(iterations, rowsPerBlock),

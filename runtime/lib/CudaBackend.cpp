@@ -242,7 +242,7 @@ public:
     size_t n = p.launches.size();
     if (fuse_status s = loadEmptyKernel())
       return s;
-    size_t empties = emptyKernel ? kCalibration : 0;
+    size_t empties = emptyKernel ? kTimedEmptyKernels : 0;
     if (!prof.graph) {
       // kCalibration + 1 events back to back, one after each of `empties`
       // empty kernels, then one after each launch.
@@ -343,6 +343,8 @@ private:
       ".visible .entry fuse_profile_empty()\n{\n\tret;\n}\n";
   /// Empty kernels in the graph that times one of them each.
   static constexpr size_t kEmptyGraphLaunches = 64;
+  /// Empty kernels timed between events in a profiled plan's graph.
+  static constexpr size_t kTimedEmptyKernels = 8;
 
   /// Loads the empty kernel once. A driver that cannot JIT it leaves the
   /// profiler with the event-only calibration; that is no error.
@@ -588,8 +590,9 @@ private:
   }
 
   /// Records a plan's launches into a graph and instantiates it; with
-  /// `events`, first records kCalibration + 1 of them back to back (the
-  /// last is the start of launch 0), then one after each launch.
+  /// `events`, first records kCalibration + 1 of them back to back, then
+  /// launches `empties` empty kernels with one after each, then one after
+  /// each launch (each launch is timed from the event before it).
   fuse_status capture(const Artifact &a, size_t planIndex,
                       const std::vector<CUevent> *events, CUgraphExec &exec,
                       size_t empties = 0) {
@@ -642,8 +645,7 @@ private:
       if (!status && events)
         status = record(kCalibration + 1 + empties + i);
     }
-    status = endCapture(status, what, exec);
-    return status;
+    return endCapture(status, what, exec);
   }
 
   /// Ends the stream's capture (always, so that the stream stays usable

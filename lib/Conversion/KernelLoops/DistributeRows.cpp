@@ -38,6 +38,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
@@ -59,15 +60,9 @@ static constexpr int64_t kWarpSize = 32;
 /// Whether `memref` is a lane's own buffer (a stack allocation, seen
 /// through views).
 static bool isPrivate(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    if (isa<memref::AllocaOp>(def))
-      return true;
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return false;
-    memref = view.getViewSource();
-  }
-  return false;
+  auto value = dyn_cast<MemrefValue>(memref);
+  return value && isa_and_nonnull<memref::AllocaOp>(
+                      memref::skipViewLikeOps(value).getDefiningOp());
 }
 
 /// Whether `op` (or an op inside it) writes memory that is not a lane's own.

@@ -12,11 +12,11 @@
 #include "fuse/Conversion/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace fuse {
 #define GEN_PASS_DEF_PROMOTEACCUMULATORS
@@ -29,9 +29,7 @@ using namespace fuse;
 /// The buffer `memref` views: a function argument, an allocation or a
 /// global, through subviews, casts and reshapes.
 static Value getViewedBuffer(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
+  return memref::skipViewLikeOps(cast<MemrefValue>(memref));
 }
 
 namespace {
@@ -56,7 +54,8 @@ static bool mayAccess(Operation *op, Value buffer) {
     if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(effect.getEffect()))
       continue;
     Value value = effect.getValue();
-    if (!value || getViewedBuffer(value) == buffer)
+    if (!value || (isa<BaseMemRefType>(value.getType()) &&
+                   getViewedBuffer(value) == buffer))
       return true;
   }
   return false;
