@@ -123,6 +123,12 @@ void fuse::buildKernelsToLoopsPipeline(OpPassManager &pm) {
   lowered.addPass(createCSEPass());
   lowered.addPass(createPromoteAccumulators());
   lowered.addPass(createCanonicalizerPass());
+  // After the accumulators are values: jamming copies them per output.
+  // Each copy's stack buffers then go back to the entry block.
+  lowered.addPass(createJamThreadTiles());
+  lowered.addPass(createHoistStaticAllocas());
+  lowered.addPass(createCanonicalizerPass());
+  lowered.addPass(createCSEPass());
 }
 
 /// Passes shared by both targets before their LLVM lowering.

@@ -32,6 +32,15 @@ using namespace fuse;
 
 /// Threads per block of the flat mapping.
 static constexpr int64_t kFlatBlock = 256;
+/// Outputs of a thread tile along its dim: 16 bytes of f32 (a vector
+/// access); for a transpose's reads, 32 bytes (a whole DRAM sector).
+static constexpr int64_t kThreadTile = 4;
+static constexpr int64_t kTransposeTile = 8;
+/// The largest tile of a window kernel whose last dim 4 does not divide.
+static constexpr int64_t kMaxWindowTile = 8;
+/// Threads a tiled flat kernel keeps at least (two blocks per SM of the
+/// H100): below that, fewer threads cost more than tiles save.
+static constexpr int64_t kMinTiledThreads = 2 * 132 * kFlatBlock;
 
 static int64_t numElements(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -144,11 +153,83 @@ static LoopShape getLoopShape(Operation *root) {
   return loop;
 }
 
+/// The op that computes a kernel's result.
+static Operation *getResultOp(Operation *root) {
+  if (auto group = dyn_cast<GroupOp>(root))
+    return group.getYield().getOperand(0).getDefiningOp();
+  return root;
+}
+
+/// The thread tile of a flat (or loop) kernel, or an empty one: 4
+/// neighbouring outputs along the result's last dim, where they share a
+/// window's input columns, the weights and the index arithmetic, and sit
+/// in 16 bytes for a vector store; for a Transpose, along the output dim
+/// that is innermost in the input, so that a thread reads 16 bytes while a
+/// warp's stores stay side by side. Only for result ops whose kernel loop
+/// is the result's dims in order (what fuse-form-kernel-loops makes of
+/// them, less the dims of extent 1), so that the tile's dim is the
+/// loop's.
+static SmallVector<int64_t> chooseThreadTile(Operation *root) {
+  if (root->getNumResults() != 1)
+    return {};
+  auto type = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+  Operation *resultOp = getResultOp(root);
+  if (!type || !type.hasStaticShape() || type.getRank() == 0 || !resultOp)
+    return {};
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = type.getRank(), dim = rank - 1, size = kThreadTile;
+  if (auto transpose = dyn_cast<ONNXTransposeOp>(resultOp)) {
+    if (std::optional<ArrayRef<int64_t>> perm = transpose.getPerm()) {
+      auto innermost = llvm::find(*perm, rank - 1);
+      if (innermost == perm->end())
+        return {};
+      dim = innermost - perm->begin();
+    } else {
+      dim = 0; // The default permutation reverses the dims.
+    }
+    if (dim != rank - 1)
+      size = kTransposeTile;
+  } else if (!isElementwiseOp(resultOp) &&
+             !isa<ONNXConvOp, ONNXMaxPoolOp, ONNXAveragePoolOp, ONNXGatherOp,
+                  ONNXReshapeOp, Im2ColOp>(resultOp)) {
+    return {};
+  }
+  if (shape[dim] % size != 0) {
+    // Windows share input columns and weights even where no vector access
+    // fits: a 14-wide row in two tiles of 7. Not im2col, whose writes then
+    // scatter (a 7x7 map's 49 positions in tiles of 7 measured 52 -> 38% of
+    // the copy bandwidth on the H100).
+    bool windowed = llvm::any_of(kernelOps(root), [](Operation *op) {
+      return isa<ONNXConvOp, ONNXMaxPoolOp, ONNXAveragePoolOp>(op);
+    });
+    size = 1;
+    for (int64_t divisor = kMaxWindowTile; windowed && divisor > 1; --divisor)
+      if (shape[dim] % divisor == 0) {
+        size = divisor;
+        break;
+      }
+    if (size == 1)
+      return {};
+  }
+  // One size per dim of the kernel's loop, which has no dims of extent 1
+  // (scf.parallel's canonicalization folds them away).
+  SmallVector<int64_t> tile;
+  for (int64_t d = 0; d < rank; ++d)
+    if (shape[d] != 1)
+      tile.push_back(d == dim ? size : 1);
+  return tile;
+}
+
 static KernelStrategyAttr chooseKernel(Operation *root, bool gpu) {
   MLIRContext *ctx = root->getContext();
-  if (!gpu)
-    return KernelStrategyAttr::get(ctx, Mapping::loop, 1, 1, 1);
   LoopShape loop = getLoopShape(root);
+  if (!gpu) {
+    // One thread runs the loop: tiles cost no parallelism. Row-wise
+    // kernels keep their rows whole in an iteration: no tile.
+    return KernelStrategyAttr::get(
+        ctx, Mapping::loop, 1, 1, 1,
+        loop.rowLength == 1 ? chooseThreadTile(root) : SmallVector<int64_t>());
+  }
   int64_t iterations = std::max<int64_t>(loop.iterations, 1);
   // Short rows (a GlobalAveragePool's 7x7): 4 to 16 lanes each, about
   // four elements per lane and several rows per warp, when whole warps of
@@ -176,9 +257,21 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu) {
     return KernelStrategyAttr::get(ctx, Mapping::rows, iterations, threads,
                                    threads);
   }
+  SmallVector<int64_t> tile;
+  if (loop.rowLength == 1) {
+    tile = chooseThreadTile(root);
+    int64_t outputs = 1;
+    for (int64_t size : tile)
+      outputs *= size;
+    if (iterations / outputs >= kMinTiledThreads)
+      iterations /= outputs;
+    else
+      tile.clear();
+  }
   int64_t block = std::min<int64_t>(kFlatBlock, llvm::alignTo(iterations, 32));
   return KernelStrategyAttr::get(ctx, Mapping::flat,
-                                 llvm::divideCeil(iterations, block), block, 1);
+                                 llvm::divideCeil(iterations, block), block, 1,
+                                 tile);
 }
 
 static Attribute libraryStrategy(const LibraryCall &call) {

@@ -10,9 +10,10 @@
 // thread per iteration of a flat 1-D launch: 2 x 300 = 600 iterations,
 // ceil(600 / 256) = 3 blocks.
 // Every size fits in 32 bits, so the kernels compute indices in 32 bits.
+// Buffers are the artifact's: aligned, and never overlapping a written one.
 // CHECK: module attributes {gpu.container_module}
 // CHECK: gpu.module @fuse_kernels attributes {dlti.dl_spec = #dlti.dl_spec<index = 32 : i64>}
-// CHECK: gpu.func @k(%{{.*}}: memref<2x300xf32>, %[[OUT:.*]]: memref<2x300xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>}
+// CHECK: gpu.func @k(%{{.*}}: memref<2x300xf32> {llvm.align = 64 : i64, llvm.noalias}, %[[OUT:[^:]*]]: memref<2x300xf32> {llvm.align = 64 : i64, llvm.noalias}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>}
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: %[[BID:.*]] = gpu.block_id x
 // CHECK: %[[BASE:.*]] = arith.muli %[[BID]], %{{.*}} : index
@@ -41,7 +42,7 @@ func.func @k(%x: memref<2x300xf32>, %out: memref<2x300xf32>) attributes {fuse.ke
 // -----
 
 // Without a parallel loop, one thread does the work.
-// CHECK: gpu.func @single(%{{.*}}: memref<f32>, %{{.*}}: memref<f32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>
+// CHECK: gpu.func @single(%{{.*}}: memref<f32> {{{.*}}}, %{{.*}}: memref<f32> {{{.*}}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 1, 1, 1>
 // CHECK: gpu.thread_id x
 // CHECK: arith.cmpi eq
 // CHECK: scf.if

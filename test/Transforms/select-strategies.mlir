@@ -18,7 +18,7 @@
 // GEN-LABEL: func @matmul_bias_relu
 // GEN: {strategy = #fuse.kernel<flat, grid = 384, block = 256>}
 // CPU-LABEL: func @matmul_bias_relu
-// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1>}
+// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 4]>}
 func.func @matmul_bias_relu(%a: tensor<1x128x64xf32>, %b: tensor<64x768xf32>, %c: tensor<768xf32>) -> tensor<1x128x768xf32> {
   %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<1x128x64xf32>, tensor<64x768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32> {
   ^bb0(%x: tensor<1x128x64xf32>, %y: tensor<64x768xf32>, %z: tensor<768xf32>):
@@ -216,4 +216,66 @@ func.func @rows(%s: tensor<1x12x128x128xf32>, %l: tensor<3x4096xf32>, %g: tensor
   %4 = onnx.Expand(%3, %r) : (tensor<1x1x7x7xf32>, tensor<4xi64>) -> tensor<1x4x7x7xf32>
   %5 = onnx.Softmax(%t) : (tensor<8x4xf32>) -> tensor<8x4xf32>
   return %0, %1, %2, %4, %5 : tensor<1x12x128x128xf32>, tensor<3x4096xf32>, tensor<1x64x1x1xf32>, tensor<1x4x7x7xf32>, tensor<8x4xf32>
+}
+
+// -----
+
+// Thread tiles. A depthwise conv + Clip at batch 32 (2.4 M outputs): each
+// thread computes 4 neighbouring outputs along W (the taps' input columns
+// and weights loaded once), 602112 threads; on the cpu, the same tile.
+// CHECK-LABEL: func @tiled_depthwise
+// CHECK: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.kernel<flat, grid = 2352, block = 256, thread_tile = [1, 1, 1, 4]>}
+// CPU-LABEL: func @tiled_depthwise
+// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 1, 1, 4]>}
+func.func @tiled_depthwise(%x: tensor<32x96x28x28xf32>, %w: tensor<96x1x3x3xf32>, %b: tensor<96xf32>) -> tensor<32x96x28x28xf32> {
+  %0 = fuse.group contraction_epilogue ins(%x, %w, %b : tensor<32x96x28x28xf32>, tensor<96x1x3x3xf32>, tensor<96xf32>) -> tensor<32x96x28x28xf32> {
+  ^bb0(%a0: tensor<32x96x28x28xf32>, %a1: tensor<96x1x3x3xf32>, %a2: tensor<96xf32>):
+    %lo = onnx.Constant dense<0.0> : tensor<f32>
+    %hi = onnx.Constant dense<6.0> : tensor<f32>
+    %c = onnx.Conv(%a0, %a1, %a2) {group = 96 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<32x96x28x28xf32>, tensor<96x1x3x3xf32>, tensor<96xf32>) -> tensor<32x96x28x28xf32>
+    %r = onnx.Clip(%c) min(%lo) max(%hi) : (tensor<32x96x28x28xf32>, tensor<f32>, tensor<f32>) -> tensor<32x96x28x28xf32>
+    fuse.yield %r : tensor<32x96x28x28xf32>
+  }
+  return %0 : tensor<32x96x28x28xf32>
+}
+
+// -----
+
+// A transpose that moves the input's last dim (BERT's K^T): 8 outputs
+// along that dim (output dim 2), so each thread reads 32 contiguous bytes
+// and a warp's stores stay side by side. The unit batch is no dim of the
+// kernel's loop, so the tile has 3 sizes.
+// CHECK-LABEL: func @tiled_transpose
+// CHECK: onnx.Transpose{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 384, block = 256, thread_tile = [1, 8, 1]>
+func.func @tiled_transpose(%x: tensor<1x1024x12x64xf32>) -> tensor<1x12x64x1024xf32> {
+  %0 = onnx.Transpose(%x) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x1024x12x64xf32>) -> tensor<1x12x64x1024xf32>
+  return %0 : tensor<1x12x64x1024xf32>
+}
+
+// -----
+
+// Too few outputs to keep two blocks per SM once tiled: one per thread;
+// on the cpu, which runs the loop on one thread anyway, still tiled. A
+// last dim that 4 does not divide gets no tile.
+// CHECK-LABEL: func @untiled
+// CHECK: onnx.Relu{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 4, block = 256>
+// CHECK: onnx.Sigmoid{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 28812, block = 256>
+// CPU-LABEL: func @untiled
+// CPU: onnx.Relu{{.*}}fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 4]>
+// CPU: onnx.Sigmoid{{.*}}fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1>
+func.func @untiled(%x: tensor<4x256xf32>, %z: tensor<32x96x49x49xf32>) -> (tensor<4x256xf32>, tensor<32x96x49x49xf32>) {
+  %0 = onnx.Relu(%x) : (tensor<4x256xf32>) -> tensor<4x256xf32>
+  %1 = onnx.Sigmoid(%z) : (tensor<32x96x49x49xf32>) -> tensor<32x96x49x49xf32>
+  return %0, %1 : tensor<4x256xf32>, tensor<32x96x49x49xf32>
+}
+
+// -----
+
+// A window kernel whose last dim 4 does not divide still shares its
+// columns: a 14-wide row in two tiles of 7.
+// CHECK-LABEL: func @tiled_window_14
+// CHECK: onnx.MaxPool{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 448, block = 256, thread_tile = [1, 1, 1, 7]>
+func.func @tiled_window_14(%x: tensor<32x128x14x14xf32>) -> tensor<32x128x14x14xf32> {
+  %0 = onnx.MaxPool(%x) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<32x128x14x14xf32>) -> tensor<32x128x14x14xf32>
+  return %0 : tensor<32x128x14x14xf32>
 }

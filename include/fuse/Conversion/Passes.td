@@ -162,6 +162,45 @@ def PromoteAccumulators : Pass<"fuse-promote-accumulators",
   ];
 }
 
+def JamThreadTiles : Pass<"fuse-jam-thread-tiles", "mlir::func::FuncOp"> {
+  let summary = "Give each iteration of a kernel's parallel loop a tile of "
+                "neighbouring outputs, jammed into its inner loops";
+  let description = [{
+    For a kernel whose strategy has a `thread_tile` (chosen by
+    fuse-select-strategies), each dim of the top-level `scf.parallel` steps
+    by its tile size, and the body is unrolled over the tile and jammed
+    into the body's inner loops (a window's taps, a reduction): for a 3x3
+    window and a tile of 4 along W, the taps loop once and each tap
+    updates 4 accumulators. What the tile's outputs share (overlapping
+    input columns, a weight, an index, the index arithmetic) is then
+    computed once after CSE, and neighbouring loads and stores sit side by
+    side, where LLVM can make them vector accesses.
+
+    Iterations of a parallel loop are independent, so jamming them is
+    legal, except through scratch buffers on the stack that every iteration
+    reuses: each unrolled copy gets its own (allocas used only inside the
+    loop move into it first). A body that shares an alloca with code
+    outside the loop is unrolled without jamming. A tile size that does not
+    divide its dim's iterations is an error: the launch grid was computed
+    for the tiled loop.
+
+    ```mlir
+    // thread_tile = [1, 4]
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c16) step (%c1, %c1) {
+      ... one output at (%i, %j)
+    }
+    // becomes
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c16) step (%c1, %c4) {
+      ... outputs at (%i, %j), (%i, %j + 1), (%i, %j + 2), (%i, %j + 3)
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
   let summary = "Make each bufferized kernel a gpu.func, mapped as its "
                 "strategy says";

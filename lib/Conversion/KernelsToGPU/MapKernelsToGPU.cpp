@@ -14,6 +14,7 @@
 
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/runtime/Artifact.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -119,6 +120,22 @@ static FailureOr<int64_t> distributeLoop(OpBuilder &b, scf::ParallelOp loop,
     arg.replaceAllUsesWith(iv);
   loop.erase();
   return total;
+}
+
+/// Every buffer of a launch is its own region of the plan's arena, aligned
+/// as the artifact format requires (the runtime refuses others), and the plan never passes a kernel overlapping buffers
+/// where one is written: LLVM may then keep loads across stores, read
+/// inputs through the non-coherent cache and merge neighbouring accesses
+/// into 128-bit ones.
+static void markBuffersDisjoint(OpBuilder &b, gpu::GPUFuncOp func) {
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    if (!isa<MemRefType>(func.getArgument(i).getType()))
+      continue;
+    func.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                    b.getUnitAttr());
+    func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                    b.getI64IntegerAttr(artifact::kAlignment));
+  }
 }
 
 /// Runs the whole body in thread 0 of block 0.
@@ -246,6 +263,7 @@ struct MapKernelsToGPUPass
           b, kernel.getLoc(), kernel.getName(), kernel.getFunctionType());
       gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                        b.getUnitAttr());
+      markBuffersDisjoint(b, gpuFunc);
       // Move the body over; the entry block gpu.func made is replaced.
       Region &region = gpuFunc.getBody();
       region.getBlocks().clear();

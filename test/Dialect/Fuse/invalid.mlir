@@ -349,3 +349,24 @@ func.func @im2col_images(%x: tensor<1x1x8x8xf32>) -> tensor<2x12x36xf32> {
   %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x1x8x8xf32> -> tensor<2x12x36xf32>
   return %0 : tensor<2x12x36xf32>
 }
+
+// -----
+
+// expected-error @+1 {{thread_tile is for the flat and loop mappings}}
+func.func @rows_tile() attributes {s = #fuse.kernel<rows, grid = 4, block = 256, row_threads = 32, thread_tile = [1, 4]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{thread_tile sizes must be at least 1}}
+func.func @empty_tile() attributes {s = #fuse.kernel<flat, grid = 4, block = 256, thread_tile = [0, 4]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{thread_tile has more than 16 outputs}}
+func.func @huge_tile() attributes {s = #fuse.kernel<flat, grid = 4, block = 256, thread_tile = [8, 4]>} {
+  return
+}

@@ -34,10 +34,14 @@ void FuseDialect::registerAttributes() {
 // KernelStrategyAttr
 //===----------------------------------------------------------------------===//
 
+/// The most outputs a thread tile may have: each is a copy of the kernel's
+/// loop body.
+static constexpr int64_t kMaxTileElements = 16;
+
 LogicalResult
 KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            Mapping mapping, int64_t grid, int64_t block,
-                           int64_t rowThreads) {
+                           int64_t rowThreads, ArrayRef<int64_t> threadTile) {
   if (grid < 1 || block < 1 || grid > INT32_MAX || block > 1024)
     return emitError() << "grid " << grid << " and block " << block
                        << " must be at least 1 (block at most 1024)";
@@ -60,7 +64,77 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   } else if (rowThreads != 1) {
     return emitError() << "row_threads is only for the rows mapping";
   }
+  if (!threadTile.empty()) {
+    if (mapping == Mapping::rows)
+      return emitError() << "thread_tile is for the flat and loop mappings";
+    int64_t elements = 1;
+    for (int64_t size : threadTile) {
+      if (size < 1)
+        return emitError() << "thread_tile sizes must be at least 1";
+      elements *= size;
+      // Each output of the tile is a copy of the loop body in the kernel.
+      if (elements > kMaxTileElements)
+        return emitError() << "thread_tile has more than " << kMaxTileElements
+                           << " outputs";
+    }
+  }
   return success();
+}
+
+/// `<mapping, grid = G, block = B[, row_threads = R][, thread_tile = [..]]>`
+Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
+  std::string mappingName;
+  int64_t grid = 0, block = 0, rowThreads = 1;
+  SmallVector<int64_t> threadTile;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseKeywordOrString(&mappingName) ||
+      parser.parseComma() || parser.parseKeyword("grid") ||
+      parser.parseEqual() || parser.parseInteger(grid) ||
+      parser.parseComma() || parser.parseKeyword("block") ||
+      parser.parseEqual() || parser.parseInteger(block))
+    return {};
+  std::optional<Mapping> mapping = symbolizeMapping(mappingName);
+  if (!mapping) {
+    parser.emitError(loc) << "unknown mapping '" << mappingName
+                          << "' (loop, flat or rows)";
+    return {};
+  }
+  while (succeeded(parser.parseOptionalComma())) {
+    if (succeeded(parser.parseOptionalKeyword("row_threads"))) {
+      if (parser.parseEqual() || parser.parseInteger(rowThreads))
+        return {};
+      continue;
+    }
+    if (parser.parseKeyword("thread_tile") || parser.parseEqual() ||
+        parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+          return parser.parseInteger(threadTile.emplace_back());
+        }))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<KernelStrategyAttr>(
+      loc, parser.getContext(), *mapping, grid, block, rowThreads, threadTile);
+}
+
+void KernelStrategyAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyMapping(getMapping()) << ", grid = " << getGrid()
+          << ", block = " << getBlock();
+  if (getRowThreads() != 1)
+    printer << ", row_threads = " << getRowThreads();
+  if (!getThreadTile().empty()) {
+    printer << ", thread_tile = [";
+    llvm::interleaveComma(getThreadTile(), printer);
+    printer << "]";
+  }
+  printer << ">";
+}
+
+int64_t KernelStrategyAttr::getTileElements() const {
+  int64_t elements = 1;
+  for (int64_t size : getThreadTile())
+    elements *= size;
+  return elements;
 }
 
 std::string fuse::describeStrategy(Attribute strategy) {
@@ -69,6 +143,11 @@ std::string fuse::describeStrategy(Attribute strategy) {
     text = "kernel " + stringifyMapping(kernel.getMapping()).str();
     if (kernel.getMapping() == Mapping::rows)
       text += "(" + std::to_string(kernel.getRowThreads()) + ")";
+    if (!kernel.getThreadTile().empty()) {
+      text += " tile ";
+      llvm::raw_string_ostream os(text);
+      llvm::interleave(kernel.getThreadTile(), os, "x");
+    }
   } else if (auto lt = dyn_cast_or_null<CublasLtStrategyAttr>(strategy)) {
     MatmulEpilogue e = lt.getEpilogue();
     text = "cublaslt matmul";

@@ -63,8 +63,15 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     mapping each row of the kernel's parallel loop is run by `row_threads`
     threads (a warp, or the whole block).
 
+    With a `thread_tile` (`flat` and `loop` mappings), each iteration of the
+    parallel loop computes a tile of neighbouring outputs, one size per dim
+    of the loop (fuse-jam-thread-tiles), so what they share is loaded once
+    and neighbouring accesses can be vector accesses; `grid` covers the
+    loop's iterations after tiling.
+
     ```mlir
     #fuse.kernel<flat, grid = 392, block = 256>
+    #fuse.kernel<flat, grid = 98, block = 256, thread_tile = [1, 1, 4]>
     #fuse.kernel<rows, grid = 16, block = 256, row_threads = 32>
     ```
   }];
@@ -72,17 +79,26 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     EnumParameter<Fuse_Mapping>:$mapping,
     "int64_t":$grid,
     "int64_t":$block,
-    DefaultValuedParameter<"int64_t", "1">:$rowThreads
+    DefaultValuedParameter<"int64_t", "1">:$rowThreads,
+    OptionalArrayRefParameter<"int64_t">:$threadTile
   );
-  let assemblyFormat = [{
-    `<` $mapping `,` `grid` `=` $grid `,` `block` `=` $block
-    (`,` `row_threads` `=` $rowThreads^)? `>`
-  }];
+  // Both optional parameters start with a comma: a declarative format
+  // could not tell them apart.
+  let hasCustomAssemblyFormat = 1;
+  let builders = [
+    AttrBuilder<(ins "Mapping":$mapping, "int64_t":$grid, "int64_t":$block,
+                     CArg<"int64_t", "1">:$rowThreads), [{
+      return $_get($_ctxt, mapping, grid, block, rowThreads,
+                   ::llvm::ArrayRef<int64_t>());
+    }]>
+  ];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Iterations of the kernel's parallel loop the configuration covers:
-    /// rows for `rows`, elements for `flat`.
+    /// rows for `rows`, elements (thread tiles) for `flat`.
     int64_t getCapacity() const;
+    /// Outputs one iteration computes: the product of the thread tile.
+    int64_t getTileElements() const;
   }];
 }
 

@@ -1,0 +1,168 @@
+//===- JamThreadTiles.cpp - Several neighbouring outputs per iteration ----===//
+//
+// A kernel whose strategy has a `thread_tile` computes a tile of outputs in
+// each iteration of its parallel loop (each GPU thread). Per tiled dim, the
+// loop steps by the tile size and its body is wrapped in an scf.for over
+// the tile, which is then unrolled and jammed into the body's own loops:
+// the copies of a window's taps sit in one loop body, where CSE after
+// unrolling shares what they load and compute in common.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Conversion/Passes.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+namespace fuse {
+#define GEN_PASS_DEF_JAMTHREADTILES
+#include "fuse/Conversion/Passes.h.inc"
+} // namespace fuse
+
+using namespace mlir;
+using namespace fuse;
+
+/// Wraps the body of `loop` (all but its terminator) into an scf.for over
+/// [0, size), in which the induction variable of `dim` reads `iv + j`.
+static scf::ForOp wrapBodyInTileLoop(OpBuilder &b, scf::ParallelOp loop,
+                                     unsigned dim, int64_t size) {
+  Block *body = loop.getBody();
+  Location loc = loop.getLoc();
+  b.setInsertionPointToStart(body);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value upper = arith::ConstantIndexOp::create(b, loc, size);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto tileLoop = scf::ForOp::create(b, loc, zero, upper, one);
+  Block *tileBody = tileLoop.getBody();
+  tileBody->getOperations().splice(
+      tileBody->getTerminator()->getIterator(), body->getOperations(),
+      std::next(tileLoop->getIterator()), body->getTerminator()->getIterator());
+  // The constants of the loop's bounds stay outside it (unroll-and-jam
+  // wants inner loop bounds defined outside the loop it unrolls).
+  SmallVector<arith::ConstantOp> constants;
+  tileLoop.getBody()->walk(
+      [&](arith::ConstantOp constant) { constants.push_back(constant); });
+  for (arith::ConstantOp constant : constants)
+    constant->moveBefore(tileLoop);
+
+  b.setInsertionPointToStart(tileBody);
+  Value iv = body->getArgument(dim);
+  Value shifted =
+      arith::AddIOp::create(b, loc, iv, tileLoop.getInductionVar());
+  iv.replaceUsesWithIf(shifted, [&](OpOperand &use) {
+    return use.getOwner() != shifted.getDefiningOp() &&
+           tileLoop->isProperAncestor(use.getOwner());
+  });
+  return tileLoop;
+}
+
+/// Moves into `tileLoop` the stack buffers that only it uses, so each
+/// unrolled copy of the body gets its own. Returns false when a buffer the
+/// body uses is also used outside it: then the copies cannot be jammed.
+static bool privatizeAllocas(func::FuncOp kernel, scf::ForOp tileLoop) {
+  SmallVector<memref::AllocaOp> inside;
+  bool shared = false;
+  kernel.walk([&](memref::AllocaOp alloca) {
+    if (tileLoop->isAncestor(alloca))
+      return;
+    bool usedInside = false, usedOutside = false;
+    for (Operation *user : alloca->getUsers())
+      (tileLoop->isAncestor(user) ? usedInside : usedOutside) = true;
+    if (usedInside && usedOutside)
+      shared = true;
+    else if (usedInside)
+      inside.push_back(alloca);
+  });
+  if (shared)
+    return false;
+  for (memref::AllocaOp alloca : inside)
+    alloca->moveBefore(tileLoop.getBody(), tileLoop.getBody()->begin());
+  return true;
+}
+
+/// Unrolls `tileLoop`, whose body has no loop, op by op: each op is
+/// followed by its copies for the tile's other outputs, so that the tile's
+/// loads sit side by side, and its stores, in one basic block, where LLVM
+/// can merge them into vector accesses (copies of the whole body one after
+/// another would interleave them with whatever branches the body has).
+static void unrollInterleaved(scf::ForOp tileLoop, int64_t size) {
+  OpBuilder b(tileLoop);
+  SmallVector<IRMapping> copies(size);
+  for (int64_t j = 0; j < size; ++j)
+    copies[j].map(tileLoop.getInductionVar(),
+                  arith::ConstantIndexOp::create(b, tileLoop.getLoc(), j));
+  for (Operation &op : tileLoop.getBody()->without_terminator())
+    for (IRMapping &copy : copies)
+      b.clone(op, copy);
+  tileLoop.erase();
+}
+
+static LogicalResult jamThreadTile(func::FuncOp kernel,
+                                   KernelStrategyAttr strategy) {
+  ArrayRef<int64_t> tile = strategy.getThreadTile();
+  SmallVector<scf::ParallelOp> loops(
+      kernel.getBody().front().getOps<scf::ParallelOp>());
+  if (loops.size() != 1)
+    return kernel.emitOpError("has a thread tile but ")
+           << loops.size() << " top-level parallel loops; one was expected";
+  scf::ParallelOp loop = loops.front();
+  if (loop.getNumLoops() != tile.size())
+    return loop.emitOpError("has ")
+           << loop.getNumLoops() << " dims but the thread tile of "
+           << strategy << " has " << tile.size();
+  if (loop.getNumReductions() != 0)
+    return loop.emitOpError("reduces across iterations: it cannot be tiled "
+                            "per thread");
+
+  OpBuilder b(kernel.getContext());
+  // Innermost dims first: their copies end up innermost in the jammed body.
+  for (int dim = static_cast<int>(tile.size()) - 1; dim >= 0; --dim) {
+    int64_t size = tile[dim];
+    if (size == 1)
+      continue;
+    std::optional<int64_t> lower =
+        getConstantIntValue(loop.getLowerBound()[dim]);
+    std::optional<int64_t> upper =
+        getConstantIntValue(loop.getUpperBound()[dim]);
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
+    if (!lower || !upper || step != 1 || (*upper - *lower) % size != 0)
+      return loop.emitOpError("dim ")
+             << dim << " cannot be tiled by " << size
+             << ": it needs constant bounds, step 1 and a multiple of "
+             << size << " iterations";
+    b.setInsertionPoint(loop);
+    loop.getStepMutable()[dim].set(
+        arith::ConstantIndexOp::create(b, loop.getLoc(), size));
+    scf::ForOp tileLoop = wrapBodyInTileLoop(b, loop, dim, size);
+    bool jam = privatizeAllocas(kernel, tileLoop);
+    bool hasLoops = llvm::any_of(tileLoop.getBody()->getOperations(),
+                                 llvm::IsaPred<LoopLikeOpInterface>);
+    if (jam && !hasLoops) {
+      unrollInterleaved(tileLoop, size);
+      continue;
+    }
+    if (jam && succeeded(loopUnrollJamByFactor(tileLoop, size)))
+      continue;
+    // Unrolling alone is always legal: the copies run one after another.
+    if (failed(loopUnrollFull(tileLoop)))
+      return loop.emitOpError("could not unroll its thread tile");
+  }
+  return success();
+}
+
+namespace {
+struct JamThreadTilesPass
+    : public fuse::impl::JamThreadTilesBase<JamThreadTilesPass> {
+  void runOnOperation() override {
+    func::FuncOp kernel = getOperation();
+    auto strategy = kernel->getAttrOfType<KernelStrategyAttr>(kStrategyAttrName);
+    if (!strategy || strategy.getThreadTile().empty())
+      return;
+    if (failed(jamThreadTile(kernel, strategy)))
+      signalPassFailure();
+  }
+};
+} // namespace
