@@ -18,6 +18,7 @@
 #include "fuse/Transforms/LibraryCalls.h"
 #include "fuse/Transforms/Passes.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/MathExtras.h"
@@ -260,9 +261,7 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu) {
   SmallVector<int64_t> tile;
   if (loop.rowLength == 1) {
     tile = chooseThreadTile(root);
-    int64_t outputs = 1;
-    for (int64_t size : tile)
-      outputs *= size;
+    int64_t outputs = computeProduct(tile);
     if (iterations / outputs >= kMinTiledThreads)
       iterations /= outputs;
     else

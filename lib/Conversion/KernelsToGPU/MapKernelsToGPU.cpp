@@ -123,10 +123,10 @@ static FailureOr<int64_t> distributeLoop(OpBuilder &b, scf::ParallelOp loop,
 }
 
 /// Every buffer of a launch is its own region of the plan's arena, aligned
-/// as the artifact format requires (the runtime refuses others), and the plan never passes a kernel overlapping buffers
-/// where one is written: LLVM may then keep loads across stores, read
-/// inputs through the non-coherent cache and merge neighbouring accesses
-/// into 128-bit ones.
+/// as the artifact format requires (the runtime refuses others), and the
+/// plan never passes a kernel overlapping buffers where one is written:
+/// LLVM may then keep loads across stores, read inputs through the
+/// non-coherent cache and merge neighbouring accesses into 128-bit ones.
 static void markBuffersDisjoint(OpBuilder &b, gpu::GPUFuncOp func) {
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
     if (!isa<MemRefType>(func.getArgument(i).getType()))

@@ -130,13 +130,6 @@ void KernelStrategyAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-int64_t KernelStrategyAttr::getTileElements() const {
-  int64_t elements = 1;
-  for (int64_t size : getThreadTile())
-    elements *= size;
-  return elements;
-}
-
 std::string fuse::describeStrategy(Attribute strategy) {
   std::string text;
   if (auto kernel = dyn_cast_or_null<KernelStrategyAttr>(strategy)) {

@@ -97,8 +97,6 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     /// Iterations of the kernel's parallel loop the configuration covers:
     /// rows for `rows`, elements (thread tiles) for `flat`.
     int64_t getCapacity() const;
-    /// Outputs one iteration computes: the product of the thread tile.
-    int64_t getTileElements() const;
   }];
 }
 
