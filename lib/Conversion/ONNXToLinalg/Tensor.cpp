@@ -54,22 +54,44 @@ static Value buildReshape(OpBuilder &b, Location loc, Value source,
       [](OpBuilder &, Location, ArrayRef<Value> x) { return x[0]; });
 }
 
+/// The `type` result of a `linalg.generic` whose loops are all parallel and
+/// run `body` once per element: it gets the elements of `inputs` (read
+/// through `inputMaps`) and returns the result's element.
+static Value buildParallelGeneric(
+    OpBuilder &b, Location loc, RankedTensorType type, ValueRange inputs,
+    ArrayRef<AffineMap> inputMaps,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  int64_t rank = type.getRank();
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, type, inputs, init, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(nb, nl, body(nb, nl, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+/// `linalg.index` of loops [from, to) of the enclosing generic.
+static SmallVector<Value> buildLoopIndices(OpBuilder &b, Location l,
+                                           int64_t from, int64_t to) {
+  SmallVector<Value> indices;
+  for (int64_t d = from; d < to; ++d)
+    indices.push_back(linalg::IndexOp::create(b, l, d));
+  return indices;
+}
+
 /// A copy of `source` to a tensor of `resultType`, reading the source
 /// element that `map` (from output indices) names.
 static Value buildCopy(OpBuilder &b, Location loc, Value source, AffineMap map,
                        RankedTensorType resultType) {
-  int64_t rank = resultType.getRank();
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                       resultType.getElementType());
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, resultType, ValueRange{source}, init,
-      SmallVector<AffineMap>{map, b.getMultiDimIdentityMap(rank)}, iterators,
-      [](OpBuilder &nb, Location nloc, ValueRange args) {
-        linalg::YieldOp::create(nb, nloc, args[0]);
-      });
-  return generic.getResult(0);
+  return buildParallelGeneric(
+      b, loc, resultType, source, map,
+      [](OpBuilder &, Location, ValueRange args) { return args[0]; });
 }
 
 /// An index read from an ONNX indices tensor, as an in-bounds `index` for
@@ -277,27 +299,16 @@ struct GatherLowering : public OpConversionPattern<ONNXGatherOp> {
     SmallVector<AffineExpr> indexExprs;
     for (int64_t i = 0; i < indexRank; ++i)
       indexExprs.push_back(getAffineDimExpr(axis + i, ctx));
-    SmallVector<AffineMap> maps{AffineMap::get(rank, 0, indexExprs, ctx),
-                                rewriter.getMultiDimIdentityMap(rank)};
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                         type.getElementType());
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{indices}, init, maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
+    Value result = buildParallelGeneric(
+        rewriter, loc, type, indices, AffineMap::get(rank, 0, indexExprs, ctx),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value i = buildClampedIndex(b, l, args[0], size);
-          SmallVector<Value> coords;
-          for (int64_t d = 0; d < axis; ++d)
-            coords.push_back(linalg::IndexOp::create(b, l, d));
+          SmallVector<Value> coords = buildLoopIndices(b, l, 0, axis);
           coords.push_back(i);
-          for (int64_t d = axis + indexRank; d < rank; ++d)
-            coords.push_back(linalg::IndexOp::create(b, l, d));
-          linalg::YieldOp::create(b, l,
-                                  tensor::ExtractOp::create(b, l, data, coords)
-                                      .getResult());
+          coords.append(buildLoopIndices(b, l, axis + indexRank, rank));
+          return tensor::ExtractOp::create(b, l, data, coords);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -318,25 +329,58 @@ struct GatherElementsLowering
     int64_t rank = type.getRank();
     int64_t axis = *normalizeAxis(op.getAxis(), rank);
     int64_t size = dataType.getDimSize(axis);
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                         type.getElementType());
-    SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{adaptor.getIndices()}, init, maps,
-        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+    Value result = buildParallelGeneric(
+        rewriter, loc, type, adaptor.getIndices(),
+        rewriter.getMultiDimIdentityMap(rank),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value i = buildClampedIndex(b, l, args[0], size);
-          SmallVector<Value> coords;
-          for (int64_t d = 0; d < rank; ++d)
-            coords.push_back(d == axis ? i
-                                       : linalg::IndexOp::create(b, l, d)
-                                             .getResult());
-          linalg::YieldOp::create(b, l,
-                                  tensor::ExtractOp::create(b, l, data, coords)
-                                      .getResult());
+          SmallVector<Value> coords = buildLoopIndices(b, l, 0, axis);
+          coords.push_back(i);
+          coords.append(buildLoopIndices(b, l, axis + 1, rank));
+          return tensor::ExtractOp::create(b, l, data, coords);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// GatherND reads, at each output position, the index tuple of its
+/// `indices` row and extracts from `data` there (each index clamped, like
+/// Gather).
+struct GatherNDLowering : public OpConversionPattern<ONNXGatherNDOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXGatherNDOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value data = adaptor.getData();
+    Value indices = adaptor.getIndices();
+    auto dataType = cast<RankedTensorType>(data.getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    int64_t rank = type.getRank();
+    int64_t rows = indicesType.getRank() - 1;
+    int64_t tuple = indicesType.getDimSize(rows);
+    int64_t batchDims = op.getBatchDims();
+    Value result = buildParallelGeneric(
+        rewriter, loc, type, ValueRange{}, {},
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          // Output dims: the rows of `indices` (batch dims first), then the
+          // slice's dims.
+          SmallVector<Value> at = buildLoopIndices(b, l, 0, rows);
+          SmallVector<Value> coords(at.begin(), at.begin() + batchDims);
+          at.push_back(Value());
+          for (int64_t m = 0; m < tuple; ++m) {
+            at.back() = arith::ConstantIndexOp::create(b, l, m);
+            Value raw = tensor::ExtractOp::create(b, l, indices, at);
+            coords.push_back(buildClampedIndex(
+                b, l, raw, dataType.getDimSize(batchDims + m)));
+          }
+          coords.append(buildLoopIndices(b, l, rows, rank));
+          return tensor::ExtractOp::create(b, l, data, coords);
+        });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -366,19 +410,12 @@ struct ConcatLowering : public OpConversionPattern<ONNXConcatOp> {
       sizes.push_back(size);
       offset += size;
     }
-    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                         type.getElementType());
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{}, init,
-        SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
-        iterators, [&](OpBuilder &b, Location l, ValueRange) {
-          SmallVector<Value> coords;
-          for (int64_t d = 0; d < rank; ++d)
-            coords.push_back(linalg::IndexOp::create(b, l, d));
+    Value result = buildParallelGeneric(
+        rewriter, loc, type, ValueRange{}, {},
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> coords = buildLoopIndices(b, l, 0, rank);
           Value pos = coords[axis];
-          Value result;
+          Value picked;
           for (int64_t k = static_cast<int64_t>(inputs.size()) - 1; k >= 0;
                --k) {
             Value local = arith::SubIOp::create(
@@ -390,18 +427,18 @@ struct ConcatLowering : public OpConversionPattern<ONNXConcatOp> {
             SmallVector<Value> at(coords);
             at[axis] = local;
             Value v = tensor::ExtractOp::create(b, l, inputs[k], at);
-            if (!result) {
-              result = v;
+            if (!picked) {
+              picked = v;
               continue;
             }
             Value inThis = arith::CmpIOp::create(
                 b, l, arith::CmpIPredicate::slt, pos,
                 arith::ConstantIndexOp::create(b, l, offsets[k] + sizes[k]));
-            result = arith::SelectOp::create(b, l, inThis, v, result);
+            picked = arith::SelectOp::create(b, l, inThis, v, picked);
           }
-          linalg::YieldOp::create(b, l, result);
+          return picked;
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -435,8 +472,8 @@ void fuse::lowering::populateTensorPatterns(RewritePatternSet &patterns) {
                ReshapeLikeLowering<ONNXSqueezeOp>,
                ReshapeLikeLowering<ONNXUnsqueezeOp>, ExpandLowering,
                TransposeLowering, SliceLowering, GatherLowering,
-               GatherElementsLowering,
-               ConcatLowering, FoldToConstantLowering<ONNXShapeOp>,
+               GatherElementsLowering, GatherNDLowering, ConcatLowering,
+               FoldToConstantLowering<ONNXShapeOp>,
                FoldToConstantLowering<ONNXConstantOfShapeOp>,
                FoldToConstantLowering<ONNXRangeOp>>(patterns.getContext());
 }

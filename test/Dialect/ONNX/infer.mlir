@@ -112,3 +112,21 @@ func.func @shape_ops(%x: tensor<2x?x4xf32>, %u: tensor<*xf32>) -> (tensor<?xi64>
   %1 = onnx.Shape(%u) : (tensor<*xf32>) -> tensor<?xi64>
   return %0, %1 : tensor<?xi64>, tensor<?xi64>
 }
+
+// -----
+
+// GatherND: indices.shape[:-1] + data.shape[batch_dims + k:]; a batch dim
+// that is dynamic in 'indices' comes from 'data'.
+// CHECK-LABEL: func @gather_nd
+func.func @gather_nd(%x: tensor<3x4x5xf32>, %i: tensor<6x2xi64>, %b: tensor<?x2x1xi64>, %k: tensor<2x?xi64>, %p: tensor<3x2xi64>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  // CHECK: onnx.GatherND(%{{.*}}, %{{.*}}) : (tensor<3x4x5xf32>, tensor<6x2xi64>) -> tensor<6x5xf32>
+  %0 = onnx.GatherND(%x, %i) : (tensor<3x4x5xf32>, tensor<6x2xi64>) -> tensor<*xf32>
+  // CHECK: onnx.GatherND(%{{.*}}, %{{.*}}) {batch_dims = 1 : i64} : (tensor<3x4x5xf32>, tensor<?x2x1xi64>) -> tensor<3x2x5xf32>
+  %1 = onnx.GatherND(%x, %b) {batch_dims = 1 : i64} : (tensor<3x4x5xf32>, tensor<?x2x1xi64>) -> tensor<*xf32>
+  // CHECK: onnx.GatherND(%{{.*}}, %{{.*}}) {batch_dims = 1 : i64} : (tensor<3x4x5xf32>, tensor<3x2xi64>) -> tensor<3xf32>
+  %2 = onnx.GatherND(%x, %p) {batch_dims = 1 : i64} : (tensor<3x4x5xf32>, tensor<3x2xi64>) -> tensor<*xf32>
+  // The tuple length is not known: unranked.
+  // CHECK: onnx.GatherND(%{{.*}}, %{{.*}}) : (tensor<3x4x5xf32>, tensor<2x?xi64>) -> tensor<*xf32>
+  %3 = onnx.GatherND(%x, %k) : (tensor<3x4x5xf32>, tensor<2x?xi64>) -> tensor<*xf32>
+  return %0, %1, %2, %3 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}

@@ -792,3 +792,30 @@ func.func @f() -> tensor<*xf32> {
   %0 = onnx.Concat() {axis = 0 : i64} : () -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>, %i: tensor<2x3xi64>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.GatherND' op the last dim of 'indices' is 3; it must be from 1 to the rank of 'data' less batch_dims (2)}}
+  // expected-error @+1 {{'onnx.GatherND' op failed to infer returned types}}
+  %0 = onnx.GatherND(%x, %i) : (tensor<3x4xf32>, tensor<2x3xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>, %i: tensor<2x1xi64>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.GatherND' op batch dim 0 is 3 in 'data' but 2 in 'indices'}}
+  // expected-error @+1 {{'onnx.GatherND' op failed to infer returned types}}
+  %0 = onnx.GatherND(%x, %i) {batch_dims = 1 : i64} : (tensor<3x4xf32>, tensor<2x1xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>, %i: tensor<3x1xi64>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.GatherND' op batch_dims 2 must be at least 0 and less than the ranks of 'data' (2) and 'indices' (2)}}
+  // expected-error @+1 {{'onnx.GatherND' op failed to infer returned types}}
+  %0 = onnx.GatherND(%x, %i) {batch_dims = 2 : i64} : (tensor<3x4xf32>, tensor<3x1xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

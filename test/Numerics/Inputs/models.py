@@ -468,6 +468,27 @@ def conv_gemm():
                  weight("w4", [7, 3, 1, 1], 74), weight("b4", [7], 75)])
 
 
+@model
+def gather_nd():
+    """GatherND as the dynamo exporter's masks use it: index tuples of every
+    length (negative ones included), batch_dims 1 with indices from an
+    input, and bool data."""
+    return make([node("GatherND", ["x", "pairs"], ["rows"]),
+                 node("GatherND", ["x", "ids"], ["batched"], batch_dims=1),
+                 node("GatherND", ["x2", "points"], ["elems"]),
+                 node("Greater", ["x2", "zero"], ["pos"]),
+                 node("GatherND", ["pos", "mask_ids"], ["picked"]),
+                 node("Cast", ["picked"], ["picked_f"], to=TensorProto.FLOAT)],
+                [("x", [3, 4, 5]), ("ids", [3, 2, 1], TensorProto.INT64),
+                 ("x2", [4, 6])],
+                ["rows", "batched", "elems", "picked_f"],
+                [ints("pairs", [[0, 1], [-1, 2], [2, -4]]),
+                 ints("points", [[0, 0], [3, 5], [-2, 1], [1, -6], [2, 3]]),
+                 ints("mask_ids", [[[0, 1], [1, 5], [3, 0]],
+                                   [[2, 2], [-1, -1], [0, 4]]]),
+                 const("zero", np.float32(0))], opset=13)
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         print("\n".join(sorted(MODELS)))

@@ -110,6 +110,29 @@ getRankedOrInferUnranked(std::optional<mlir::Location> loc,
   return mlir::RankedTensorType();
 }
 
+/// For ops that read `data` at `indices` and whose result is unranked when
+/// either is: both ranked types; or null types after pushing the unranked
+/// result (of `data`'s element type); or failure (reported) when either is
+/// not a tensor.
+inline mlir::FailureOr<
+    std::pair<mlir::RankedTensorType, mlir::RankedTensorType>>
+getRankedDataAndIndices(std::optional<mlir::Location> loc,
+                        llvm::StringRef opName, mlir::Value data,
+                        mlir::Value indices,
+                        llvm::SmallVectorImpl<mlir::Type> &types) {
+  mlir::TensorType dataType = getTensorType(data);
+  mlir::TensorType indicesType = getTensorType(indices);
+  if (!dataType || !indicesType)
+    return inferError(loc, opName, "expects tensor operands");
+  auto rankedData = llvm::dyn_cast<mlir::RankedTensorType>(dataType);
+  auto rankedIndices = llvm::dyn_cast<mlir::RankedTensorType>(indicesType);
+  if (!rankedData || !rankedIndices) {
+    types.push_back(unranked(dataType.getElementType()));
+    return std::make_pair(mlir::RankedTensorType(), mlir::RankedTensorType());
+  }
+  return std::make_pair(rankedData, rankedIndices);
+}
+
 } // namespace detail
 } // namespace fuse
 

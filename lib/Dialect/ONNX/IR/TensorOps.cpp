@@ -364,15 +364,14 @@ LogicalResult ONNXGatherOp::inferReturnTypes(MLIRContext *,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &types) {
   StringRef name = getOperationName();
-  TensorType data = getTensorType(adaptor.getData());
-  TensorType indices = getTensorType(adaptor.getIndices());
-  if (!data || !indices)
-    return inferError(loc, name, "expects tensor operands");
-  Type elementType = data.getElementType();
-  if (!data.hasRank() || !indices.hasRank()) {
-    types.push_back(unranked(elementType));
+  auto operands = getRankedDataAndIndices(loc, name, adaptor.getData(),
+                                          adaptor.getIndices(), types);
+  if (failed(operands))
+    return failure();
+  auto [data, indices] = *operands;
+  if (!data)
     return success();
-  }
+  Type elementType = data.getElementType();
   int64_t rank = data.getRank();
   if (rank == 0)
     return inferError(loc, name, "'data' must have rank 1 or more");
@@ -420,6 +419,52 @@ LogicalResult ONNXGatherElementsOp::inferReturnTypes(
   if (failed(normalizeAxisAttr(loc, name, adaptor.getAxis(), rank)))
     return failure();
   types.push_back(RankedTensorType::get(indices.getShape(), elementType));
+  return success();
+}
+
+LogicalResult ONNXGatherNDOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  auto operands = getRankedDataAndIndices(loc, name, adaptor.getData(),
+                                          adaptor.getIndices(), types);
+  if (failed(operands))
+    return failure();
+  auto [data, indices] = *operands;
+  if (!data)
+    return success();
+  Type elementType = data.getElementType();
+  int64_t rank = data.getRank(), indexRank = indices.getRank();
+  int64_t batchDims = adaptor.getBatchDims();
+  if (rank < 1 || indexRank < 1)
+    return inferError(loc, name, "'data' and 'indices' must have rank 1 or ",
+                      "more");
+  if (batchDims < 0 || batchDims >= std::min(rank, indexRank))
+    return inferError(loc, name, "batch_dims ", batchDims,
+                      " must be at least 0 and less than the ranks of 'data' ",
+                      "(", rank, ") and 'indices' (", indexRank, ")");
+  int64_t tuple = indices.getDimSize(indexRank - 1);
+  if (ShapedType::isDynamic(tuple)) {
+    types.push_back(unranked(elementType));
+    return success();
+  }
+  if (tuple < 1 || tuple > rank - batchDims)
+    return inferError(loc, name, "the last dim of 'indices' is ", tuple,
+                      "; it must be from 1 to the rank of 'data' less "
+                      "batch_dims (",
+                      rank - batchDims, ")");
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  for (int64_t i = 0; i < batchDims; ++i) {
+    int64_t d = data.getDimSize(i);
+    if (ShapedType::isDynamic(shape[i]))
+      shape[i] = d;
+    else if (!ShapedType::isDynamic(d) && d != shape[i])
+      return inferError(loc, name, "batch dim ", i, " is ", d,
+                        " in 'data' but ", shape[i], " in 'indices'");
+  }
+  llvm::append_range(shape, data.getShape().drop_front(batchDims + tuple));
+  types.push_back(RankedTensorType::get(shape, elementType));
   return success();
 }
 

@@ -629,6 +629,26 @@ def ONNXGatherElementsOp : ONNX_Op<"GatherElements"> {
   let results = (outs ONNX_AnyTensor:$output);
 }
 
+def ONNXGatherNDOp : ONNX_Op<"GatherND"> {
+  let summary = "take the slices of `data` that the last dim of `indices` "
+                "names";
+  let description = [{
+    With `k = indices.shape[-1]` and `b = batch_dims`, each k-tuple of
+    `indices` names a slice of `data` after its first `b` dims, which
+    `indices` shares; the result shape is
+    `indices.shape[:-1] + data.shape[b + k:]`. Negative indices count from
+    the end.
+
+    ```mlir
+    %y = onnx.GatherND(%d, %i)
+        : (tensor<2x3x4xf32>, tensor<5x2xi64>) -> tensor<5x4xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data, ONNX_I64Tensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs ONNX_AnyTensor:$output);
+}
+
 def ONNXExpandOp : ONNX_Op<"Expand"> {
   let summary = "broadcast `input` to a constant `shape` (both ways)";
   let description = [{
