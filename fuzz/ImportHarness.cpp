@@ -55,6 +55,8 @@ int fuse::fuzz::runImportPipeline(const uint8_t *data, size_t size,
 
   ImportOptions options;
   options.format = format;
+  // Fuzzed models must not name files to read.
+  options.readExternalData = false;
   llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module = fuse::importONNXModel(
       bytes,

@@ -17,8 +17,14 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class MemoryBuffer;
+} // namespace llvm
 
 namespace fuse {
 namespace detail {
@@ -34,13 +40,38 @@ mlir::Type convertElementType(int32_t dataType, mlir::MLIRContext *context);
 /// "FLOAT", "STRING", ... (or the number, for an unknown value).
 std::string dataTypeName(int32_t dataType);
 
+/// The files that tensors stored as ONNX external data point into, each
+/// opened and memory-mapped once per import. Locations are relative to the
+/// model's folder and may not leave it.
+class ExternalData {
+public:
+  /// `folder`: the model's folder; none when external data cannot be read,
+  /// and `whyNot` then ends the error message ("but the model was read
+  /// from standard input, ...").
+  ExternalData(std::optional<std::string> folder, std::string whyNot = "")
+      : folder(std::move(folder)), whyNot(std::move(whyNot)) {}
+
+  /// The `size` bytes of `tensor`'s data, and the buffer that holds them.
+  /// On failure returns false and says why in `error`.
+  bool read(const ::onnx::TensorProto &tensor, uint64_t size,
+            std::shared_ptr<llvm::MemoryBuffer> &file,
+            llvm::ArrayRef<char> &bytes, std::string &error);
+
+private:
+  std::optional<std::string> folder;
+  std::string whyNot;
+  llvm::StringMap<std::shared_ptr<llvm::MemoryBuffer>> files;
+};
+
 /// Converts `tensor` to an attribute: small or splat tensors as `dense`,
-/// others as a `dense_resource` blob keyed by `blobName`. On failure returns
-/// null and says why in `error`.
+/// others as a `dense_resource` blob keyed by `blobName`. External data is
+/// read through `external` (an error when null); a blob of it refers to
+/// the mapped file instead of a copy where the data is aligned. On failure
+/// returns null and says why in `error`.
 mlir::ElementsAttr convertTensor(const ::onnx::TensorProto &tensor,
                                  llvm::StringRef blobName,
-                                 mlir::MLIRContext *context,
-                                 std::string &error);
+                                 mlir::MLIRContext *context, std::string &error,
+                                 ExternalData *external = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Op importers
@@ -105,6 +136,8 @@ public:
   }
   /// Names that some node or the graph output reads (null: all names).
   const llvm::StringSet<> *usedNames = nullptr;
+  /// Where tensor attributes stored as external data are read from.
+  ExternalData *externalData = nullptr;
 
   /// Whether output `i` exists and is read by a later node or is a graph
   /// output.

@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 using namespace fuse;
@@ -78,8 +79,8 @@ NodeImporter::convertAttributes(ArrayRef<StringRef> skip) {
       break;
     case AttrKind::Tensor: {
       std::string error;
-      value =
-          convertTensor(attr.t(), node.name() + "_" + attr.name(), ctx, error);
+      value = convertTensor(attr.t(), node.name() + "_" + attr.name(), ctx,
+                            error, externalData);
       if (!value)
         return emitError() << "tensor attribute '" << attr.name() << "' "
                            << error;
@@ -160,6 +161,20 @@ Value NodeImporter::createScalarConstant(Type elementType, double value) {
 // ModelImporter
 //===----------------------------------------------------------------------===//
 
+/// External data is read from the folder of the model's file.
+static ExternalData makeExternalData(StringRef sourceName,
+                                     const ImportOptions &options) {
+  if (!options.readExternalData)
+    return ExternalData(std::nullopt, "which this tool does not read");
+  if (sourceName == "-" || sourceName == "<stdin>")
+    return ExternalData(std::nullopt,
+                        "but the model was read from standard input, so "
+                        "there is no folder to find it in (give the model "
+                        "as a file)");
+  StringRef folder = llvm::sys::path::parent_path(sourceName);
+  return ExternalData(folder.empty() ? std::string(".") : folder.str());
+}
+
 namespace {
 
 /// Imports one model into one module.
@@ -168,7 +183,8 @@ public:
   ModelImporter(MLIRContext *ctx, StringRef sourceName,
                 const ImportOptions &options)
       : ctx(ctx), builder(ctx), options(options),
-        fileLoc(FileLineColLoc::get(ctx, sourceName, 0, 0)) {}
+        fileLoc(FileLineColLoc::get(ctx, sourceName, 0, 0)),
+        externalData(makeExternalData(sourceName, options)) {}
 
   /// `text` is the model's ONNX text syntax, if that is what it was read
   /// from (for the line numbers of nodes).
@@ -205,6 +221,7 @@ private:
   llvm::StringMap<int64_t> boundDimParams;
   /// Opsets of the other domains the model imports, for error messages.
   llvm::StringMap<int64_t> domainOpsets;
+  ExternalData externalData;
 };
 
 } // namespace
@@ -558,6 +575,7 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
 
   NodeImporter importer(node, *info, version, opset, builder, loc, description);
   importer.usedNames = &usedNames;
+  importer.externalData = &externalData;
   if (node.input_size() < static_cast<int>(info->minInputs) ||
       node.input_size() > static_cast<int>(info->maxInputs))
     return importer.emitError()
@@ -746,7 +764,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(const ::onnx::ModelProto &model,
   for (const auto &init : graph.initializer()) {
     Location loc = NameLoc::get(builder.getStringAttr(init.name()), fileLoc);
     std::string error;
-    ElementsAttr value = convertTensor(init, init.name(), ctx, error);
+    ElementsAttr value =
+        convertTensor(init, init.name(), ctx, error, &externalData);
     if (!value)
       return mlir::emitError(loc)
                  << "initializer '" << init.name() << "' " << error,

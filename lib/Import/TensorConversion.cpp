@@ -2,7 +2,9 @@
 //
 // Tensors are checked before anything is read: the declared element count
 // must match the data that is there, so a truncated or hand-edited model
-// gives an error instead of a read past the end of a buffer.
+// gives an error instead of a read past the end of a buffer. External data
+// (weights in a file beside the model) is memory-mapped, and a weight's
+// blob refers to the mapping, so the weights are in memory once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,9 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Alignment.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <cstring>
 
@@ -56,6 +61,88 @@ static std::string sanitizeBlobName(StringRef name) {
   return s;
 }
 
+bool ExternalData::read(const TensorProto &tensor, uint64_t size,
+                        std::shared_ptr<llvm::MemoryBuffer> &file,
+                        ArrayRef<char> &bytes, std::string &error) {
+  std::string location;
+  std::optional<uint64_t> offset, length;
+  for (const auto &entry : tensor.external_data()) {
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "offset" || entry.key() == "length") {
+      uint64_t value;
+      if (StringRef(entry.value()).getAsInteger(10, value)) {
+        error = "has external data " + entry.key() + " '" + entry.value() +
+                "', which is not a non-negative integer";
+        return false;
+      }
+      (entry.key() == "offset" ? offset : length) = value;
+    }
+    // `checksum` (optional) and `basepath` (written by some tools) are not
+    // needed to read the data.
+  }
+  if (location.empty()) {
+    error = "stores its data in an external file but names no location";
+    return false;
+  }
+  namespace path = llvm::sys::path;
+  if (path::is_absolute(location) ||
+      path::is_absolute(location, path::Style::windows)) {
+    error = "has external data location '" + location +
+            "', an absolute path; locations must be relative to the "
+            "model's folder";
+    return false;
+  }
+  for (StringRef component :
+       llvm::make_range(path::begin(location), path::end(location))) {
+    if (component == "..") {
+      error = "has external data location '" + location +
+              "', which leaves the model's folder";
+      return false;
+    }
+  }
+  if (!folder) {
+    error = "stores its data in external file '" + location + "', " + whyNot;
+    return false;
+  }
+
+  llvm::SmallString<256> filePath(*folder);
+  path::append(filePath, location);
+  std::shared_ptr<llvm::MemoryBuffer> &buffer = files[filePath];
+  if (!buffer) {
+    // Mapped, not read: the weights stay in the page cache and each blob
+    // points into the mapping.
+    auto opened = llvm::MemoryBuffer::getFile(filePath, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!opened) {
+      error = "stores its data in '" + filePath.str().str() +
+              "', which cannot be read: " + opened.getError().message();
+      files.erase(filePath);
+      return false;
+    }
+    buffer = std::move(*opened);
+  }
+  uint64_t start = offset.value_or(0);
+  uint64_t count = length.value_or(size);
+  if (count != size) {
+    error = "has " + std::to_string(count) + " bytes of external data in '" +
+            filePath.str().str() + "' but its shape and type need " +
+            std::to_string(size);
+    return false;
+  }
+  uint64_t fileSize = buffer->getBufferSize();
+  if (start > fileSize || count > fileSize - start) {
+    error = "needs bytes " + std::to_string(start) + " to " +
+            std::to_string(start + count) + " of '" + filePath.str().str() +
+            "', which has only " + std::to_string(fileSize) +
+            " (the file is short)";
+    return false;
+  }
+  file = buffer;
+  bytes = ArrayRef<char>(buffer->getBufferStart() + start, count);
+  return true;
+}
+
 /// Appends `values` to `bytes` as `width`-byte little-endian elements.
 template <typename T>
 static void appendAs(std::vector<char> &bytes, const T &values, size_t width) {
@@ -77,7 +164,8 @@ static void appendAs(std::vector<char> &bytes, const T &values, size_t width) {
 
 ElementsAttr fuse::detail::convertTensor(const TensorProto &tensor,
                                          StringRef blobName, MLIRContext *ctx,
-                                         std::string &error) {
+                                         std::string &error,
+                                         ExternalData *external) {
   Type elementType = convertElementType(tensor.data_type(), ctx);
   if (!elementType) {
     error = "has unsupported data type " + dataTypeName(tensor.data_type());
@@ -87,8 +175,10 @@ ElementsAttr fuse::detail::convertTensor(const TensorProto &tensor,
     error = "is a segmented tensor, which is not supported";
     return nullptr;
   }
-  if (tensor.data_location() == TensorProto::EXTERNAL) {
-    error = "stores its data in an external file, which is not supported";
+  bool isExternal = tensor.data_location() == TensorProto::EXTERNAL;
+  if (isExternal && !external) {
+    error = "stores its data in an external file, which is not supported "
+            "here";
     return nullptr;
   }
   SmallVector<int64_t> shape;
@@ -99,8 +189,8 @@ ElementsAttr fuse::detail::convertTensor(const TensorProto &tensor,
       return nullptr;
     }
     shape.push_back(d);
-    // Reject element counts that could not exist in a 2 GiB protobuf
-    // before multiplying further (no overflow).
+    // Reject element counts over 2^40 (8 TiB of doubles) before
+    // multiplying further (no overflow).
     if (d != 0 && numElements > (uint64_t(1) << 40) / uint64_t(d)) {
       error = "has too many elements";
       return nullptr;
@@ -111,13 +201,20 @@ ElementsAttr fuse::detail::convertTensor(const TensorProto &tensor,
   size_t width =
       elementType.isInteger(1) ? 1 : elementType.getIntOrFloatBitWidth() / 8;
 
+  // The tensor's bytes: in the protobuf, mapped from an external file
+  // (kept alive by `file`), or converted from a typed field into `bytes`.
+  ArrayRef<char> data;
+  std::shared_ptr<llvm::MemoryBuffer> file;
   std::vector<char> bytes;
   auto countError = [&](size_t found, StringRef field) {
     error = "has " + std::to_string(found) + " values in " + field.str() +
             " but its shape needs " + std::to_string(numElements);
     return ElementsAttr();
   };
-  if (tensor.has_raw_data()) {
+  if (isExternal) {
+    if (!external->read(tensor, numElements * width, file, data, error))
+      return nullptr;
+  } else if (tensor.has_raw_data()) {
     const std::string &raw = tensor.raw_data();
     if (raw.size() != numElements * width) {
       error = "has " + std::to_string(raw.size()) +
@@ -125,7 +222,7 @@ ElementsAttr fuse::detail::convertTensor(const TensorProto &tensor,
               std::to_string(numElements * width);
       return nullptr;
     }
-    bytes.assign(raw.begin(), raw.end());
+    data = ArrayRef<char>(raw.data(), raw.size());
   } else {
     switch (tensor.data_type()) {
     case TensorProto::FLOAT:
@@ -157,27 +254,33 @@ ElementsAttr fuse::detail::convertTensor(const TensorProto &tensor,
       appendAs(bytes, tensor.int32_data(), width);
       break;
     }
+    data = bytes;
   }
 
   if (elementType.isInteger(1)) {
     SmallVector<bool> values;
-    for (char c : bytes)
+    for (char c : data)
       values.push_back(c != 0);
     return DenseElementsAttr::get(type, ArrayRef<bool>(values));
   }
   bool splat = numElements > 0;
-  for (size_t i = width; splat && i < bytes.size(); i += width)
-    splat = std::memcmp(bytes.data(), bytes.data() + i, width) == 0;
+  for (size_t i = width; splat && i < data.size(); i += width)
+    splat = std::memcmp(data.data(), data.data() + i, width) == 0;
   // Small and uniform tensors stay readable inline; weights go to blobs.
   constexpr uint64_t kMaxInlineElements = 8;
-  if (numElements <= kMaxInlineElements || splat) {
-    ArrayRef<char> data(bytes);
-    if (splat)
-      data = data.take_front(width);
-    return DenseElementsAttr::getFromRawBuffer(type, data);
+  if (numElements <= kMaxInlineElements || splat)
+    return DenseElementsAttr::getFromRawBuffer(
+        type, splat ? data.take_front(width) : data);
+  std::string key = sanitizeBlobName(blobName);
+  // Mapped external data is used in place when its elements are aligned;
+  // the blob keeps the mapping alive.
+  if (file && llvm::isAddrAligned(llvm::Align(width), data.data())) {
+    AsmResourceBlob blob(
+        data, width, [file](void *, size_t, size_t) mutable { file.reset(); },
+        /*dataIsMutable=*/false);
+    return DenseResourceElementsAttr::get(type, key, std::move(blob));
   }
-  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-      ArrayRef<char>(bytes), alignof(uint64_t));
-  return DenseResourceElementsAttr::get(type, sanitizeBlobName(blobName),
-                                        std::move(blob));
+  auto blob =
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t));
+  return DenseResourceElementsAttr::get(type, key, std::move(blob));
 }

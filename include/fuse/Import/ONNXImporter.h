@@ -38,6 +38,10 @@ struct ImportOptions {
   /// TensorProto file): the input becomes a constant of the model, so that
   /// shapes, axes or pads it feeds fold at compile time.
   llvm::SmallVector<std::pair<std::string, std::string>> inputValues;
+  /// Whether tensors stored as ONNX external data are read, from files
+  /// named relative to the model's folder (the folder of `sourceName`).
+  /// Off (the fuzzer), such a tensor is an error.
+  bool readExternalData = true;
 };
 
 /// Parses one `--input-value` value, `name=FILE`. Returns an error message
@@ -49,8 +53,10 @@ std::string parseInputValueSpec(llvm::StringRef spec, ImportOptions &options);
 std::string parseInputShapeSpec(llvm::StringRef spec, ImportOptions &options);
 
 /// Imports the model in `bytes`. `sourceName` names the file in
-/// diagnostics. Every problem with the model is reported through the
-/// context's diagnostic engine; the result is null after any error.
+/// diagnostics, and its folder is where external data is looked for ("-"
+/// or "<stdin>": standard input, which has none). Every problem with the model
+/// is reported through the context's diagnostic engine; the result is null
+/// after any error.
 mlir::OwningOpRef<mlir::ModuleOp> importONNXModel(llvm::StringRef bytes,
                                                   llvm::StringRef sourceName,
                                                   mlir::MLIRContext *context,

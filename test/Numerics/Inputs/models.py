@@ -8,6 +8,7 @@ Each model exercises a fusion pattern or a lowering path. Weights are
 seeded; shapes are small so that the CPU kernels run in milliseconds.
 """
 
+import os
 import sys
 
 import numpy as np
@@ -489,6 +490,32 @@ def gather_nd():
                  const("zero", np.float32(0))], opset=13)
 
 
+@model
+def external_data():
+    """Every initializer in one external data file (`.onnx.data`, as the
+    dynamo exporter writes it): weights, a bias, scalars, a splat and
+    int64 Gather indices; exact Gelu-20 between. (onnxruntime cannot infer
+    shapes from an external Reshape shape, so there is none.)"""
+    return make([node("MatMul", ["x", "w1"], ["h"]),
+                 node("Add", ["h", "b1"], ["hb"]),
+                 node("Gelu", ["hb"], ["g"]),
+                 node("Mul", ["g", "ones"], ["g1"]),
+                 node("MatMul", ["g1", "w2"], ["o"]),
+                 node("Add", ["o", "half"], ["oh"]),
+                 node("Gather", ["oh", "cols"], ["y"], axis=2)],
+                [("x", [2, 5, 16])], ["y"],
+                [weight("w1", [16, 32], 50), weight("b1", [32], 51),
+                 weight("w2", [32, 16], 52),
+                 const("ones", np.ones([32], np.float32)),
+                 const("half", np.float32(0.5)),
+                 ints("cols", [15, 0, 3, -1, 7, 7, 2, 9, 11, 4])],
+                opset=20)
+
+
+# Written with every initializer in NAME.onnx.data beside the model.
+EXTERNAL_DATA = {"external_data"}
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         print("\n".join(sorted(MODELS)))
@@ -497,7 +524,14 @@ def main(argv):
         sys.stderr.write("usage: models.py {%s} OUT.onnx\n" %
                          ",".join(sorted(MODELS)))
         return 2
-    onnx.save(MODELS[argv[1]](), argv[2])
+    m = MODELS[argv[1]]()
+    if argv[1] in EXTERNAL_DATA:
+        onnx.save_model(m, argv[2], save_as_external_data=True,
+                        all_tensors_to_one_file=True,
+                        location=os.path.basename(argv[2]) + ".data",
+                        size_threshold=0)
+    else:
+        onnx.save(m, argv[2])
     return 0
 
 
