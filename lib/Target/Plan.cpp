@@ -86,14 +86,15 @@ FailureOr<uint64_t> WeightTable::add(ElementsAttr value) {
     return failure();
   // Raw little-endian bytes, one element after another (a splat is
   // expanded; bools take a byte each).
-  std::vector<uint8_t> bytes;
+  artifact::ByteSpan piece;
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
       return failure();
     ArrayRef<char> data = blob->getData();
-    bytes.assign(data.begin(), data.end());
+    piece = {reinterpret_cast<const uint8_t *>(data.data()), data.size()};
   } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    std::vector<uint8_t> &bytes = owned.emplace_back();
     if (element.isInteger(1)) {
       for (bool b : dense.getValues<bool>())
         bytes.push_back(b ? 1 : 0);
@@ -108,12 +109,15 @@ FailureOr<uint64_t> WeightTable::add(ElementsAttr value) {
         bytes.assign(raw.begin(), raw.end());
       }
     }
+    piece = {bytes.data(), bytes.size()};
   } else {
     return failure();
   }
-  uint64_t offset = alignTo(data.size(), kBufferAlignment);
-  data.resize(offset, 0);
-  data.insert(data.end(), bytes.begin(), bytes.end());
+  uint64_t offset = alignTo(size, kBufferAlignment);
+  if (offset > size)
+    spans.push_back({nullptr, offset - size});
+  spans.push_back(piece);
+  size = offset + piece.size;
   offsets[value] = offset;
   return offset;
 }

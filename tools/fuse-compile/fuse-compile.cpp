@@ -213,15 +213,11 @@ int main(int argc, char **argv) {
     errs() << "fuse-compile: " << error << "\n";
     return 1;
   }
-  FailureOr<std::vector<uint8_t>> bytes =
-      fuse::compileModel(*module, options, out->os());
+  FailureOr<uint64_t> bytes = fuse::compileModel(*module, options, out->os());
   if (failed(bytes))
     return 1;
   if (toArtifact) {
-    out->os().write(reinterpret_cast<const char *>(bytes->data()),
-                    bytes->size());
-    errs() << "fuse-compile: wrote " << output << " (" << bytes->size()
-           << " bytes, "
+    errs() << "fuse-compile: wrote " << output << " (" << *bytes << " bytes, "
            << (target == fuse::artifact::Target::Cuda
                    ? "cuda " + gpuArch.getValue()
                    : std::string("cpu x86-64"))

@@ -61,12 +61,12 @@ struct CompileOptions {
   CompileStage stopAfter = CompileStage::Artifact;
 };
 
-/// Compiles `module` (as imported). For stages before Artifact, prints that
-/// stage to `os` and returns an empty vector. Errors go through the
-/// context's diagnostics.
-mlir::FailureOr<std::vector<uint8_t>> compileModel(mlir::ModuleOp module,
-                                                const CompileOptions &options,
-                                                llvm::raw_ostream &os);
+/// Compiles `module` (as imported) and writes the artifact to `os`,
+/// returning its size; for stages before Artifact, prints that stage to
+/// `os` and returns 0. Errors go through the context's diagnostics.
+mlir::FailureOr<uint64_t> compileModel(mlir::ModuleOp module,
+                                       const CompileOptions &options,
+                                       llvm::raw_ostream &os);
 
 } // namespace fuse
 

@@ -22,6 +22,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <deque>
+
 namespace fuse {
 namespace target {
 
@@ -29,17 +31,25 @@ namespace target {
 /// enough for coalesced GPU access and for any vector load.
 constexpr uint64_t kBufferAlignment = 256;
 
-/// The weights of all plans, each stored once.
+/// The weights of all plans, each stored once. The bytes of `dense_resource`
+/// weights are referenced, not copied (their blobs live as long as the
+/// context, e.g. mapped from an external data file); others are converted
+/// into storage the table owns.
 class WeightTable {
 public:
   /// The offset of `value`'s bytes in the weights section, adding them the
   /// first time. Fails for element types the format cannot hold.
   mlir::FailureOr<uint64_t> add(mlir::ElementsAttr value);
-  std::vector<uint8_t> &bytes() { return data; }
+  /// The weights section, piece after piece; valid while the table and the
+  /// context live.
+  const std::vector<artifact::ByteSpan> &pieces() const { return spans; }
 
 private:
   llvm::DenseMap<mlir::Attribute, uint64_t> offsets;
-  std::vector<uint8_t> data;
+  std::vector<artifact::ByteSpan> spans;
+  uint64_t size = 0;
+  /// Converted weights; a deque so that spans into them stay valid.
+  std::deque<std::vector<uint8_t>> owned;
 };
 
 /// The kernels of all plans, indexed by name.

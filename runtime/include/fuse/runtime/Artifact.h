@@ -707,6 +707,14 @@ bool decode(const std::vector<uint8_t> &bytes, T &record,
 // The whole file
 //===----------------------------------------------------------------------===//
 
+/// Bytes the writer reads from memory that a File does not own (weights
+/// that the compiler holds until the file is written); null `data` stands
+/// for `size` zero bytes.
+struct ByteSpan {
+  const uint8_t *data = nullptr;
+  uint64_t size = 0;
+};
+
 /// A compiled model, as the compiler writes it.
 struct File {
   Target target = Target::Cpu;
@@ -716,58 +724,110 @@ struct File {
   MetadataSection metadata;
   std::vector<uint8_t> image;
   std::vector<uint8_t> ptx; // written when not empty
-  std::vector<uint8_t> weights;
+  /// The Weights section, piece after piece (not copied: the memory must
+  /// outlive writeFile).
+  std::vector<ByteSpan> weights;
 };
 
-/// The file's bytes: header, section table, then Plan, KernelImage,
-/// KernelPtx (if any), Weights and Metadata (if any), each section 64-byte
-/// aligned; the checksum covers all but the header.
-inline std::vector<uint8_t> writeFile(File &file) {
+/// Writes the file through `write(const uint8_t *data, uint64_t size)`, in
+/// order (null data: that many zero bytes): header, section table, then
+/// Plan, KernelImage, KernelPtx (if any), Weights and Metadata (if any),
+/// each section 64-byte aligned; the checksum covers all but the header.
+/// Nothing is copied whole: the body is read twice, once for the checksum.
+/// Returns the file's size.
+template <class Write> uint64_t writeFile(File &file, Write &&write) {
   struct Section {
     SectionKind kind;
-    std::vector<uint8_t> payload;
+    std::vector<ByteSpan> pieces;
   };
+  auto span = [](const std::vector<uint8_t> &bytes) {
+    return ByteSpan{bytes.data(), bytes.size()};
+  };
+  std::vector<uint8_t> plan = encode(file.plan);
+  std::vector<uint8_t> metadata;
   std::vector<Section> sections;
-  sections.push_back({SectionKind::Plan, encode(file.plan)});
-  sections.push_back({SectionKind::KernelImage, file.image});
+  sections.push_back({SectionKind::Plan, {span(plan)}});
+  sections.push_back({SectionKind::KernelImage, {span(file.image)}});
   if (!file.ptx.empty())
-    sections.push_back({SectionKind::KernelPtx, file.ptx});
+    sections.push_back({SectionKind::KernelPtx, {span(file.ptx)}});
   sections.push_back({SectionKind::Weights, file.weights});
-  if (!file.metadata.groups.empty())
-    sections.push_back({SectionKind::Metadata, encode(file.metadata)});
+  if (!file.metadata.groups.empty()) {
+    metadata = encode(file.metadata);
+    sections.push_back({SectionKind::Metadata, {span(metadata)}});
+  }
 
   auto alignTo = [](uint64_t x) {
     return (x + kAlignment - 1) / kAlignment * kAlignment;
   };
-  uint64_t offset = alignTo(sizeof(FileHeader) +
-                            sections.size() * sizeof(SectionEntry));
+  uint64_t tableEnd =
+      sizeof(FileHeader) + sections.size() * sizeof(SectionEntry);
+  uint64_t offset = alignTo(tableEnd);
   std::vector<SectionEntry> entries;
-  for (Section &section : sections) {
+  for (const Section &section : sections) {
     SectionEntry entry{};
     entry.kind = static_cast<uint32_t>(section.kind);
     entry.offset = offset;
-    entry.size = section.payload.size();
+    for (const ByteSpan &piece : section.pieces)
+      entry.size += piece.size;
     entries.push_back(entry);
-    offset = alignTo(offset + section.payload.size());
+    offset = alignTo(offset + entry.size);
   }
-  std::vector<uint8_t> bytes(offset, 0);
-  std::memcpy(bytes.data() + sizeof(FileHeader), entries.data(),
-              entries.size() * sizeof(SectionEntry));
-  for (size_t i = 0; i < sections.size(); ++i)
-    if (!sections[i].payload.empty()) // An empty payload's data() may be null.
-      std::memcpy(bytes.data() + entries[i].offset,
-                  sections[i].payload.data(), sections[i].payload.size());
+  uint64_t fileSize = offset;
+
+  // Everything after the header, in order, zero padding included.
+  auto forEachBodyPiece = [&](auto &&fn) {
+    fn(ByteSpan{reinterpret_cast<const uint8_t *>(entries.data()),
+                entries.size() * sizeof(SectionEntry)});
+    uint64_t at = tableEnd;
+    for (size_t i = 0; i < sections.size(); ++i) {
+      fn(ByteSpan{nullptr, entries[i].offset - at});
+      for (const ByteSpan &piece : sections[i].pieces)
+        fn(piece);
+      at = entries[i].offset + entries[i].size;
+    }
+    fn(ByteSpan{nullptr, fileSize - at});
+  };
+  static const uint8_t zeros[4096] = {};
+  // Zero pieces in chunks of `zeros`; empty pieces (whose data may be
+  // null) not at all.
+  auto eachChunk = [&](ByteSpan piece, auto &&fn) {
+    if (piece.data) {
+      if (piece.size)
+        fn(piece.data, piece.size);
+      return;
+    }
+    for (uint64_t left = piece.size; left > 0;) {
+      uint64_t n = left < sizeof(zeros) ? left : sizeof(zeros);
+      fn(zeros, n);
+      left -= n;
+    }
+  };
 
   FileHeader header{};
   std::memcpy(header.magic, kMagic, sizeof(header.magic));
   header.formatVersion = kFormatVersion;
   header.target = static_cast<uint32_t>(file.target);
-  header.fileSize = bytes.size();
+  header.fileSize = fileSize;
   header.numSections = static_cast<uint32_t>(sections.size());
   std::strncpy(header.arch, file.arch.c_str(), sizeof(header.arch) - 1);
-  header.checksum =
-      fnv1a64(bytes.data() + sizeof(header), bytes.size() - sizeof(header));
-  std::memcpy(bytes.data(), &header, sizeof(header));
+  uint64_t checksum = fnv1a64(nullptr, 0);
+  forEachBodyPiece([&](ByteSpan piece) {
+    eachChunk(piece, [&](const uint8_t *data, uint64_t size) {
+      checksum = fnv1a64(data, size, checksum);
+    });
+  });
+  header.checksum = checksum;
+  write(reinterpret_cast<const uint8_t *>(&header), uint64_t(sizeof(header)));
+  forEachBodyPiece([&](ByteSpan piece) { eachChunk(piece, write); });
+  return fileSize;
+}
+
+/// The file's bytes, in memory.
+inline std::vector<uint8_t> writeFile(File &file) {
+  std::vector<uint8_t> bytes;
+  writeFile(file, [&](const uint8_t *data, uint64_t size) {
+    bytes.insert(bytes.end(), data, data + size);
+  });
   return bytes;
 }
 
