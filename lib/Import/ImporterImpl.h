@@ -66,12 +66,15 @@ private:
 /// Converts `tensor` to an attribute: small or splat tensors as `dense`,
 /// others as a `dense_resource` blob keyed by `blobName`. External data is
 /// read through `external` (an error when null); a blob of it refers to
-/// the mapped file instead of a copy where the data is aligned. On failure
-/// returns null and says why in `error`.
+/// the mapped file instead of a copy where the data is aligned. `rawData`,
+/// when given, is `tensor`'s own raw_data, which a blob may take instead of
+/// copying it (it is left empty then). On failure returns null and says
+/// why in `error`.
 mlir::ElementsAttr convertTensor(const ::onnx::TensorProto &tensor,
                                  llvm::StringRef blobName,
                                  mlir::MLIRContext *context, std::string &error,
-                                 ExternalData *external = nullptr);
+                                 ExternalData *external = nullptr,
+                                 std::string *rawData = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Op importers

@@ -187,8 +187,9 @@ public:
         externalData(makeExternalData(sourceName, options)) {}
 
   /// `text` is the model's ONNX text syntax, if that is what it was read
-  /// from (for the line numbers of nodes).
-  OwningOpRef<ModuleOp> run(const ::onnx::ModelProto &model, StringRef text);
+  /// from (for the line numbers of nodes). The initializers' raw data is
+  /// moved out of `model` into the module.
+  OwningOpRef<ModuleOp> run(::onnx::ModelProto &model, StringRef text);
 
 private:
   LogicalResult readOpset(const ::onnx::ModelProto &model);
@@ -683,7 +684,7 @@ LogicalResult ModelImporter::checkOutput(const ::onnx::ValueInfoProto &info,
   return success();
 }
 
-OwningOpRef<ModuleOp> ModelImporter::run(const ::onnx::ModelProto &model,
+OwningOpRef<ModuleOp> ModelImporter::run(::onnx::ModelProto &model,
                                          StringRef text) {
   if (failed(readOpset(model)))
     return nullptr;
@@ -761,11 +762,14 @@ OwningOpRef<ModuleOp> ModelImporter::run(const ::onnx::ModelProto &model,
     if (failed(define(input.name(), constant, loc)))
       return nullptr;
   }
-  for (const auto &init : graph.initializer()) {
+  for (::onnx::TensorProto &init :
+       *model.mutable_graph()->mutable_initializer()) {
     Location loc = NameLoc::get(builder.getStringAttr(init.name()), fileLoc);
     std::string error;
+    // The weights' bytes move from the protobuf to their blobs.
     ElementsAttr value =
-        convertTensor(init, init.name(), ctx, error, &externalData);
+        convertTensor(init, init.name(), ctx, error, &externalData,
+                      init.has_raw_data() ? init.mutable_raw_data() : nullptr);
     if (!value)
       return mlir::emitError(loc)
                  << "initializer '" << init.name() << "' " << error,

@@ -165,7 +165,8 @@ static void appendAs(std::vector<char> &bytes, const T &values, size_t width) {
 ElementsAttr fuse::detail::convertTensor(const TensorProto &tensor,
                                          StringRef blobName, MLIRContext *ctx,
                                          std::string &error,
-                                         ExternalData *external) {
+                                         ExternalData *external,
+                                         std::string *rawData) {
   Type elementType = convertElementType(tensor.data_type(), ctx);
   if (!elementType) {
     error = "has unsupported data type " + dataTypeName(tensor.data_type());
@@ -272,13 +273,33 @@ ElementsAttr fuse::detail::convertTensor(const TensorProto &tensor,
     return DenseElementsAttr::getFromRawBuffer(
         type, splat ? data.take_front(width) : data);
   std::string key = sanitizeBlobName(blobName);
-  // Mapped external data is used in place when its elements are aligned;
-  // the blob keeps the mapping alive.
-  if (file && llvm::isAddrAligned(llvm::Align(width), data.data())) {
+  // Mapped external data and the protobuf's raw_data are used in place when
+  // their elements are aligned; the blob keeps the mapping or the string.
+  // It states 8-byte alignment, as copied blobs do, where that holds.
+  auto alignmentOf = [&](const char *p) -> size_t {
+    if (llvm::isAddrAligned(llvm::Align(alignof(uint64_t)), p))
+      return alignof(uint64_t);
+    return llvm::isAddrAligned(llvm::Align(width), p) ? width : 0;
+  };
+  if (file && alignmentOf(data.data())) {
     AsmResourceBlob blob(
-        data, width, [file](void *, size_t, size_t) mutable { file.reset(); },
+        data, alignmentOf(data.data()),
+        [file](void *, size_t, size_t) mutable { file.reset(); },
         /*dataIsMutable=*/false);
     return DenseResourceElementsAttr::get(type, key, std::move(blob));
+  }
+  std::shared_ptr<std::string> held; // Outlives the copy below.
+  if (rawData && data.data() == rawData->data()) {
+    held = std::make_shared<std::string>(std::move(*rawData));
+    ArrayRef<char> moved(held->data(), held->size());
+    if (size_t alignment = alignmentOf(moved.data())) {
+      AsmResourceBlob blob(
+          moved, alignment,
+          [held](void *, size_t, size_t) mutable { held.reset(); },
+          /*dataIsMutable=*/false);
+      return DenseResourceElementsAttr::get(type, key, std::move(blob));
+    }
+    data = moved;
   }
   auto blob =
       HeapAsmResourceBlob::allocateAndCopyWithAlign(data, alignof(uint64_t));
