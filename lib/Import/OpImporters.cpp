@@ -145,7 +145,8 @@ static LogicalResult importConstant(NodeImporter &n) {
   ElementsAttr value;
   if (attr.name() == "value") {
     std::string error;
-    value = convertTensor(attr.t(), n.node.output(0), ctx, error);
+    value =
+        convertTensor(attr.t(), n.node.output(0), ctx, error, n.externalData);
     if (!value)
       return n.emitError() << "tensor " << error;
   } else if (attr.name() == "value_float") {

@@ -3,9 +3,10 @@
 
     external_data.py CASE DIR
 
-DIR/model.onnx: y = x @ w + b + c, with w (4x4) and b (4) in
-DIR/model.onnx.data (as onnx.save_model writes them) and c (4) in
-DIR/weights/c.bin with neither offset nor length. `good` is that model; the
+DIR/model.onnx: y = x @ w + b + c, with the initializers w (4x4) and b (4)
+in DIR/model.onnx.data (as onnx.save_model writes them) and c (4), the
+value of a Constant node, in DIR/weights/c.bin with neither offset nor
+length. `good` is that model; the
 other cases break one thing in it.
 """
 
@@ -46,7 +47,8 @@ def write_good(out):
     c = onnx.TensorProto(name="c", data_type=TensorProto.FLOAT, dims=[4])
     c.data_location = TensorProto.EXTERNAL
     c.external_data.add(key="location", value="weights/c.bin")
-    model.graph.initializer.append(c)
+    model.graph.node.insert(0, helper.make_node("Constant", [], ["c"],
+                                                name="const_c", value=c))
     return model
 
 
