@@ -810,7 +810,7 @@ template <class Write> uint64_t writeFile(File &file, Write &&write) {
   header.fileSize = fileSize;
   header.numSections = static_cast<uint32_t>(sections.size());
   std::strncpy(header.arch, file.arch.c_str(), sizeof(header.arch) - 1);
-  uint64_t checksum = fnv1a64(nullptr, 0);
+  uint64_t checksum = fnv1a64(nullptr, 0); // the empty body's
   forEachBodyPiece([&](ByteSpan piece) {
     eachChunk(piece, [&](const uint8_t *data, uint64_t size) {
       checksum = fnv1a64(data, size, checksum);
@@ -820,15 +820,6 @@ template <class Write> uint64_t writeFile(File &file, Write &&write) {
   write(reinterpret_cast<const uint8_t *>(&header), uint64_t(sizeof(header)));
   forEachBodyPiece([&](ByteSpan piece) { eachChunk(piece, write); });
   return fileSize;
-}
-
-/// The file's bytes, in memory.
-inline std::vector<uint8_t> writeFile(File &file) {
-  std::vector<uint8_t> bytes;
-  writeFile(file, [&](const uint8_t *data, uint64_t size) {
-    bytes.insert(bytes.end(), data, data + size);
-  });
-  return bytes;
 }
 
 } // namespace artifact
