@@ -19,6 +19,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Alignment.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -110,6 +111,19 @@ bool ExternalData::read(const TensorProto &tensor, uint64_t size,
   path::append(filePath, location);
   std::shared_ptr<llvm::MemoryBuffer> &buffer = files[filePath];
   if (!buffer) {
+    // A symbolic link inside the folder must not lead out of it either.
+    llvm::SmallString<256> realFolder, realFile;
+    if (!llvm::sys::fs::real_path(*folder, realFolder) &&
+        !llvm::sys::fs::real_path(filePath, realFile) &&
+        !(realFile.str().starts_with(realFolder) &&
+          realFile.size() > realFolder.size() &&
+          path::is_separator(realFile[realFolder.size()]))) {
+      error = "has external data location '" + location +
+              "', which leads out of the model's folder (to '" +
+              realFile.str().str() + "')";
+      files.erase(filePath);
+      return false;
+    }
     // Mapped, not read: the weights stay in the page cache and each blob
     // points into the mapping.
     auto opened = llvm::MemoryBuffer::getFile(filePath, /*IsText=*/false,

@@ -71,6 +71,13 @@ def main(argv):
         entries(w)["location"].value = os.path.abspath(data)
     elif case == "escape":
         entries(w)["location"].value = "weights/../../model.onnx.data"
+    elif case == "symlink":
+        # weights/link points at a file outside DIR.
+        outside = os.path.join(os.path.dirname(os.path.abspath(out)),
+                               "outside.data")
+        os.replace(data, outside)
+        os.symlink(outside, os.path.join(out, "weights", "link"))
+        entries(w)["location"].value = "weights/link"
     elif case == "no_location":
         del w.external_data[:]
     elif case == "bad_offset":
