@@ -19,7 +19,9 @@ namespace codegen {
 
 /// An ELF shared object holding the kernels of `module` (LLVM dialect,
 /// with `<kernel>_packed` entry points).
-mlir::FailureOr<std::vector<char>> compileCpuKernels(mlir::ModuleOp module);
+/// `cpu` is an x86-64 microarchitecture level (resolveCpuLevel).
+mlir::FailureOr<std::vector<char>> compileCpuKernels(mlir::ModuleOp module,
+                                                     llvm::StringRef cpu);
 
 struct CudaImage {
   std::vector<char> cubin;

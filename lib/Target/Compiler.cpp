@@ -92,6 +92,11 @@ static LogicalResult checkEmptyTensors(ModuleOp module) {
 FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
                                        const CompileOptions &options,
                                        llvm::raw_ostream &os) {
+  if (options.target == artifact::Target::Cpu &&
+      resolveCpuLevel(options.cpu) != options.cpu)
+    return emitError(module.getLoc(), "unknown x86-64 level '")
+           << options.cpu
+           << "': expected x86-64, x86-64-v2, x86-64-v3 or x86-64-v4";
   auto stop = [&](CompileStage stage, Operation *op) {
     if (options.stopAfter != stage)
       return false;
@@ -164,7 +169,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   artifact::File artifact;
   artifact.target = options.target;
   artifact.arch =
-      options.target == artifact::Target::Cuda ? options.cuda.chip : "x86-64";
+      options.target == artifact::Target::Cuda ? options.cuda.chip : options.cpu;
   WeightTable weights;
   KernelTable kernels;
   FailureOr<func::FuncOp> host = getHost(module);
@@ -206,7 +211,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
       return emitError(module.getLoc(),
                        "there is no PTX stage for the cpu target");
     FailureOr<std::vector<char>> image =
-        codegen::compileCpuKernels(*kernelModule);
+        codegen::compileCpuKernels(*kernelModule, options.cpu);
     if (failed(image))
       return failure();
     artifact.image.assign(image->begin(), image->end());

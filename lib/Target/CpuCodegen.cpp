@@ -1,13 +1,15 @@
 //===- CpuCodegen.cpp - LLVM-dialect kernels to a shared object -----------===//
 //
-// The kernels are translated to LLVM IR, optimized at O3 for generic
-// x86-64 (the artifact runs on any x86-64 host) and emitted as an object
-// file, which the system linker (`cc -shared`) turns into the shared object
+// The kernels are translated to LLVM IR, optimized at O3 for an x86-64
+// microarchitecture level (`--cpu`; generic x86-64 by default, so the
+// artifact runs on any x86-64 host) and emitted as an object file, which the system linker (`cc -shared`) turns into the shared object
 // the runtime dlopens.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CodegenInternal.h"
+
+#include "fuse/Target/Compiler.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -35,7 +37,29 @@ struct TempFile {
 };
 } // namespace
 
-FailureOr<std::vector<char>> fuse::codegen::compileCpuKernels(ModuleOp module) {
+std::optional<std::string> fuse::resolveCpuLevel(StringRef name) {
+  if (name == "x86-64" || name == "x86-64-v2" || name == "x86-64-v3" ||
+      name == "x86-64-v4")
+    return name.str();
+  if (name != "native")
+    return std::nullopt;
+  // The levels' features, as the x86-64 psABI defines them.
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  auto has = [&](std::initializer_list<const char *> features) {
+    return llvm::all_of(features,
+                        [&](const char *f) { return host.lookup(f); });
+  };
+  if (!has({"cx16", "popcnt", "sse4.2", "ssse3", "sahf"}))
+    return std::string("x86-64");
+  if (!has({"avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe"}))
+    return std::string("x86-64-v2");
+  if (!has({"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}))
+    return std::string("x86-64-v3");
+  return std::string("x86-64-v4");
+}
+
+FailureOr<std::vector<char>> fuse::codegen::compileCpuKernels(ModuleOp module,
+                                                              StringRef cpu) {
   Location loc = module.getLoc();
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -54,7 +78,7 @@ FailureOr<std::vector<char>> fuse::codegen::compileCpuKernels(ModuleOp module) {
     return emitError(loc, "no LLVM target for ")
            << triple.str() << ": " << error;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, "x86-64", "", llvm::TargetOptions(), llvm::Reloc::PIC_,
+      triple, cpu, "", llvm::TargetOptions(), llvm::Reloc::PIC_,
       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);

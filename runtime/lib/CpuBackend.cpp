@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <optional>
 #include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -86,6 +87,35 @@ fuse_status checkElf(const Blob &image, const std::string &arch) {
   return FUSE_OK;
 }
 
+/// Whether this machine has the x86-64 level `arch` the kernels were
+/// compiled for (fuse-compile --cpu); nullopt for an unknown level.
+/// Features are checked one by one: not every compiler knows the levels'
+/// names.
+std::optional<bool> hostHasLevel(const std::string &arch) {
+  if (arch == "x86-64")
+    return true;
+  if (arch != "x86-64-v2" && arch != "x86-64-v3" && arch != "x86-64-v4")
+    return std::nullopt;
+#if defined(__x86_64__)
+  bool v2 = __builtin_cpu_supports("sse4.2") &&
+            __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("ssse3");
+  bool v3 = v2 && __builtin_cpu_supports("avx2") &&
+            __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
+  bool v4 = v3 && __builtin_cpu_supports("avx512f") &&
+            __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512dq") &&
+            __builtin_cpu_supports("avx512vl") &&
+            __builtin_cpu_supports("avx512cd");
+  if (arch == "x86-64-v2")
+    return v2;
+  if (arch == "x86-64-v3")
+    return v3;
+  return v4;
+#else
+  return false;
+#endif
+}
+
 bool writeAll(int fd, const uint8_t *data, uint64_t size) {
   while (size > 0) {
     ssize_t n = write(fd, data, size);
@@ -116,6 +146,18 @@ public:
     if (!a.kernels.empty()) {
       if (fuse_status s = checkElf(a.kernelImage, a.arch))
         return s;
+      std::optional<bool> hasLevel = hostHasLevel(a.arch);
+      if (!hasLevel)
+        return fail(FUSE_ERROR_FORMAT,
+                    "artifact: unknown cpu level '%s' (expected x86-64, "
+                    "x86-64-v2, x86-64-v3 or x86-64-v4)",
+                    a.arch.c_str());
+      if (!*hasLevel)
+        return fail(FUSE_ERROR_TARGET,
+                    "this artifact's kernels need an %s processor (compiled "
+                    "with fuse-compile --cpu=%s), which this host is not; "
+                    "compile with a lower --cpu",
+                    a.arch.c_str(), a.arch.c_str());
       if (fuse_status s = openImage(a.kernelImage))
         return s;
     }

@@ -164,6 +164,44 @@ func.func @untiled(%in: memref<8xf32>, %out: memref<8xf32>) attributes {fuse.ker
 
 // -----
 
+// On the cpu (loop mapping) a tile need not divide its dims: a 22-wide dim
+// in tiles of 8 runs 0..16 in tiles of 8 and 16..22 as one tile of 6, in
+// a copy of the loop (whose single column of tiles canonicalization then
+// folds away). The scratch buffer that only the loop uses moves into it
+// first, so that each copy of the loop has its own.
+// CHECK-LABEL: func.func @remainders
+// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%[[C16]], %[[C16]]) step (%c1, %[[C8]])
+// CHECK-COUNT-8: arith.mulf
+// CHECK-NOT: arith.mulf
+// CHECK: scf.reduce
+// CHECK: scf.parallel (%[[I:.*]]) = (%c0) to (%[[C16]]) step (%c1)
+// CHECK-COUNT-6: arith.mulf
+// CHECK-NOT: arith.mulf
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]], %c21]
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+func.func @remainders(%in: memref<16x22xf32>, %out: memref<16x22xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 8]>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c22 = arith.constant 22 : index
+  %c16 = arith.constant 16 : index
+  %scratch = memref.alloca() : memref<1xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c22) step (%c1, %c1) {
+    %v = memref.load %in[%i, %j] : memref<16x22xf32>
+    %sq = arith.mulf %v, %v : f32
+    memref.store %sq, %scratch[%c0] : memref<1xf32>
+    %r = memref.load %scratch[%c0] : memref<1xf32>
+    memref.store %r, %out[%i, %j] : memref<16x22xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // The grid was computed for the tiled loop: a size that does not divide
 // the dim is an error, not a silent fallback.
 func.func @indivisible(%in: memref<6xf32>, %out: memref<6xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<flat, grid = 1, block = 32, thread_tile = [4]>} {

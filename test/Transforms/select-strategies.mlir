@@ -17,8 +17,11 @@
 // CHECK-NEXT: fuse.yield
 // GEN-LABEL: func @matmul_bias_relu
 // GEN: {strategy = #fuse.kernel<flat, grid = 384, block = 256>}
+// On the cpu, 8 x 8 outputs per iteration (register blocking: each row of
+// A and column of B loaded once for 8 outputs); the unit batch is no dim
+// of the loop.
 // CPU-LABEL: func @matmul_bias_relu
-// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 4]>}
+// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 8]>}
 func.func @matmul_bias_relu(%a: tensor<1x128x64xf32>, %b: tensor<64x768xf32>, %c: tensor<768xf32>) -> tensor<1x128x768xf32> {
   %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<1x128x64xf32>, tensor<64x768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32> {
   ^bb0(%x: tensor<1x128x64xf32>, %y: tensor<64x768xf32>, %z: tensor<768xf32>):
@@ -70,6 +73,12 @@ func.func @matmul_bias_gelu(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: tenso
 // CHECK: onnx.Conv
 // CHECK-NEXT: onnx.Add
 // CHECK-NEXT: onnx.Relu
+// Generated, on the GPU: too few outputs for a tile. On the cpu: 8 output
+// channels by a whole row of 6.
+// GEN-LABEL: func @conv_residual_relu
+// GEN: {strategy = #fuse.kernel<flat, grid = 2, block = 256>}
+// CPU-LABEL: func @conv_residual_relu
+// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 1, 6]>}
 func.func @conv_residual_relu(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<8xf32>, %r: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
   %0 = fuse.group contraction_epilogue ins(%x, %w, %b, %r : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
   ^bb0(%a0: tensor<1x8x6x6xf32>, %a1: tensor<8x8x3x3xf32>, %a2: tensor<8xf32>, %a3: tensor<1x8x6x6xf32>):
@@ -278,4 +287,32 @@ func.func @untiled(%x: tensor<4x256xf32>, %z: tensor<32x96x49x49xf32>) -> (tenso
 func.func @tiled_window_14(%x: tensor<32x128x14x14xf32>) -> tensor<32x128x14x14xf32> {
   %0 = onnx.MaxPool(%x) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<32x128x14x14xf32>) -> tensor<32x128x14x14xf32>
   return %0 : tensor<32x128x14x14xf32>
+}
+
+// -----
+
+// A generated convolution at batch 32: 8 output channels by 8 columns per
+// iteration on the cpu, a 14-wide row too (fuse-jam-thread-tiles runs its
+// last 6 as a smaller tile); on the GPU only the
+// window tile along the row (contraction tiles are not measured there yet).
+// GEN-LABEL: func @tiled_conv
+// GEN: {strategy = #fuse.kernel<flat, grid = 6272, block = 256, thread_tile = [1, 1, 1, 4]>}
+// GEN: {strategy = #fuse.kernel<flat, grid = 896, block = 256, thread_tile = [1, 1, 1, 7]>}
+// CPU-LABEL: func @tiled_conv
+// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 8, 1, 8]>}
+// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 8, 1, 8]>}
+func.func @tiled_conv(%x: tensor<32x64x56x56xf32>, %w: tensor<64x64x3x3xf32>, %y: tensor<32x256x14x14xf32>, %v: tensor<256x256x3x3xf32>) -> (tensor<32x64x56x56xf32>, tensor<32x256x14x14xf32>) {
+  %0 = fuse.group contraction_epilogue ins(%x, %w : tensor<32x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<32x64x56x56xf32> {
+  ^bb0(%a0: tensor<32x64x56x56xf32>, %a1: tensor<64x64x3x3xf32>):
+    %c = onnx.Conv(%a0, %a1) {pads = array<i64: 1, 1, 1, 1>} : (tensor<32x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<32x64x56x56xf32>
+    %r = onnx.Relu(%c) : (tensor<32x64x56x56xf32>) -> tensor<32x64x56x56xf32>
+    fuse.yield %r : tensor<32x64x56x56xf32>
+  }
+  %1 = fuse.group contraction_epilogue ins(%y, %v : tensor<32x256x14x14xf32>, tensor<256x256x3x3xf32>) -> tensor<32x256x14x14xf32> {
+  ^bb0(%a0: tensor<32x256x14x14xf32>, %a1: tensor<256x256x3x3xf32>):
+    %c = onnx.Conv(%a0, %a1) {pads = array<i64: 1, 1, 1, 1>} : (tensor<32x256x14x14xf32>, tensor<256x256x3x3xf32>) -> tensor<32x256x14x14xf32>
+    %r = onnx.Relu(%c) : (tensor<32x256x14x14xf32>) -> tensor<32x256x14x14xf32>
+    fuse.yield %r : tensor<32x256x14x14xf32>
+  }
+  return %0, %1 : tensor<32x64x56x56xf32>, tensor<32x256x14x14xf32>
 }

@@ -50,6 +50,14 @@ static cl::opt<std::string> gpuArch("gpu-arch",
                                     cl::desc("GPU architecture for cuda"),
                                     cl::init("sm_90"),
                                     cl::cat(compileCategory));
+static cl::opt<std::string> cpuLevel(
+    "cpu",
+    cl::desc("x86-64 level the cpu kernels may use: x86-64 (default: any "
+             "x86-64, SSE2), x86-64-v2 (SSE4.2), x86-64-v3 (AVX2, FMA), "
+             "x86-64-v4 (AVX-512), or native (the highest level of this "
+             "machine). The artifact runs on machines of that level or "
+             "above; fuse-run refuses it elsewhere"),
+    cl::init("x86-64"), cl::cat(compileCategory));
 static cl::opt<std::string>
     cudaPath("cuda-path",
              cl::desc("CUDA toolkit root, for ptxas and libdevice (default: "
@@ -159,6 +167,13 @@ int main(int argc, char **argv) {
            << conv << "'\n";
     return 2;
   }
+  std::optional<std::string> level = fuse::resolveCpuLevel(cpuLevel);
+  if (!level) {
+    errs() << "fuse-compile: --cpu must be x86-64, x86-64-v2, x86-64-v3, "
+              "x86-64-v4 or native, not '"
+           << cpuLevel << "'\n";
+    return 2;
+  }
   if (emit == fuse::CompileStage::Assembly &&
       target != fuse::artifact::Target::Cuda) {
     errs() << "fuse-compile: --emit=ptx needs --target=cuda\n";
@@ -195,6 +210,7 @@ int main(int argc, char **argv) {
   fuse::CompileOptions options;
   options.target = target;
   options.cuda.chip = gpuArch;
+  options.cpu = *level;
   options.cudaPath = cudaPath.empty() ? defaultCudaPath() : cudaPath.getValue();
   options.fuse = !noFuse;
   options.reference = !noReference;
@@ -220,7 +236,7 @@ int main(int argc, char **argv) {
     errs() << "fuse-compile: wrote " << output << " (" << *bytes << " bytes, "
            << (target == fuse::artifact::Target::Cuda
                    ? "cuda " + gpuArch.getValue()
-                   : std::string("cpu x86-64"))
+                   : "cpu " + options.cpu)
            << ")\n";
   }
   out->keep();

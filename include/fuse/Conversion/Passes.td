@@ -246,7 +246,10 @@ def AddKernelEntryPoints : Pass<"fuse-add-kernel-entry-points", "mlir::ModuleOp"
     For every kernel lowered to an LLVM function taking one pointer per
     buffer (bare-pointer calling convention), adds
     `void <kernel>_packed(void **args)` that loads `args[i]` and calls the
-    kernel, so the runtime can call any kernel through one signature.
+    kernel, so the runtime can call any kernel through one signature. The
+    kernel's pointers are marked `llvm.noalias` and `llvm.align = 64` (each
+    buffer is its own 64-byte-aligned region of the arena; the plan never
+    passes overlapping buffers where one is written).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

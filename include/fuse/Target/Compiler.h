@@ -25,6 +25,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,17 @@ struct CompileOptions {
   /// (small ones, on cuda with libraries), "direct" (none) or "gemm" (all).
   std::string conv = "auto";
   CompileStage stopAfter = CompileStage::Artifact;
+  /// The x86-64 level the cpu kernels are compiled for (resolveCpuLevel).
+  std::string cpu = "x86-64";
 };
+
+/// The x86-64 microarchitecture level that `--cpu=name` means: "x86-64"
+/// (any x86-64: SSE2), "x86-64-v2" (SSE4.2), "x86-64-v3" (AVX2, FMA),
+/// "x86-64-v4" (AVX-512), or "native", the highest of them this machine
+/// supports. The level, not the machine's model, is what the artifact
+/// records and the runtime checks, so an artifact runs on any machine of
+/// its level. Unknown names give std::nullopt.
+std::optional<std::string> resolveCpuLevel(llvm::StringRef name);
 
 /// Compiles `module` (as imported) and writes the artifact to `os`,
 /// returning its size; for stages before Artifact, prints that stage to

@@ -100,26 +100,19 @@ static void unrollInterleaved(scf::ForOp tileLoop, int64_t size) {
   tileLoop.erase();
 }
 
-static LogicalResult jamThreadTile(func::FuncOp kernel,
-                                   KernelStrategyAttr strategy) {
-  ArrayRef<int64_t> tile = strategy.getThreadTile();
-  SmallVector<scf::ParallelOp> loops(
-      kernel.getBody().front().getOps<scf::ParallelOp>());
-  if (loops.size() != 1)
-    return kernel.emitOpError("has a thread tile but ")
-           << loops.size() << " top-level parallel loops; one was expected";
-  scf::ParallelOp loop = loops.front();
-  if (loop.getNumLoops() != tile.size())
-    return loop.emitOpError("has ")
-           << loop.getNumLoops() << " dims but the thread tile of "
-           << strategy << " has " << tile.size();
-  if (loop.getNumReductions() != 0)
-    return loop.emitOpError("reduces across iterations: it cannot be tiled "
-                            "per thread");
-
+/// Tiles dims `lastDim` down to 0 of `loop` by `tile`. With
+/// `splitRemainders` (one thread runs the whole loop: the cpu), a dim that
+/// the tile does not divide is split: the loop stops at the last whole
+/// tile, and a copy of it runs the rest as one smaller tile (a row of 14
+/// in tiles of 8: one of 8, then one of 6); a dim shorter than its tile is
+/// tiled whole. Else such a dim is an error (a GPU kernel is one loop,
+/// whose grid the strategy fixed).
+static LogicalResult jamDims(func::FuncOp kernel, scf::ParallelOp loop,
+                             SmallVector<int64_t> tile, int lastDim,
+                             bool splitRemainders) {
   OpBuilder b(kernel.getContext());
   // Innermost dims first: their copies end up innermost in the jammed body.
-  for (int dim = static_cast<int>(tile.size()) - 1; dim >= 0; --dim) {
+  for (int dim = lastDim; dim >= 0; --dim) {
     int64_t size = tile[dim];
     if (size == 1)
       continue;
@@ -128,11 +121,31 @@ static LogicalResult jamThreadTile(func::FuncOp kernel,
     std::optional<int64_t> upper =
         getConstantIntValue(loop.getUpperBound()[dim]);
     std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
-    if (!lower || !upper || step != 1 || (*upper - *lower) % size != 0)
+    bool divisible = lower && upper && (*upper - *lower) % size == 0;
+    if (!lower || !upper || step != 1 || (!divisible && !splitRemainders))
       return loop.emitOpError("dim ")
              << dim << " cannot be tiled by " << size
              << ": it needs constant bounds, step 1 and a multiple of "
              << size << " iterations";
+    int64_t extent = *upper - *lower;
+    if (extent < size)
+      size = extent;
+    if (int64_t rest = extent % size) {
+      // The copy takes the last `rest` iterations of this dim, tiled by
+      // `rest`; the dims after it are tiled in both loops already.
+      b.setInsertionPoint(loop);
+      Value split =
+          arith::ConstantIndexOp::create(b, loop.getLoc(), *upper - rest);
+      b.setInsertionPointAfter(loop);
+      auto remainder = cast<scf::ParallelOp>(b.clone(*loop));
+      remainder.getLowerBoundMutable()[dim].set(split);
+      loop.getUpperBoundMutable()[dim].set(split);
+      SmallVector<int64_t> remainderTile(tile);
+      remainderTile[dim] = rest;
+      if (failed(jamDims(kernel, remainder, remainderTile, dim,
+                         splitRemainders)))
+        return failure();
+    }
     b.setInsertionPoint(loop);
     loop.getStepMutable()[dim].set(
         arith::ConstantIndexOp::create(b, loop.getLoc(), size));
@@ -151,6 +164,37 @@ static LogicalResult jamThreadTile(func::FuncOp kernel,
       return loop.emitOpError("could not unroll its thread tile");
   }
   return success();
+}
+
+static LogicalResult jamThreadTile(func::FuncOp kernel,
+                                   KernelStrategyAttr strategy) {
+  ArrayRef<int64_t> tile = strategy.getThreadTile();
+  SmallVector<scf::ParallelOp> loops(
+      kernel.getBody().front().getOps<scf::ParallelOp>());
+  if (loops.size() != 1)
+    return kernel.emitOpError("has a thread tile but ")
+           << loops.size() << " top-level parallel loops; one was expected";
+  scf::ParallelOp loop = loops.front();
+  if (loop.getNumLoops() != tile.size())
+    return loop.emitOpError("has ")
+           << loop.getNumLoops() << " dims but the thread tile of "
+           << strategy << " has " << tile.size();
+  if (loop.getNumReductions() != 0)
+    return loop.emitOpError("reduces across iterations: it cannot be tiled "
+                            "per thread");
+  // Stack buffers only the loop uses move into it first, so that a copy of
+  // the loop for a remainder gets its own (and the tiles can privatize
+  // them).
+  kernel.walk([&](memref::AllocaOp alloca) {
+    if (!loop->isAncestor(alloca) &&
+        llvm::all_of(alloca->getUsers(), [&](Operation *user) {
+          return loop->isAncestor(user);
+        }))
+      alloca->moveBefore(loop.getBody(), loop.getBody()->begin());
+  });
+  return jamDims(kernel, loop, SmallVector<int64_t>(tile),
+                 static_cast<int>(tile.size()) - 1,
+                 strategy.getMapping() == Mapping::loop);
 }
 
 namespace {

@@ -2,11 +2,17 @@
 //
 // The CPU runtime calls every kernel through one C signature,
 // `void <kernel>_packed(void **args)`, where args[i] is the i-th buffer
-// pointer; the kernels themselves take one pointer per buffer.
+// pointer; the kernels themselves take one pointer per buffer. Those
+// pointers are marked noalias and 64-byte aligned, as on the GPU: each
+// buffer is its own aligned region of the arena, and the plan never passes
+// overlapping buffers where one is written. Without it LLVM must keep a
+// residual's loads after the stores of the outputs before them, which
+// kept a ResNet-50 convolution with a residual Add scalar (5x slower).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fuse/Conversion/Passes.h"
+#include "fuse/runtime/Artifact.h"
 
 namespace fuse {
 #define GEN_PASS_DEF_ADDKERNELENTRYPOINTS
@@ -36,6 +42,12 @@ struct AddKernelEntryPointsPass
                            "get a packed entry point (lower it with the "
                            "bare-pointer calling convention)");
         return signalPassFailure();
+      }
+      for (unsigned i = 0; i < type.getNumParams(); ++i) {
+        kernel.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                          b.getUnitAttr());
+        kernel.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                          b.getI64IntegerAttr(artifact::kAlignment));
       }
       Location loc = kernel.getLoc();
       b.setInsertionPointAfter(kernel);

@@ -851,6 +851,7 @@ DEFECTS = {
     "bad-checksum": set_header(checksum=0x1234),
     "trailing-bytes": None,  # Handled in main: bytes appended.
     "arch-unterminated": set_header(arch=b"x" * 24),
+    "unknown-cpu-level": set_header(arch=b"x86-64-v9".ljust(24, b"\0")),
     "section-table-past-end": set_header(num_sections=1000),
     "unknown-section": edit_entry(0, kind=9),
     "section-reserved": edit_entry(1, reserved=1),
