@@ -2,8 +2,11 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=strategy=generated | FileCheck %s --check-prefix=GEN
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=strategy=library | FileCheck %s --check-prefix=LIB
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=target=cpu | FileCheck %s --check-prefix=CPU
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="target=cpu cpu-vector-registers=32" | FileCheck %s --check-prefix=AVX512
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=depthwise=library | FileCheck %s --check-prefix=DWLIB
 // RUN: not fuse-opt %s -fuse-select-strategies=strategy=fast 2>&1 | FileCheck %s --check-prefix=BADOPT
+// RUN: not fuse-opt %s -fuse-select-strategies=cpu-vector-registers=8 2>&1 | FileCheck %s --check-prefix=BADREGS
+// BADREGS: fuse-select-strategies: cpu-vector-registers must be 16 or 32, not 8
 // BADOPT: fuse-select-strategies: unknown strategy 'fast' (auto, generated or library)
 
 // A MatMul, its bias and ReLU: one cuBLASLt call (the bias runs along the
@@ -22,6 +25,9 @@
 // of the loop.
 // CPU-LABEL: func @matmul_bias_relu
 // CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 8]>}
+// With 32 vector registers (AVX-512), 16 rows by 8.
+// AVX512-LABEL: func @matmul_bias_relu
+// AVX512: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [16, 8]>}
 func.func @matmul_bias_relu(%a: tensor<1x128x64xf32>, %b: tensor<64x768xf32>, %c: tensor<768xf32>) -> tensor<1x128x768xf32> {
   %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<1x128x64xf32>, tensor<64x768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32> {
   ^bb0(%x: tensor<1x128x64xf32>, %y: tensor<64x768xf32>, %z: tensor<768xf32>):

@@ -93,10 +93,11 @@ static cl::opt<std::string> depthwise(
     cl::init("kernel"), cl::cat(compileCategory));
 static cl::opt<std::string> conv(
     "conv",
-    cl::desc("How convolutions of one group run: auto (default: as im2col "
-             "and a cuBLASLt matmul when they have at most 4096 output "
-             "positions, N*H*W, or at least 256 filters, on cuda with "
-             "libraries; directly otherwise), "
+    cl::desc("How convolutions of one group run: auto (default: on cuda "
+             "with libraries, as im2col and a cuBLASLt matmul when they have "
+             "at most 4096 output positions, N*H*W, or at least 256 "
+             "filters, directly otherwise; on cpu always as im2col and "
+             "fuse's tiled matmul; else directly), "
              "direct (always a convolution: cuDNN or fuse's kernel), gemm "
              "(always im2col and a matmul, on either target)"),
     cl::init("auto"), cl::cat(compileCategory));

@@ -174,6 +174,10 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
     Option<"depthwise", "depthwise", "std::string", "\"kernel\"",
            "Depthwise convolutions (one input channel per group): library "
            "(cuDNN) or kernel (fuse's, with the whole epilogue fused)">,
+    Option<"cpuVectorRegisters", "cpu-vector-registers", "int64_t", "16",
+           "Vector registers of the cpu's x86-64 level: 16 (up to "
+           "x86-64-v3) or 32 (x86-64-v4: AVX-512), which holds a 16 x 8 "
+           "contraction tile instead of 8 x 8">,
   ];
 }
 

@@ -366,7 +366,7 @@ func.func @empty_tile() attributes {s = #fuse.kernel<flat, grid = 4, block = 256
 
 // -----
 
-// expected-error @+1 {{thread_tile has more than 64 outputs}}
-func.func @huge_tile() attributes {s = #fuse.kernel<flat, grid = 4, block = 256, thread_tile = [16, 8]>} {
+// expected-error @+1 {{thread_tile has more than 128 outputs}}
+func.func @huge_tile() attributes {s = #fuse.kernel<flat, grid = 4, block = 256, thread_tile = [16, 16]>} {
   return
 }

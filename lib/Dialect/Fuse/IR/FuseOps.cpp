@@ -36,7 +36,7 @@ void FuseDialect::registerAttributes() {
 
 /// The most outputs a thread tile may have: each is a copy of the kernel's
 /// loop body.
-static constexpr int64_t kMaxTileElements = 64;
+static constexpr int64_t kMaxTileElements = 128;
 
 LogicalResult
 KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
