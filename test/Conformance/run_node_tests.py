@@ -101,7 +101,8 @@ UNSUPPORTED_OP = ("unsupported operator",
                   "imports no opset of the default ONNX domain")
 UNSUPPORTED_FEATURE = ("not supported", "unsupported element type",
                        "unsupported data type", "is older than the oldest",
-                       "needs a static shape", "does not support",
+                       "needs a static shape", "needs a constant",
+                       "does not support",
                        "which the lowering does not support")
 
 
@@ -156,9 +157,10 @@ def fuse_compile(test_dir, artifact, args, extra=()):
 
 def compile_test(test_dir, args):
     """Returns (name, category, why); category "compiled" on success. A test
-    refused because a shape depends on an input it feeds is compiled again
-    with its small integer inputs fixed to the test's values; the names of
-    those go to ARTIFACT.fixed, for run_compiled."""
+    refused because a shape, or an operand that must be a constant (CumSum's
+    axis, Trilu's k), depends on an input it feeds is compiled again with
+    its small integer inputs fixed to the test's values; the names of those
+    go to ARTIFACT.fixed, for run_compiled."""
     name = os.path.basename(test_dir)
     artifact = os.path.join(args.workdir, "artifacts", name + ".fbin")
     if os.path.exists(artifact + ".fixed"):
@@ -166,7 +168,9 @@ def compile_test(test_dir, args):
     try:
         proc = fuse_compile(test_dir, artifact, args)
         fixed = fixable_inputs(test_dir) \
-            if proc.returncode == 1 and "needs a static shape" in proc.stderr \
+            if proc.returncode == 1 and any(
+                s in proc.stderr for s in ("needs a static shape",
+                                           "needs a constant")) \
             else {}
         if fixed:
             retry = fuse_compile(

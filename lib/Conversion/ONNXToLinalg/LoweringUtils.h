@@ -72,6 +72,11 @@ mlir::Value buildPad(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source,
                      llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
                      mlir::TypedAttr padValue);
 
+/// A per-channel vector `v` ([C]) viewed as [C, 1, ..., 1] (`rank` - 1
+/// dims), so that it broadcasts along dim 1 of a tensor of `rank`.
+mlir::Value buildChannelVector(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value v, int64_t rank);
+
 /// The geometry of a sliding window over the trailing spatial dims.
 struct WindowGeometry {
   llvm::ArrayRef<int64_t> strides, dilations, padLow, spatialIn;
