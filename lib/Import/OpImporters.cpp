@@ -421,6 +421,25 @@ static LogicalResult importCast(NodeImporter &n) {
   return createSingle(n, "onnx.Cast", {n.input(0)}, *attrs);
 }
 
+/// CastLike is Cast to the element type of `target_type` (whose values are
+/// not read).
+static LogicalResult importCastLike(NodeImporter &n) {
+  auto target = dyn_cast<TensorType>(n.input(1).getType());
+  if (!target)
+    return n.emitError() << "requires a tensor 'target_type'";
+  Type elementType = target.getElementType();
+  // The TensorProto data type numbers fuse has element types for.
+  std::optional<int64_t> to;
+  for (int64_t dataType = 1; dataType <= 16 && !to; ++dataType)
+    if (getElementTypeForONNX(dataType, n.getContext()) == elementType)
+      to = dataType;
+  if (!to)
+    return n.emitError() << "casting to " << elementType << " is not supported";
+  return createSingle(
+      n, "onnx.Cast", {n.input(0)},
+      {n.builder.getNamedAttr("to", n.builder.getI64IntegerAttr(*to))});
+}
+
 /// Range-27's stash_type only changes how float accumulation is done.
 static LogicalResult importRange(NodeImporter &n) {
   FailureOr<SmallVector<NamedAttribute>> attrs =
@@ -552,6 +571,14 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
         1,
         1,
         importCast}},
+      {"CastLike",
+       {"onnx.Cast",
+        {15, 19, 21, 23, 24, 25},
+        {{"saturate", K::Int}, {"round_mode", K::String}},
+        2,
+        2,
+        1,
+        importCastLike}},
       {"Concat",
        {"onnx.Concat",
         {1, 4, 11, 13},
@@ -689,6 +716,8 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
         1,
         1,
         importGeneric}},
+      {"Size",
+       {"onnx.Size", {1, 13, 19, 21, 23, 24, 25}, {}, 1, 1, 1, importGeneric}},
       {"Slice",
        {"onnx.Slice",
         {1, 10, 11, 13},

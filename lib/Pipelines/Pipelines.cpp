@@ -144,8 +144,12 @@ void fuse::buildLoopsToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (tanh) becomes a libm call.
   pm.addPass(createConvertMathToLibmPass());
-  // bf16 conversions as integer arithmetic: the C runtime of the host
-  // compiler may lack __truncsfbf2.
+  // bf16 arithmetic in f32 (LLVM would promote it through __truncsfbf2
+  // calls), then bf16 conversions as integer arithmetic: the C runtime of
+  // the host compiler may lack __truncsfbf2.
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));

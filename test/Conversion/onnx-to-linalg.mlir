@@ -713,3 +713,18 @@ func.func @lrn(%x: tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32> attributes {fuse.
   %0 = onnx.LRN(%x) {size = 3 : i64} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
   return %0 : tensor<1x4x2x2xf32>
 }
+
+// -----
+
+// A contraction of f16 (or bf16) accumulates in f32: its operands are cast
+// up, the product summed in f32 and the result cast back.
+// CHECK-LABEL: func.func @matmul_f16
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @matmul_f16(%a: tensor<2x4xf16>, %b: tensor<4x3xf16>) -> tensor<2x3xf16> attributes {fuse.kernel} {
+  %0 = onnx.MatMul(%a, %b) : (tensor<2x4xf16>, tensor<4x3xf16>) -> tensor<2x3xf16>
+  return %0 : tensor<2x3xf16>
+}

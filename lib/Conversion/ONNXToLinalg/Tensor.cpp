@@ -695,7 +695,7 @@ struct BlockMoveLowering : public OpConversionPattern<OpTy> {
   }
 };
 
-/// Shape, ConstantOfShape and Range of static shapes are constants; they
+/// Shape, Size, ConstantOfShape and Range of static shapes are constants; they
 /// normally fold away before lowering, but a kernel may still hold one.
 template <typename OpTy>
 struct FoldToConstantLowering : public OpConversionPattern<OpTy> {
@@ -727,7 +727,7 @@ void fuse::lowering::populateTensorPatterns(RewritePatternSet &patterns) {
       GatherElementsLowering, GatherNDLowering, ConcatLowering, PadLowering,
       TileLowering, TriluLowering, BlockMoveLowering<ONNXDepthToSpaceOp, true>,
       BlockMoveLowering<ONNXSpaceToDepthOp, false>,
-      FoldToConstantLowering<ONNXShapeOp>,
+      FoldToConstantLowering<ONNXShapeOp>, FoldToConstantLowering<ONNXSizeOp>,
       FoldToConstantLowering<ONNXConstantOfShapeOp>,
       FoldToConstantLowering<ONNXRangeOp>>(patterns.getContext());
 }

@@ -188,3 +188,16 @@ func.func @data_movement(%x: tensor<1x8x2x3xf32>, %p: tensor<8xi64>) -> (tensor<
   %6 = onnx.Trilu(%x) {upper = 0 : i64} : (tensor<1x8x2x3xf32>) -> tensor<*xf32>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
 }
+
+// -----
+
+// Size is an i64 scalar; it folds to a constant for a static shape.
+// CHECK-LABEL: func @size
+// CHECK: %[[N:.*]] = onnx.Constant dense<24> : tensor<i64>
+// CHECK: %[[D:.*]] = onnx.Size(%{{.*}}) : (tensor<2x?xf32>) -> tensor<i64>
+// CHECK: return %[[N]], %[[D]]
+func.func @size(%x: tensor<2x3x4xf32>, %y: tensor<2x?xf32>) -> (tensor<*xi64>, tensor<*xi64>) {
+  %0 = onnx.Size(%x) : (tensor<2x3x4xf32>) -> tensor<*xi64>
+  %1 = onnx.Size(%y) : (tensor<2x?xf32>) -> tensor<*xi64>
+  return %0, %1 : tensor<*xi64>, tensor<*xi64>
+}

@@ -892,6 +892,20 @@ def ONNXShapeOp : ONNX_Op<"Shape"> {
   let hasFolder = 1;
 }
 
+def ONNXSizeOp : ONNX_Op<"Size"> {
+  let summary = "the number of elements of `data`, as an i64 scalar";
+  let description = [{
+    Folds to a constant when the shape is static.
+
+    ```mlir
+    %n = onnx.Size(%x) : (tensor<2x3xf32>) -> tensor<i64>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data);
+  let results = (outs ONNX_I64Tensor:$size);
+  let hasFolder = 1;
+}
+
 def ONNXConstantOfShapeOp : ONNX_Op<"ConstantOfShape"> {
   let summary = "a tensor of the constant shape `input` filled with `value`";
   let description = [{
