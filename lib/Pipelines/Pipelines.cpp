@@ -23,6 +23,7 @@
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -141,6 +142,8 @@ static void addLoopsToStandard(OpPassManager &pm) {
 void fuse::buildLoopsToCPUPipeline(OpPassManager &pm) {
   addLoopsToStandard(pm.nest<func::FuncOp>());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Math on f16 and bf16 in f32: LLVM would call __truncsfbf2 for bf16.
+  pm.addPass(math::createMathExtendToSupportedTypes());
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (tanh) becomes a libm call.
   pm.addPass(createConvertMathToLibmPass());

@@ -50,48 +50,6 @@ static Value buildMulAccumulate(OpBuilder &b, Location loc,
 
 namespace {
 
-/// A Conv, Gemm or MatMul of f16 or bf16 is computed in f32: its operands
-/// cast up, the op on f32, the result cast back (onnx.Casts, lowered by
-/// their own pattern). Accumulating in the narrow type loses a bit per
-/// term; cuBLAS, cuDNN and onnxruntime accumulate in f32 too.
-template <typename OpTy>
-struct WidenedContraction : public OpConversionPattern<OpTy> {
-  WidenedContraction(MLIRContext *ctx)
-      : OpConversionPattern<OpTy>(ctx, /*benefit=*/2) {}
-  using OpAdaptor = typename OpTy::Adaptor;
-
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Type narrow = resultType.getElementType();
-    if (!narrow.isF16() && !narrow.isBF16())
-      return rewriter.notifyMatchFailure(op, "not a narrow float");
-    // TensorProto data types: FLOAT, FLOAT16, BFLOAT16.
-    int64_t narrowCode = narrow.isF16() ? 10 : 16;
-    Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
-    auto castTo = [&](Value v, Type to, int64_t code) -> Value {
-      auto type = cast<RankedTensorType>(v.getType());
-      return ONNXCastOp::create(rewriter, loc, type.clone(to), v,
-                                rewriter.getI64IntegerAttr(code),
-                                rewriter.getI64IntegerAttr(1));
-    };
-    SmallVector<Value> operands;
-    for (Value v : adaptor.getOperands())
-      operands.push_back(
-          cast<RankedTensorType>(v.getType()).getElementType() == narrow
-              ? castTo(v, f32, 1)
-              : v);
-    OperationState state(loc, op->getName(), operands,
-                         TypeRange{resultType.clone(f32)},
-                         op->getAttrDictionary().getValue());
-    Operation *wide = rewriter.create(state);
-    rewriter.replaceOp(op, castTo(wide->getResult(0), narrow, narrowCode));
-    return success();
-  }
-};
-
 struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -396,6 +354,6 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
 
 void fuse::lowering::populateContractionPatterns(RewritePatternSet &patterns) {
   patterns.add<ConvLowering, GemmLowering, Im2ColLowering, MatMulLowering,
-               WidenedContraction<ONNXConvOp>, WidenedContraction<ONNXGemmOp>,
-               WidenedContraction<ONNXMatMulOp>>(patterns.getContext());
+               WidenedToF32<ONNXConvOp>, WidenedToF32<ONNXGemmOp>,
+               WidenedToF32<ONNXMatMulOp>>(patterns.getContext());
 }

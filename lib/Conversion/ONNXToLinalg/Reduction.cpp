@@ -692,5 +692,15 @@ void fuse::lowering::populateReductionPatterns(RewritePatternSet &patterns) {
       ChannelNormLowering<ONNXInstanceNormalizationOp>,
       ChannelNormLowering<ONNXGroupNormalizationOp>, LRNLowering, CumSumLowering,
       ArgReduceLowering<ONNXArgMaxOp, true>,
-      ArgReduceLowering<ONNXArgMinOp, false>>(patterns.getContext());
+      ArgReduceLowering<ONNXArgMinOp, false>, WidenedToF32<ONNXSoftmaxOp>,
+      WidenedToF32<ONNXLayerNormalizationOp>,
+      WidenedToF32<ONNXRMSNormalizationOp>,
+      WidenedToF32<ONNXInstanceNormalizationOp>,
+      WidenedToF32<ONNXGroupNormalizationOp>, WidenedToF32<ONNXLRNOp>,
+      WidenedToF32<ONNXCumSumOp>, WidenedToF32<ONNXReduceMeanOp>,
+      WidenedToF32<ONNXReduceSumOp>, WidenedToF32<ONNXReduceL1Op>,
+      WidenedToF32<ONNXReduceL2Op>, WidenedToF32<ONNXReduceLogSumOp>,
+      WidenedToF32<ONNXReduceLogSumExpOp>,
+      WidenedToF32<ONNXReduceSumSquareOp>, WidenedToF32<ONNXReduceProdOp>>(
+      patterns.getContext());
 }
