@@ -421,6 +421,25 @@ static LogicalResult importCast(NodeImporter &n) {
   return createSingle(n, "onnx.Cast", {n.input(0)}, *attrs);
 }
 
+/// CastLike is Cast to the element type of `target_type` (whose values are
+/// not read).
+static LogicalResult importCastLike(NodeImporter &n) {
+  auto target = dyn_cast<TensorType>(n.input(1).getType());
+  if (!target)
+    return n.emitError() << "requires a tensor 'target_type'";
+  Type elementType = target.getElementType();
+  // The TensorProto data type numbers fuse has element types for.
+  std::optional<int64_t> to;
+  for (int64_t dataType = 1; dataType <= 16 && !to; ++dataType)
+    if (getElementTypeForONNX(dataType, n.getContext()) == elementType)
+      to = dataType;
+  if (!to)
+    return n.emitError() << "casting to " << elementType << " is not supported";
+  return createSingle(
+      n, "onnx.Cast", {n.input(0)},
+      {n.builder.getNamedAttr("to", n.builder.getI64IntegerAttr(*to))});
+}
+
 /// Range-27's stash_type only changes how float accumulation is done.
 static LogicalResult importRange(NodeImporter &n) {
   FailureOr<SmallVector<NamedAttribute>> attrs =
@@ -428,6 +447,76 @@ static LogicalResult importRange(NodeImporter &n) {
   if (failed(attrs))
     return failure();
   return createSingle(n, "onnx.Range", allInputs(n), *attrs);
+}
+
+/// Pad-2 has `pads` and `value` attributes; Pad-11 on has inputs.
+static LogicalResult importPad(NodeImporter &n) {
+  if (n.version >= 11) {
+    if (n.inputs.size() < 2 || !n.input(1))
+      return n.emitError() << "requires input 'pads'";
+    FailureOr<SmallVector<NamedAttribute>> attrs = n.convertAttributes();
+    if (failed(attrs))
+      return failure();
+    return createSingle(n, "onnx.Pad", allInputs(n), *attrs);
+  }
+  const auto *pads = n.findAttr("pads");
+  if (!pads)
+    return n.emitError() << "requires attribute 'pads'";
+  FailureOr<SmallVector<NamedAttribute>> attrs =
+      n.convertAttributes({"pads", "value"});
+  if (failed(attrs))
+    return failure();
+  Type elementType = cast<TensorType>(n.input(0).getType()).getElementType();
+  Value value;
+  if (const auto *v = n.findAttr("value"))
+    value = n.createScalarConstant(elementType, v->f());
+  return createSingle(
+      n, "onnx.Pad",
+      {n.input(0), createI64Constant(n, getInts(*pads)), value, Value()},
+      *attrs);
+}
+
+/// GroupNormalization-18 scales and shifts per group; -21 per channel. The
+/// per-group vectors are repeated for each channel of their group.
+static LogicalResult importGroupNorm(NodeImporter &n) {
+  FailureOr<SmallVector<NamedAttribute>> attrs = n.convertAttributes();
+  if (failed(attrs))
+    return failure();
+  if (n.version >= 21)
+    return createSingle(n, "onnx.GroupNormalization", allInputs(n), *attrs);
+  const auto *groupsAttr = n.findAttr("num_groups");
+  auto x = dyn_cast<RankedTensorType>(n.input(0).getType());
+  if (!groupsAttr || groupsAttr->i() < 1)
+    return n.emitError() << "requires a positive attribute 'num_groups'";
+  int64_t groups = groupsAttr->i();
+  if (!x || x.getRank() < 2 || x.isDynamicDim(1) ||
+      x.getDimSize(1) % groups != 0)
+    return n.emitError() << "GroupNormalization-18 needs an input whose "
+                            "channel count is static and divisible by "
+                            "num_groups";
+  int64_t channels = x.getDimSize(1);
+  SmallVector<Value> operands{n.input(0)};
+  for (Value v : {n.input(1), n.input(2)}) {
+    // [G] -> [G, 1] -> [G, C/G] -> [C].
+    FailureOr<Operation *> column =
+        n.createOp("onnx.Reshape", {v, createI64Constant(n, {groups, 1})}, {});
+    if (failed(column))
+      return failure();
+    FailureOr<Operation *> repeated =
+        n.createOp("onnx.Expand",
+                   {(*column)->getResult(0),
+                    createI64Constant(n, {groups, channels / groups})},
+                   {});
+    if (failed(repeated))
+      return failure();
+    FailureOr<Operation *> flat = n.createOp(
+        "onnx.Reshape",
+        {(*repeated)->getResult(0), createI64Constant(n, {channels})}, {});
+    if (failed(flat))
+      return failure();
+    operands.push_back((*flat)->getResult(0));
+  }
+  return createSingle(n, "onnx.GroupNormalization", operands, *attrs);
 }
 
 //===----------------------------------------------------------------------===//
@@ -482,6 +571,14 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
         1,
         1,
         importCast}},
+      {"CastLike",
+       {"onnx.Cast",
+        {15, 19, 21, 23, 24, 25},
+        {{"saturate", K::Int}, {"round_mode", K::String}},
+        2,
+        2,
+        1,
+        importCastLike}},
       {"Concat",
        {"onnx.Concat",
         {1, 4, 11, 13},
@@ -571,7 +668,12 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
       {"Or", compare("onnx.Or", {1, 7})},
       {"Pow", {"onnx.Pow", {1, 7, 12, 13, 15}, {}, 2, 2, 1, importGeneric}},
       {"Range",
-       {"onnx.Range", {11, 27}, {{"stash_type", K::Int}}, 3, 3, 1,
+       {"onnx.Range",
+        {11, 27},
+        {{"stash_type", K::Int}},
+        3,
+        3,
+        1,
         importRange}},
       {"Reciprocal", unary("onnx.Reciprocal", {1, 6, 13})},
       {"ReduceMax",
@@ -589,12 +691,22 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
       {"ReduceLogSum",
        {"onnx.ReduceLogSum", {1, 11, 13, 18}, reduce, 1, 2, 1, importReduce}},
       {"ReduceLogSumExp",
-       {"onnx.ReduceLogSumExp", {1, 11, 13, 18}, reduce, 1, 2, 1,
+       {"onnx.ReduceLogSumExp",
+        {1, 11, 13, 18},
+        reduce,
+        1,
+        2,
+        1,
         importReduce}},
       {"ReduceProd",
        {"onnx.ReduceProd", {1, 11, 13, 18}, reduce, 1, 2, 1, importReduce}},
       {"ReduceSumSquare",
-       {"onnx.ReduceSumSquare", {1, 11, 13, 18}, reduce, 1, 2, 1,
+       {"onnx.ReduceSumSquare",
+        {1, 11, 13, 18},
+        reduce,
+        1,
+        2,
+        1,
         importReduce}},
       {"Shape",
        {"onnx.Shape",
@@ -604,6 +716,8 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
         1,
         1,
         importGeneric}},
+      {"Size",
+       {"onnx.Size", {1, 13, 19, 21, 23, 24, 25}, {}, 1, 1, 1, importGeneric}},
       {"Slice",
        {"onnx.Slice",
         {1, 10, 11, 13},
@@ -613,7 +727,12 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
         1,
         importSlice}},
       {"Softmax",
-       {"onnx.Softmax", {1, 11, 13}, {{"axis", K::Int}}, 1, 1, 1,
+       {"onnx.Softmax",
+        {1, 11, 13},
+        {{"axis", K::Int}},
+        1,
+        1,
+        1,
         importSoftmax}},
       {"Split",
        {"onnx.Slice",
@@ -624,7 +743,12 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
         kVariadic,
         importSplit}},
       {"Squeeze",
-       {"onnx.Squeeze", dataMovement, {{"axes", K::Ints}}, 1, 2, 1,
+       {"onnx.Squeeze",
+        dataMovement,
+        {{"axes", K::Ints}},
+        1,
+        2,
+        1,
         importSqueezeLike}},
       {"Sum", variadic("onnx.Sum", {1, 6, 8, 13})},
       {"Transpose",
@@ -636,7 +760,12 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
         1,
         importGeneric}},
       {"Unsqueeze",
-       {"onnx.Unsqueeze", dataMovement, {{"axes", K::Ints}}, 1, 2, 1,
+       {"onnx.Unsqueeze",
+        dataMovement,
+        {{"axes", K::Ints}},
+        1,
+        2,
+        1,
         importSqueezeLike}},
       {"Where", {"onnx.Where", {9, 16}, {}, 3, 3, 1, importGeneric}},
       {"Xor", compare("onnx.Xor", {1, 7})},
@@ -763,11 +892,10 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
       {"IsNaN", unary("onnx.IsNaN", {9, 13, 20})},
       {"Mish", unary("onnx.Mish", {18, 22})},
       {"Round", unary("onnx.Round", {11, 22})},
-      {"Selu",
-       activation("onnx.Selu", {6, 22},
-                  {{"alpha", K::Float}, {"gamma", K::Float}})},
-      {"Shrink",
-       activation("onnx.Shrink", {9}, {{"bias", K::Float}, {"lambd", K::Float}})},
+      {"Selu", activation("onnx.Selu", {6, 22},
+                          {{"alpha", K::Float}, {"gamma", K::Float}})},
+      {"Shrink", activation("onnx.Shrink", {9},
+                            {{"bias", K::Float}, {"lambd", K::Float}})},
       {"Sign", unary("onnx.Sign", {9, 13})},
       {"Sin", unary("onnx.Sin", {7, 22})},
       {"Sinh", unary("onnx.Sinh", {9, 22})},
@@ -776,6 +904,97 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
       {"Tan", unary("onnx.Tan", {7, 22})},
       {"ThresholdedRelu",
        activation("onnx.ThresholdedRelu", {10, 22}, {{"alpha", K::Float}})},
+      {"Mod",
+       {"onnx.Mod", {10, 13, 28}, {{"fmod", K::Int}}, 2, 2, 1, importGeneric}},
+      {"PRelu", {"onnx.PRelu", {1, 6, 7, 9, 16}, {}, 2, 2, 1, importGeneric}},
+      // Normalizations.
+      {"LRN",
+       {"onnx.LRN",
+        {1, 13},
+        {{"alpha", K::Float},
+         {"beta", K::Float},
+         {"bias", K::Float},
+         {"size", K::Int}},
+        1,
+        1,
+        1,
+        importGeneric}},
+      {"InstanceNormalization",
+       {"onnx.InstanceNormalization",
+        {1, 6, 22},
+        {{"epsilon", K::Float}},
+        3,
+        3,
+        1,
+        importGeneric}},
+      {"GroupNormalization",
+       {"onnx.GroupNormalization",
+        {18, 21},
+        {{"epsilon", K::Float}, {"num_groups", K::Int}, {"stash_type", K::Int}},
+        3,
+        3,
+        1,
+        importGroupNorm}},
+      {"RMSNormalization",
+       {"onnx.RMSNormalization",
+        {23},
+        {{"axis", K::Int}, {"epsilon", K::Float}, {"stash_type", K::Int}},
+        2,
+        2,
+        1,
+        importGeneric}},
+      // Data movement, scans and index reductions.
+      {"Pad",
+       {"onnx.Pad",
+        {1, 2, 11, 13, 18, 19, 21, 23, 24, 25},
+        {{"mode", K::String}, {"pads", K::Ints}, {"value", K::Float}},
+        1,
+        4,
+        1,
+        importPad}},
+      {"Tile", {"onnx.Tile", {1, 6, 13}, {}, 2, 2, 1, importGeneric}},
+      {"Trilu",
+       {"onnx.Trilu", {14}, {{"upper", K::Int}}, 1, 2, 1, importGeneric}},
+      {"DepthToSpace",
+       {"onnx.DepthToSpace",
+        {1, 11, 13, 28},
+        {{"blocksize", K::Int}, {"mode", K::String}},
+        1,
+        1,
+        1,
+        importGeneric}},
+      {"SpaceToDepth",
+       {"onnx.SpaceToDepth",
+        {1, 13, 28},
+        {{"blocksize", K::Int}, {"mode", K::String}},
+        1,
+        1,
+        1,
+        importGeneric}},
+      {"CumSum",
+       {"onnx.CumSum",
+        {11, 14},
+        {{"exclusive", K::Int}, {"reverse", K::Int}},
+        2,
+        2,
+        1,
+        importGeneric}},
+      {"ArgMax",
+       {"onnx.ArgMax",
+        {1, 11, 12, 13},
+        {{"axis", K::Int}, {"keepdims", K::Int}, {"select_last_index", K::Int}},
+        1,
+        1,
+        1,
+        importGeneric}},
+      {"ArgMin",
+       {"onnx.ArgMin",
+        {1, 11, 12, 13},
+        {{"axis", K::Int}, {"keepdims", K::Int}, {"select_last_index", K::Int}},
+        1,
+        1,
+        1,
+        importGeneric}},
   };
   return table;
 }

@@ -23,6 +23,7 @@
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -141,11 +142,17 @@ static void addLoopsToStandard(OpPassManager &pm) {
 void fuse::buildLoopsToCPUPipeline(OpPassManager &pm) {
   addLoopsToStandard(pm.nest<func::FuncOp>());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Math on f16 and bf16 in f32: LLVM would call __truncsfbf2 for bf16.
+  pm.addPass(math::createMathExtendToSupportedTypes());
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (tanh) becomes a libm call.
   pm.addPass(createConvertMathToLibmPass());
-  // bf16 conversions as integer arithmetic: the C runtime of the host
-  // compiler may lack __truncsfbf2.
+  // bf16 arithmetic in f32 (LLVM would promote it through __truncsfbf2
+  // calls), then bf16 conversions as integer arithmetic: the C runtime of
+  // the host compiler may lack __truncsfbf2.
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));

@@ -68,7 +68,9 @@ static bool hasNoElements(Type type) {
 static LogicalResult checkEmptyTensors(ModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
     if ((isReductionOp(op) ||
-         isa<ONNXSoftmaxOp, ONNXLayerNormalizationOp>(op)) &&
+         isa<ONNXSoftmaxOp, ONNXLayerNormalizationOp, ONNXLRNOp,
+             ONNXGroupNormalizationOp, ONNXCumSumOp, ONNXArgMaxOp,
+             ONNXArgMinOp>(op)) &&
         hasNoElements(op->getOperand(0).getType())) {
       op->emitError() << "reduces a tensor with no elements ("
                       << op->getOperand(0).getType()

@@ -204,6 +204,27 @@ evalOp(Operation *op, ArrayRef<const ConstantTensor *> operands,
     return evalElementwise(op, operands, [&](ArrayRef<Num> x) {
       return compare(name, x[0], x[1]);
     });
+  if (auto mod = dyn_cast<ONNXModOp>(op)) {
+    // As the lowering: the sign of the divisor unless fmod; a zero or -1
+    // integer divisor gives 0.
+    bool fmod = mod.getFmod() != 0;
+    return evalElementwise(op, operands, [&](ArrayRef<Num> x) {
+      if (x[0].isFloat || x[1].isFloat) {
+        double a = x[0].asDouble(), b = x[1].asDouble();
+        double r = std::fmod(a, b);
+        if (!fmod && r != 0 && (r < 0) != (b < 0))
+          r += b;
+        if (!fmod && r == 0)
+          r = std::copysign(0.0, b);
+        return std::optional<Num>(Num{true, r, 0});
+      }
+      int64_t a = x[0].i, b = x[1].i;
+      int64_t r = b == 0 || b == -1 ? 0 : a % b;
+      if (!fmod && r != 0 && (r < 0) != (b < 0))
+        r += b;
+      return std::optional<Num>(Num{false, 0, r});
+    });
+  }
   if (isa<ONNXAndOp, ONNXOrOp, ONNXXorOp>(op))
     return evalElementwise(op, operands, [&](ArrayRef<Num> x) {
       bool a = x[0].i != 0, b = x[1].i != 0;

@@ -85,9 +85,9 @@ struct LoopShape {
 };
 } // namespace
 
-/// The reduction dims of `op` if it is a row-wise anchor (Softmax,
-/// LayerNormalization, Reduce*, GlobalAveragePool), with the reduced
-/// tensor's shape.
+/// The reduction dims of `op` if it is a row-wise anchor (Softmax, the
+/// normalizations, Reduce*, GlobalAveragePool), with the reduced tensor's
+/// shape.
 static bool getReducedDims(Operation *op, SmallVector<int64_t> &dims,
                            ArrayRef<int64_t> &shape, bool &keepsInputShape) {
   auto inputType = op->getNumOperands()
@@ -107,11 +107,30 @@ static bool getReducedDims(Operation *op, SmallVector<int64_t> &dims,
     keepsInputShape = true;
     return true;
   }
-  if (auto norm = dyn_cast<ONNXLayerNormalizationOp>(op)) {
-    FailureOr<int64_t> axis = normalizeAxis(norm.getAxis(), rank);
+  std::optional<int64_t> normAxis;
+  if (auto norm = dyn_cast<ONNXLayerNormalizationOp>(op))
+    normAxis = norm.getAxis();
+  else if (auto norm = dyn_cast<ONNXRMSNormalizationOp>(op))
+    normAxis = norm.getAxis();
+  if (normAxis) {
+    FailureOr<int64_t> axis = normalizeAxis(*normAxis, rank);
     if (failed(axis))
       return false;
     for (int64_t d = *axis; d < rank; ++d)
+      dims.push_back(d);
+    keepsInputShape = true;
+    return true;
+  }
+  // Instance and group norms keep a channel's (a sample's) spatial dims,
+  // and with groups of several channels the channels too, whole in one
+  // iteration (the lowering's fuse.row_dims).
+  if (isa<ONNXInstanceNormalizationOp, ONNXGroupNormalizationOp>(op) &&
+      rank >= 2) {
+    int64_t first = 2;
+    if (auto group = dyn_cast<ONNXGroupNormalizationOp>(op);
+        group && group.getNumGroups() != shape[1])
+      first = 1;
+    for (int64_t d = first; d < rank; ++d)
       dims.push_back(d);
     keepsInputShape = true;
     return true;
@@ -152,7 +171,11 @@ static LoopShape getLoopShape(Operation *root) {
       trailing = trailing && d == rank - int64_t(dims.size()) + int64_t(i);
     }
     loop.rowLength = length;
-    loop.contiguousRows = trailing;
+    // A group norm's statistics keep a parallel loop over the groups of a
+    // sample, which fuse-distribute-rows does not split over lanes: its
+    // rows are not offered to `rows` kernels.
+    loop.contiguousRows =
+        trailing && !(isa<ONNXGroupNormalizationOp>(op) && dims.front() == 1);
     // Softmax and LayerNormalization keep their rows whole in one
     // iteration; a reduction's iterations are its outputs already.
     if (keepsInputShape && length > 0)

@@ -53,3 +53,22 @@ func.func @range_bounds(%s: tensor<i64>) -> tensor<4xi64> attributes {fuse.kerne
   %0 = onnx.Range(%s, %l, %d) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+// CumSum's axis and Trilu's k are read at compile time too.
+func.func @cumsum_axis(%x: tensor<2x3xf32>, %a: tensor<i64>) -> tensor<2x3xf32> attributes {fuse.kernel} {
+  // expected-error @+2 {{'onnx.CumSum' op needs a constant 'axis' (an input can be fixed to a value with --input-value)}}
+  // expected-error @+1 {{failed to legalize operation 'onnx.CumSum' that was explicitly marked illegal}}
+  %0 = onnx.CumSum(%x, %a) : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @trilu_k(%x: tensor<2x3xf32>, %k: tensor<i64>) -> tensor<2x3xf32> attributes {fuse.kernel} {
+  // expected-error @+2 {{'onnx.Trilu' op needs a constant 'k' (an input can be fixed to a value with --input-value)}}
+  // expected-error @+1 {{failed to legalize operation 'onnx.Trilu' that was explicitly marked illegal}}
+  %0 = onnx.Trilu(%x, %k) : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

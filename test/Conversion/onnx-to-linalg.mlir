@@ -609,3 +609,122 @@ func.func @im2col(%x: tensor<1x2x5x5xf32>) -> tensor<1x20x4xf32> attributes {fus
   %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} : tensor<1x2x5x5xf32> -> tensor<1x20x4xf32>
   return %0 : tensor<1x20x4xf32>
 }
+
+// -----
+
+// Pad reads the input at the output position less the begin pad: reflect
+// mirrors it into the dim, wrap takes it modulo the dim (shifted by whole
+// periods to stay non-negative), constant mode clamps it and selects the
+// fill value outside; a negative pad (a crop) offsets the read.
+// CHECK-LABEL: func.func @pad_modes
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<5x6xf32>)
+// CHECK: %[[J:.*]] = arith.subi %{{.*}}, %c1 : index
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[J]], %c0
+// CHECK: %[[ABS:.*]] = arith.select %[[NEG]]
+// CHECK: %[[PAST:.*]] = arith.cmpi sge, %[[ABS]], %c3
+// CHECK: arith.select %[[PAST]]
+// CHECK: tensor.extract %{{.*}} : tensor<3x4xf32>
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<3x9xf32>)
+// CHECK: %[[W:.*]] = arith.subi %{{.*}}, %c5 : index
+// CHECK: %[[S:.*]] = arith.addi %[[W]], %c8 : index
+// CHECK: arith.remsi %[[S]], %c4 : index
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x6xf32>)
+// CHECK: %[[FILL:.*]] = arith.constant 2.500000e+00 : f32
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %c1 : index
+// CHECK: %[[IN:.*]] = arith.andi
+// CHECK: %[[V:.*]] = tensor.extract %{{.*}}[%[[ROW]], %{{.*}}] : tensor<3x4xf32>
+// CHECK: arith.select %[[IN]], %[[V]], %[[FILL]] : f32
+func.func @pad_modes(%x: tensor<3x4xf32>) -> (tensor<5x6xf32>, tensor<3x9xf32>, tensor<2x6xf32>) attributes {fuse.kernel} {
+  %p = onnx.Constant dense<[1, 1, 1, 1]> : tensor<4xi64>
+  %0 = onnx.Pad(%x, %p) {mode = "reflect"} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<5x6xf32>
+  %w = onnx.Constant dense<[0, 5, 0, 0]> : tensor<4xi64>
+  %1 = onnx.Pad(%x, %w) {mode = "wrap"} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<3x9xf32>
+  %c = onnx.Constant dense<[-1, 2, 0, 0]> : tensor<4xi64>
+  %v = onnx.Constant dense<2.5> : tensor<f32>
+  %2 = onnx.Pad(%x, %c) constant_value(%v) : (tensor<3x4xf32>, tensor<4xi64>, tensor<f32>) -> tensor<2x6xf32>
+  return %0, %1, %2 : tensor<5x6xf32>, tensor<3x9xf32>, tensor<2x6xf32>
+}
+
+// -----
+
+// CumSum: the whole axis is a reduction loop, each element adding the
+// inputs on its side (exclusive: strictly before it). ArgMax: the
+// accumulator is an index; the body reads that element back and takes
+// the new one when it is strictly greater (the first maximum wins).
+// CHECK-DAG: #[[SCAN_IN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[SCAN_OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @scans
+// CHECK: linalg.generic {indexing_maps = [#[[SCAN_IN]], #[[SCAN_OUT]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: %[[J:.*]] = linalg.index 2 : index
+// CHECK: %[[I:.*]] = linalg.index 1 : index
+// CHECK: arith.cmpi slt, %[[J]], %[[I]] : index
+// CHECK: linalg.fill ins(%c0_i64 : i64) outs(%{{.*}} : tensor<2xi64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]{{.*}} outs(%{{.*}} : tensor<2xi64>)
+// CHECK: ^bb0(%[[X:.*]]: f32, %[[BEST:.*]]: i64):
+// CHECK: %[[AT:.*]] = arith.index_cast %[[BEST]] : i64 to index
+// CHECK: %[[V:.*]] = tensor.extract %{{.*}}[%{{.*}}, %[[AT]]] : tensor<2x5xf32>
+// CHECK: arith.cmpf ogt, %[[X]], %[[V]] : f32
+func.func @scans(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2xi64>) attributes {fuse.kernel} {
+  %a = onnx.Constant dense<1> : tensor<i32>
+  %0 = onnx.CumSum(%x, %a) {exclusive = 1 : i64} : (tensor<2x5xf32>, tensor<i32>) -> tensor<2x5xf32>
+  %1 = onnx.ArgMax(%x) {axis = 1 : i64, keepdims = 0 : i64} : (tensor<2x5xf32>) -> tensor<2xi64>
+  return %0, %1 : tensor<2x5xf32>, tensor<2xi64>
+}
+
+// -----
+
+// GroupNormalization: [N, groups] sums over (channel in group, spatial),
+// x read at `g * C/G + c` (a window-shaped operand bounds the channel
+// loop), then the normalized value reads its group's statistics through
+// `c floordiv C/G`; a sample is a row. InstanceNormalization is one
+// channel per group: no channel loop, a channel is a row.
+// CHECK-DAG: #[[GX:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 * 2 + d2, d3)>
+// CHECK-DAG: #[[GWIN:.*]] = affine_map<(d0, d1, d2, d3) -> (d2)>
+// CHECK-DAG: #[[GSTAT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// CHECK-DAG: #[[GROUP:.*]] = affine_map<(d0, d1, d2) -> (d0, d1 floordiv 2)>
+// CHECK-LABEL: func.func @group_norm
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[GX]], #[[GWIN]], #[[GSTAT]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+// CHECK: %[[SQ:.*]] = linalg.generic {indexing_maps = [#[[GX]], #[[GSTAT]], #[[GWIN]], #[[GSTAT]]]
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[GROUP]], #[[GROUP]], {{.*}} ins(%{{.*}}, %[[SUM]], %[[SQ]], {{.*}} attrs = {fuse.row_dims = array<i64: 1, 2>}
+// CHECK: arith.constant 6.000000e+00 : f32
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]{{.*}} outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: attrs = {fuse.row_dims = array<i64: 2>}
+func.func @group_norm(%x: tensor<2x4x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<2x4x3xf32>, tensor<2x4x3xf32>) attributes {fuse.kernel} {
+  %0 = onnx.GroupNormalization(%x, %s, %b) {num_groups = 2 : i64} : (tensor<2x4x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x3xf32>
+  %1 = onnx.InstanceNormalization(%x, %s, %b) : (tensor<2x4x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x3xf32>
+  return %0, %1 : tensor<2x4x3xf32>, tensor<2x4x3xf32>
+}
+
+// -----
+
+// LRN: the sum of squares over a window of `size` channels (a
+// window-shaped operand), the channel clamped and 0 outside, then
+// x / (bias + alpha / size * sum) ^ beta.
+// CHECK-LABEL: func.func @lrn
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<3xf32>)
+// CHECK: %[[C:.*]] = arith.subi %{{.*}}, %c1 : index
+// CHECK: arith.cmpi sle, %[[C]], %c3 : index
+// CHECK: arith.select
+// CHECK: linalg.generic
+// CHECK: arith.constant 3.33333337E-5 : f32
+// CHECK: math.powf
+// CHECK: arith.divf
+func.func @lrn(%x: tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32> attributes {fuse.kernel} {
+  %0 = onnx.LRN(%x) {size = 3 : i64} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  return %0 : tensor<1x4x2x2xf32>
+}
+
+// -----
+
+// A contraction of f16 (or bf16) accumulates in f32: its operands are cast
+// up, the product summed in f32 and the result cast back.
+// CHECK-LABEL: func.func @matmul_f16
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @matmul_f16(%a: tensor<2x4xf16>, %b: tensor<4x3xf16>) -> tensor<2x3xf16> attributes {fuse.kernel} {
+  %0 = onnx.MatMul(%a, %b) : (tensor<2x4xf16>, tensor<4x3xf16>) -> tensor<2x3xf16>
+  return %0 : tensor<2x3xf16>
+}

@@ -284,3 +284,19 @@ func.func @contradiction_type(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %y = onnx.Relu(%r) : (tensor<?x?xf32>) -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
+
+// -----
+
+// Mod of constants folds (the shape computations of the expanded Attention
+// use it): integers take the divisor's sign, or the dividend's with fmod.
+// CHECK-LABEL: func @fold_mod
+// CHECK: %[[R:.*]] = onnx.Constant dense<[2, -1, 1, -2]> : tensor<4xi64>
+// CHECK: %[[F:.*]] = onnx.Constant dense<[2, 2, -2, -2]> : tensor<4xi64>
+// CHECK: return %[[R]], %[[F]]
+func.func @fold_mod() -> (tensor<4xi64>, tensor<4xi64>) {
+  %a = onnx.Constant dense<[5, 5, -5, -5]> : tensor<4xi64>
+  %b = onnx.Constant dense<[3, -3, 3, -3]> : tensor<4xi64>
+  %0 = onnx.Mod(%a, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %1 = onnx.Mod(%a, %b) {fmod = 1 : i64} : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  return %0, %1 : tensor<4xi64>, tensor<4xi64>
+}

@@ -8,7 +8,7 @@
 // position, zero outside the image): a padded operand would be made per
 // output element, a window-sized buffer in (GPU local) memory. fuse.im2col
 // (a convolution's columns, for convolutions run as matmuls) reads its
-// input the same way.
+// input the same way. Narrow floats (f16, bf16) are computed in f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -353,6 +353,7 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
 } // namespace
 
 void fuse::lowering::populateContractionPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvLowering, GemmLowering, Im2ColLowering, MatMulLowering>(
-      patterns.getContext());
+  patterns.add<ConvLowering, GemmLowering, Im2ColLowering, MatMulLowering,
+               WidenedToF32<ONNXConvOp>, WidenedToF32<ONNXGemmOp>,
+               WidenedToF32<ONNXMatMulOp>>(patterns.getContext());
 }

@@ -264,6 +264,66 @@ static Value isInf(OpBuilder &b, Location loc, Value x, ONNXIsInfOp op) {
   return result;
 }
 
+/// `x < 0 ? slope * x : x`.
+static Value prelu(OpBuilder &b, Location loc, ArrayRef<Value> x) {
+  Value zero = zeroLike(b, loc, x[0]);
+  Value negative =
+      isFloat(x[0])
+          ? arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x[0], zero)
+                .getResult()
+          : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x[0], zero)
+                .getResult();
+  return arith::SelectOp::create(b, loc, negative, buildMul(b, loc, x[0], x[1]),
+                                 x[0]);
+}
+
+/// The remainder of `x / y`: of truncated division with `fmod` (the sign of
+/// x, C's fmod), else of floored division (the sign of y, Python's %).
+static Value mod(OpBuilder &b, Location loc, Value x, Value y, bool fmod) {
+  if (isFloat(x)) {
+    Value r = arith::RemFOp::create(b, loc, x, y);
+    if (fmod)
+      return r;
+    // A nonzero remainder of the other sign than y moves by y (an infinite
+    // y then gives y, as ONNX says); a zero one takes y's sign.
+    Value zero = zeroLike(b, loc, r);
+    Value rNegative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero);
+    Value yNegative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y, zero);
+    Value nonzero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, r, zero);
+    Value move = arith::AndIOp::create(
+        b, loc, nonzero, arith::XOrIOp::create(b, loc, rNegative, yNegative));
+    r = arith::SelectOp::create(b, loc, move,
+                                arith::AddFOp::create(b, loc, r, y), r);
+    Value isZero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, r, zero);
+    return arith::SelectOp::create(b, loc, isZero,
+                                   math::CopySignOp::create(b, loc, r, y), r);
+  }
+  // Dividing by 0 or -1 (INT_MIN / -1) traps on x86; both give 0 here, as
+  // x % 1 does (numpy's result for a zero divisor too).
+  Value zero = zeroLike(b, loc, x);
+  Value one = buildScalar(b, loc, x.getType(), 1.0);
+  Value trivial = arith::OrIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
+                            buildScalar(b, loc, x.getType(), -1.0)));
+  Value divisor = arith::SelectOp::create(b, loc, trivial, one, y);
+  Value r = arith::RemSIOp::create(b, loc, x, divisor);
+  if (fmod)
+    return r;
+  Value differ = arith::XOrIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, divisor, zero));
+  Value move = arith::AndIOp::create(
+      b, loc, differ,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero));
+  return arith::SelectOp::create(b, loc, move,
+                                 arith::AddIOp::create(b, loc, r, divisor), r);
+}
+
 static Value logicalAnd(OpBuilder &b, Location loc, ArrayRef<Value> x) {
   return arith::AndIOp::create(b, loc, x[0], x[1]);
 }
@@ -500,25 +560,11 @@ struct BatchNormLowering
   matchAndRewrite(ONNXBatchNormalizationOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
-    // The per-channel vectors index dim 1 of the result; reshape them to
-    // [C, 1, ..., 1] so ordinary broadcasting applies.
-    SmallVector<int64_t> channelShape(type.getRank() - 1, 1);
-    channelShape[0] = type.getDimSize(1);
     SmallVector<Value> params;
     for (Value v : {adaptor.getScale(), adaptor.getB(), adaptor.getInputMean(),
-                    adaptor.getInputVar()}) {
-      auto vType = cast<RankedTensorType>(v.getType());
-      if (channelShape.size() == 1) {
-        params.push_back(v);
-        continue;
-      }
-      auto expanded =
-          RankedTensorType::get(channelShape, vType.getElementType());
-      SmallVector<ReassociationIndices> reassociation{
-          llvm::to_vector(llvm::seq<int64_t>(0, channelShape.size()))};
-      params.push_back(tensor::ExpandShapeOp::create(
-          rewriter, op.getLoc(), expanded, v, reassociation));
-    }
+                    adaptor.getInputVar()})
+      params.push_back(
+          buildChannelVector(rewriter, op.getLoc(), v, type.getRank()));
     double epsilon = op.getEpsilon().convertToDouble();
     auto fn = [&](OpBuilder &b, Location loc, ArrayRef<Value> x) -> Value {
       Value centered = arith::SubFOp::create(b, loc, x[0], x[3]);
@@ -645,6 +691,31 @@ struct PowLowering : public OpConversionPattern<ONNXPowOp> {
   }
 };
 
+/// Mod, computed in f32 for narrow floats.
+struct ModLowering : public OpConversionPattern<ONNXModOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXModOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    bool fmod = op.getFmod() != 0;
+    auto fn = [&](OpBuilder &b, Location loc, ArrayRef<Value> x) -> Value {
+      auto type = dyn_cast<FloatType>(x[0].getType());
+      if (!type || type.getWidth() >= 32)
+        return mod(b, loc, x[0], x[1], fmod);
+      Type f32 = b.getF32Type();
+      Value r = mod(b, loc, arith::ExtFOp::create(b, loc, f32, x[0]),
+                    arith::ExtFOp::create(b, loc, f32, x[1]), fmod);
+      return arith::TruncFOp::create(b, loc, type, r);
+    };
+    rewriter.replaceOp(op,
+                       buildElementwise(rewriter, op.getLoc(),
+                                        cast<RankedTensorType>(op.getType()),
+                                        adaptor.getOperands(), fn));
+    return success();
+  }
+};
+
 struct CastLowering : public OpConversionPattern<ONNXCastOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -700,8 +771,7 @@ void fuse::lowering::populateElementwisePatterns(RewritePatternSet &patterns) {
       WidenedLowering<ONNXAtanhOp, mathUnary<math::AtanhOp>>,
       WidenedLowering<ONNXSoftsignOp, softsign>,
       WidenedLowering<ONNXSoftplusOp, softplusOf>,
-      WidenedLowering<ONNXMishOp, mish>,
-      WidenedLowering<ONNXIsNaNOp, isNaN>,
+      WidenedLowering<ONNXMishOp, mish>, WidenedLowering<ONNXIsNaNOp, isNaN>,
       AttributedLowering<ONNXEluOp, elu>, AttributedLowering<ONNXSeluOp, selu>,
       AttributedLowering<ONNXCeluOp, celu>,
       AttributedLowering<ONNXThresholdedReluOp, thresholdedRelu>,
@@ -712,21 +782,19 @@ void fuse::lowering::populateElementwisePatterns(RewritePatternSet &patterns) {
       ElementwiseLowering<ONNXMinOp, minimum>,
       ElementwiseLowering<ONNXMeanOp, mean>,
       ElementwiseLowering<ONNXWhereOp, where>,
-      ElementwiseLowering<
-          ONNXEqualOp,
-          compare<arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq>>,
-      ElementwiseLowering<
-          ONNXLessOp,
-          compare<arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt>>,
+      ElementwiseLowering<ONNXPReluOp, prelu>,
+      ElementwiseLowering<ONNXEqualOp, compare<arith::CmpFPredicate::OEQ,
+                                               arith::CmpIPredicate::eq>>,
+      ElementwiseLowering<ONNXLessOp, compare<arith::CmpFPredicate::OLT,
+                                              arith::CmpIPredicate::slt>>,
       ElementwiseLowering<
           ONNXLessOrEqualOp,
           compare<arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle>>,
-      ElementwiseLowering<
-          ONNXGreaterOp,
-          compare<arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt>>,
+      ElementwiseLowering<ONNXGreaterOp, compare<arith::CmpFPredicate::OGT,
+                                                 arith::CmpIPredicate::sgt>>,
       ElementwiseLowering<
           ONNXGreaterOrEqualOp,
           compare<arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge>>,
       LeakyReluLowering, ClipLowering, BatchNormLowering, HardSigmoidLowering,
-      GeluLowering, PowLowering, CastLowering>(ctx);
+      GeluLowering, PowLowering, ModLowering, CastLowering>(ctx);
 }

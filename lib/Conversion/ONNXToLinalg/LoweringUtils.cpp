@@ -161,6 +161,20 @@ Value fuse::lowering::buildPad(OpBuilder &b, Location loc, Value source,
                                value);
 }
 
+Value fuse::lowering::buildChannelVector(OpBuilder &b, Location loc, Value v,
+                                         int64_t rank) {
+  if (rank <= 2)
+    return v;
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(rank - 1, 1);
+  shape[0] = type.getDimSize(0);
+  SmallVector<ReassociationIndices> reassociation{
+      llvm::to_vector(llvm::seq<int64_t>(0, rank - 1))};
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v,
+      reassociation);
+}
+
 Value fuse::lowering::buildPaddedTap(OpBuilder &b, Location loc, Value input,
                                      ArrayRef<Value> leading,
                                      ArrayRef<Value> out, ArrayRef<Value> tap,

@@ -8,10 +8,13 @@
 #ifndef FUSE_LIB_CONVERSION_ONNXTOLINALG_LOWERINGUTILS_H
 #define FUSE_LIB_CONVERSION_ONNXTOLINALG_LOWERINGUTILS_H
 
+#include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace fuse {
 namespace lowering {
@@ -72,6 +75,11 @@ mlir::Value buildPad(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source,
                      llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
                      mlir::TypedAttr padValue);
 
+/// A per-channel vector `v` ([C]) viewed as [C, 1, ..., 1] (`rank` - 1
+/// dims), so that it broadcasts along dim 1 of a tensor of `rank`.
+mlir::Value buildChannelVector(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value v, int64_t rank);
+
 /// The geometry of a sliding window over the trailing spatial dims.
 struct WindowGeometry {
   llvm::ArrayRef<int64_t> strides, dilations, padLow, spatialIn;
@@ -96,6 +104,52 @@ toVector(std::optional<llvm::ArrayRef<int64_t>> values) {
   return values ? llvm::SmallVector<int64_t>(values->begin(), values->end())
                 : llvm::SmallVector<int64_t>();
 }
+
+/// An op of f16 or bf16 results computed in f32: its narrow operands cast
+/// up, the op on f32, its result cast back (onnx.Casts, lowered by their
+/// own pattern). For contractions and reductions, whose sums lose a bit
+/// per term in the narrow type; cuBLAS, cuDNN and onnxruntime accumulate
+/// in f32 too. Tried before the op's own pattern (benefit 2).
+template <typename OpTy>
+struct WidenedToF32 : public mlir::OpConversionPattern<OpTy> {
+  WidenedToF32(mlir::MLIRContext *ctx)
+      : mlir::OpConversionPattern<OpTy>(ctx, /*benefit=*/2) {}
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  mlir::LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const override {
+    auto resultType =
+        llvm::cast<mlir::RankedTensorType>(op->getResult(0).getType());
+    mlir::Type narrow = resultType.getElementType();
+    if (!narrow.isF16() && !narrow.isBF16())
+      return rewriter.notifyMatchFailure(op, "not a narrow float");
+    // TensorProto data types: FLOAT, FLOAT16, BFLOAT16.
+    int64_t narrowCode = narrow.isF16() ? 10 : 16;
+    mlir::Location loc = op.getLoc();
+    mlir::Type f32 = rewriter.getF32Type();
+    auto castTo = [&](mlir::Value v, mlir::Type to,
+                      int64_t code) -> mlir::Value {
+      auto type = llvm::cast<mlir::RankedTensorType>(v.getType());
+      return ONNXCastOp::create(rewriter, loc, type.clone(to), v,
+                                rewriter.getI64IntegerAttr(code),
+                                rewriter.getI64IntegerAttr(1));
+    };
+    llvm::SmallVector<mlir::Value> operands;
+    for (mlir::Value v : adaptor.getOperands())
+      operands.push_back(
+          llvm::cast<mlir::RankedTensorType>(v.getType()).getElementType() ==
+                  narrow
+              ? castTo(v, f32, 1)
+              : v);
+    mlir::OperationState state(loc, op->getName(), operands,
+                               mlir::TypeRange{resultType.clone(f32)},
+                               op->getAttrDictionary().getValue());
+    mlir::Operation *wide = rewriter.create(state);
+    rewriter.replaceOp(op, castTo(wide->getResult(0), narrow, narrowCode));
+    return mlir::success();
+  }
+};
 
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
 void populatePoolingPatterns(mlir::RewritePatternSet &patterns);

@@ -1,11 +1,13 @@
-//===- Reduction.cpp - Reduce*, Softmax and LayerNormalization -----------===//
+//===- Reduction.cpp - Reduce*, Softmax, normalizations, scans -----------===//
 //
 // A reduction is a linalg.generic whose loops are the kept dims (the output
-// shape) followed by the reduced dims. Softmax and LayerNormalization are
-// two row reductions and a final elementwise generic over the input; that
-// generic is marked with the row dims (`fuse.row_dims`), which
-// fuse-form-kernel-loops keeps whole in each iteration, so every row's
-// statistics are computed once, not once per element.
+// shape) followed by the reduced dims. Softmax and the normalizations
+// (Layer, RMS, Instance, Group) are row reductions and a final elementwise
+// generic over the input; that generic is marked with the row dims
+// (`fuse.row_dims`), which fuse-form-kernel-loops keeps whole in each
+// iteration, so every row's statistics are computed once, not once per
+// element. LRN, CumSum and ArgMax/ArgMin are reductions too: over a channel
+// window, over the scanned axis, and to an index.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,9 +31,10 @@ using CombineFn = llvm::function_ref<Value(OpBuilder &, Location, Value acc,
                                            ArrayRef<Value> x)>;
 
 /// Reduces `input` over `reducedDims` (sorted). The result keeps the
-/// reduced dims as size 1 when `keepDims`, else drops them. `extras` are
-/// further inputs of the reduction's result shape with kept dims (e.g. a
-/// row maximum), read at the row of each element.
+/// reduced dims as size 1 when `keepDims`, else drops them; its element
+/// type is `init`'s. `extras` are further inputs of the reduction's result
+/// shape with kept dims (e.g. a row maximum), read at the row of each
+/// element.
 static Value buildReduction(OpBuilder &b, Location loc, Value input,
                             ArrayRef<int64_t> reducedDims, bool keepDims,
                             ValueRange extras, TypedAttr init,
@@ -76,7 +79,7 @@ static Value buildReduction(OpBuilder &b, Location loc, Value input,
   SmallVector<utils::IteratorType> iterators(numOut,
                                              utils::IteratorType::parallel);
   iterators.append(reducedDims.size(), utils::IteratorType::reduction);
-  auto resultType = RankedTensorType::get(outShape, inputType.getElementType());
+  auto resultType = RankedTensorType::get(outShape, init.getType());
   Value filled = buildFilled(b, loc, resultType, init);
   SmallVector<Value> inputs{input};
   llvm::append_range(inputs, extras);
@@ -102,6 +105,20 @@ static TypedAttr highestAttr(Type type) {
     return FloatAttr::get(type, APFloat::getInf(floatType.getFloatSemantics()));
   unsigned width = type.getIntOrFloatBitWidth();
   return IntegerAttr::get(type, APInt::getSignedMaxValue(width));
+}
+
+/// The dims [axis, rank) of `type` that a Layer or RMS normalization
+/// normalizes over, and (`count`) how many elements they hold.
+static SmallVector<int64_t> getTrailingDims(RankedTensorType type,
+                                            int64_t axisAttr, int64_t &count) {
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> dims;
+  count = 1;
+  for (int64_t d = *normalizeAxis(axisAttr, rank); d < rank; ++d) {
+    dims.push_back(d);
+    count *= type.getDimSize(d);
+  }
+  return dims;
 }
 
 /// Marks the generic that produces `value` with the dims each kernel loop
@@ -261,61 +278,73 @@ struct SoftmaxLowering : public OpConversionPattern<ONNXSoftmaxOp> {
   }
 };
 
-/// `(x - mean) / sqrt(var + epsilon) * Scale + B` over dims [axis, rank),
-/// with the variance of the centered values (two passes, as accurate as
-/// onnxruntime's).
-struct LayerNormLowering
-    : public OpConversionPattern<ONNXLayerNormalizationOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// LayerNormalization, `(x - mean) / sqrt(var + epsilon) * Scale + B`, and
+/// RMSNormalization, `x / sqrt(mean(x^2) + epsilon) * scale`, over dims
+/// [axis, rank). LayerNorm's variance is that of the centered values (two
+/// passes, as accurate as onnxruntime's).
+template <typename OpTy>
+struct TrailingNormLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+  static constexpr bool kCentered =
+      std::is_same_v<OpTy, ONNXLayerNormalizationOp>;
 
   LogicalResult
-  matchAndRewrite(ONNXLayerNormalizationOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value x = adaptor.getX();
     auto type = cast<RankedTensorType>(op.getType());
-    int64_t rank = type.getRank();
-    int64_t axis = *normalizeAxis(op.getAxis(), rank);
     Type elementType = type.getElementType();
-    SmallVector<int64_t> dims;
-    int64_t count = 1;
-    for (int64_t d = axis; d < rank; ++d) {
-      dims.push_back(d);
-      count *= type.getDimSize(d);
-    }
+    int64_t count;
+    SmallVector<int64_t> dims = getTrailingDims(type, op.getAxis(), count);
     double epsilon = op.getEpsilon().convertToDouble();
     auto mean = [count](OpBuilder &b, Location l, Value total) -> Value {
       return arith::DivFOp::create(
           b, l, total, buildScalar(b, l, total.getType(), count));
     };
-    Value sum = buildReduction(
-        rewriter, loc, x, dims, /*keepDims=*/true, {}, zeroAttr(elementType),
-        [](OpBuilder &b, Location l, Value acc, ArrayRef<Value> v) -> Value {
-          return arith::AddFOp::create(b, l, acc, v[0]);
-        });
+    Value sum, bias;
+    SmallVector<Value> extras;
+    if constexpr (kCentered) {
+      bias = adaptor.getB();
+      sum = buildReduction(
+          rewriter, loc, x, dims, /*keepDims=*/true, {}, zeroAttr(elementType),
+          [](OpBuilder &b, Location l, Value acc, ArrayRef<Value> v) -> Value {
+            return arith::AddFOp::create(b, l, acc, v[0]);
+          });
+      extras.push_back(sum);
+    }
     Value squares = buildReduction(
-        rewriter, loc, x, dims, /*keepDims=*/true, {sum},
+        rewriter, loc, x, dims, /*keepDims=*/true, extras,
         zeroAttr(elementType),
         [&](OpBuilder &b, Location l, Value acc, ArrayRef<Value> v) -> Value {
-          Value d = arith::SubFOp::create(b, l, v[0], mean(b, l, v[1]));
+          Value d = kCentered
+                        ? arith::SubFOp::create(b, l, v[0], mean(b, l, v[1]))
+                              .getResult()
+                        : v[0];
           return arith::AddFOp::create(b, l, acc,
                                        arith::MulFOp::create(b, l, d, d));
         });
-    bool hasBias = static_cast<bool>(adaptor.getB());
+    // Absent operands (sum, bias) are skipped: v holds x, [sum], squares,
+    // scale, [bias].
     Value result = buildElementwise(
-        rewriter, loc, type,
-        {x, sum, squares, adaptor.getScale(), adaptor.getB()},
+        rewriter, loc, type, {x, sum, squares, adaptor.getScale(), bias},
         [&](OpBuilder &b, Location l, ArrayRef<Value> v) -> Value {
-          Value centered = arith::SubFOp::create(b, l, v[0], mean(b, l, v[1]));
-          Value var = mean(b, l, v[2]);
+          size_t next = kCentered ? 2 : 1;
+          Value centered =
+              kCentered
+                  ? arith::SubFOp::create(b, l, v[0], mean(b, l, v[1]))
+                        .getResult()
+                  : v[0];
+          Value var = mean(b, l, v[next++]);
           Value stddev = math::SqrtOp::create(
               b, l,
               arith::AddFOp::create(b, l, var,
                                     buildScalar(b, l, elementType, epsilon)));
           Value y = arith::MulFOp::create(
-              b, l, arith::DivFOp::create(b, l, centered, stddev), v[3]);
-          return hasBias ? arith::AddFOp::create(b, l, y, v[4]).getResult()
-                         : y;
+              b, l, arith::DivFOp::create(b, l, centered, stddev), v[next++]);
+          return bias ? arith::AddFOp::create(b, l, y, v[next]).getResult()
+                      : y;
         });
     markRowDims(result, dims);
     rewriter.replaceOp(op, result);
@@ -323,17 +352,355 @@ struct LayerNormLowering
   }
 };
 
+/// Normalizes `x` (N x C x spatial...) per sample over each of `groups`
+/// groups of consecutive channels and the spatial dims, then applies the
+/// per-channel `scale` and `bias`: GroupNormalization, and
+/// InstanceNormalization as one channel per group. Mean and variance are
+/// two passes (as LayerNormalization). The statistics are [N, groups]
+/// reductions whose loops are (n, g, channel in group, spatial...); each
+/// iteration of the kernel's loop computes one group (one channel for
+/// instance norm: its spatial dims are the row) or one sample.
+static Value buildGroupNorm(OpBuilder &b, Location loc, Value x, Value scale,
+                            Value bias, int64_t groups, double epsilon,
+                            RankedTensorType type) {
+  MLIRContext *ctx = b.getContext();
+  Type elementType = type.getElementType();
+  int64_t rank = type.getRank();
+  int64_t perGroup = type.getDimSize(1) / groups;
+  int64_t count = perGroup;
+  for (int64_t d = 2; d < rank; ++d)
+    count *= type.getDimSize(d);
+  // Reduction loops: n, g, then the channel within the group (only when a
+  // group has several), then the spatial dims.
+  bool channelLoop = perGroup > 1;
+  int64_t numLoops = 2 + (channelLoop ? 1 : 0) + (rank - 2);
+  AffineExpr n = getAffineDimExpr(0, ctx), g = getAffineDimExpr(1, ctx);
+  SmallVector<AffineExpr> xExprs{
+      n, channelLoop ? g * perGroup + getAffineDimExpr(2, ctx) : g};
+  for (int64_t d = 2; d < rank; ++d)
+    xExprs.push_back(getAffineDimExpr(d + (channelLoop ? 1 : 0), ctx));
+  AffineMap xMap = AffineMap::get(numLoops, 0, xExprs, ctx);
+  AffineMap statsMap = AffineMap::get(numLoops, 0, {n, g}, ctx);
+  SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+  iterators.append(numLoops - 2, utils::IteratorType::reduction);
+  auto statsType =
+      RankedTensorType::get({type.getDimSize(0), groups}, elementType);
+  auto mean = [count](OpBuilder &nb, Location l, Value total) -> Value {
+    return arith::DivFOp::create(nb, l, total,
+                                 buildScalar(nb, l, total.getType(), count));
+  };
+  // The channel loop appears in x's map only as part of `g * C/G + c`: a
+  // window-shaped operand gives it its bounds.
+  Value window =
+      channelLoop
+          ? tensor::EmptyOp::create(b, loc, {perGroup}, elementType).getResult()
+          : Value();
+  auto reduce =
+      [&](ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+          function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
+        SmallVector<Value> operands(inputs);
+        SmallVector<AffineMap> maps(inputMaps);
+        if (window) {
+          operands.push_back(window);
+          maps.push_back(AffineMap::get(numLoops, 0, getAffineDimExpr(2, ctx)));
+        }
+        maps.push_back(statsMap);
+        Value init = buildFilled(b, loc, statsType, zeroAttr(elementType));
+        return linalg::GenericOp::create(
+                   b, loc, statsType, operands, init, maps, iterators,
+                   [&](OpBuilder &nb, Location l, ValueRange args) {
+                     Value t = term(nb, l, args.drop_back());
+                     Value sum = arith::AddFOp::create(nb, l, args.back(), t);
+                     linalg::YieldOp::create(nb, l, sum);
+                   })
+            .getResult(0);
+      };
+  Value sum = reduce({x}, {xMap},
+                     [](OpBuilder &, Location, ValueRange v) { return v[0]; });
+  Value squares =
+      reduce({x, sum}, {xMap, statsMap},
+             [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+               Value d = arith::SubFOp::create(nb, l, v[0], mean(nb, l, v[1]));
+               return arith::MulFOp::create(nb, l, d, d);
+             });
+
+  // The result: one parallel generic over x's shape.
+  AffineExpr c = getAffineDimExpr(1, ctx);
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap groupMap = AffineMap::get(
+      rank, 0, {n, perGroup > 1 ? c.floorDiv(perGroup) : c}, ctx);
+  AffineMap channelMap = AffineMap::get(rank, 0, {c}, ctx);
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), elementType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, type, ValueRange{x, sum, squares, scale, bias}, init,
+      {identity, groupMap, groupMap, channelMap, channelMap, identity},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange v) {
+        Value centered = arith::SubFOp::create(nb, l, v[0], mean(nb, l, v[1]));
+        Value stddev = math::SqrtOp::create(
+            nb, l,
+            arith::AddFOp::create(nb, l, mean(nb, l, v[2]),
+                                  buildScalar(nb, l, elementType, epsilon)));
+        Value y = arith::MulFOp::create(
+            nb, l, arith::DivFOp::create(nb, l, centered, stddev), v[3]);
+        Value shifted = arith::AddFOp::create(nb, l, y, v[4]);
+        linalg::YieldOp::create(nb, l, shifted);
+      });
+  Value result = generic.getResult(0);
+  int64_t firstRowDim = perGroup > 1 ? 1 : 2;
+  markRowDims(result, llvm::to_vector(llvm::seq<int64_t>(firstRowDim, rank)));
+  return result;
+}
+
+/// InstanceNormalization (a group per channel) and GroupNormalization.
+template <typename OpTy>
+struct ChannelNormLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    double epsilon = op.getEpsilon().convertToDouble();
+    Value result;
+    if constexpr (std::is_same_v<OpTy, ONNXInstanceNormalizationOp>)
+      result = buildGroupNorm(rewriter, op.getLoc(), adaptor.getInput(),
+                              adaptor.getScale(), adaptor.getB(),
+                              type.getDimSize(1), epsilon, type);
+    else
+      result = buildGroupNorm(rewriter, op.getLoc(), adaptor.getX(),
+                              adaptor.getScale(), adaptor.getBias(),
+                              op.getNumGroups(), epsilon, type);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// LRN: the sum of squares over the channel window around each element (a
+/// reduction over a window-shaped operand, reading the input in the body
+/// with the channel clamped and 0 outside), then
+/// `x / (bias + alpha / size * sum) ^ beta`.
+struct LRNLowering : public OpConversionPattern<ONNXLRNOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXLRNOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getX();
+    auto type = cast<RankedTensorType>(op.getType());
+    Type elementType = type.getElementType();
+    int64_t rank = type.getRank();
+    int64_t size = op.getSize();
+    int64_t channels = type.getDimSize(1);
+    int64_t before = (size - 1) / 2;
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t d = 0; d < rank; ++d)
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+    SmallVector<AffineMap> maps{
+        AffineMap::get(rank + 1, 0, getAffineDimExpr(rank, ctx)),
+        AffineMap::get(rank + 1, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Value window = tensor::EmptyOp::create(rewriter, loc, {size}, elementType);
+    Value init = buildFilled(rewriter, loc, type, zeroAttr(elementType));
+    auto sums = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{window}, init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d));
+          Value tap = linalg::IndexOp::create(b, l, rank);
+          Value channel = arith::SubIOp::create(
+              b, l, arith::AddIOp::create(b, l, at[1], tap),
+              arith::ConstantIndexOp::create(b, l, before));
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value last = arith::ConstantIndexOp::create(b, l, channels - 1);
+          Value inside = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, channel,
+                                    zero),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, channel,
+                                    last));
+          at[1] = arith::MinSIOp::create(
+              b, l, arith::MaxSIOp::create(b, l, channel, zero), last);
+          Value v = tensor::ExtractOp::create(b, l, x, at);
+          Value square = arith::SelectOp::create(
+              b, l, inside, arith::MulFOp::create(b, l, v, v),
+              buildScalar(b, l, elementType, 0.0));
+          Value sum = arith::AddFOp::create(b, l, args[1], square);
+          linalg::YieldOp::create(b, l, sum);
+        });
+    double scale = op.getAlpha().convertToDouble() / size;
+    double bias = op.getBias().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+    Value result = buildElementwise(
+        rewriter, loc, type, {x, sums.getResult(0)},
+        [&](OpBuilder &b, Location l, ArrayRef<Value> v) -> Value {
+          Value base = arith::AddFOp::create(
+              b, l, buildScalar(b, l, elementType, bias),
+              arith::MulFOp::create(b, l, v[1],
+                                    buildScalar(b, l, elementType, scale)));
+          Value divisor = math::PowFOp::create(
+              b, l, base, buildScalar(b, l, elementType, beta));
+          return arith::DivFOp::create(b, l, v[0], divisor);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// The constant scalar `value` (a one-element integer tensor), or none.
+static std::optional<int64_t> getConstantScalar(Value value) {
+  std::optional<SmallVector<int64_t>> values = getConstantIntValues(value);
+  if (!values || values->size() != 1)
+    return std::nullopt;
+  return (*values)[0];
+}
+
+/// CumSum: a generic over the output and, as a reduction loop, the whole
+/// axis; each element sums the inputs on its side of it (before it, or
+/// after it with `reverse`; itself unless `exclusive`). Quadratic in the
+/// axis length, which the row kernels it is used in keep short.
+struct CumSumLowering : public OpConversionPattern<ONNXCumSumOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXCumSumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    std::optional<int64_t> axisValue = getConstantScalar(op.getAxis());
+    if (!axisValue)
+      return op.emitOpError("needs a constant 'axis' (an input can be fixed "
+                            "to a value with --input-value)");
+    FailureOr<int64_t> axis = normalizeAxis(*axisValue, rank);
+    if (failed(axis))
+      return op.emitOpError("'axis' = ")
+             << *axisValue << " is out of range for rank " << rank;
+    SmallVector<AffineExpr> inExprs, outExprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+      inExprs.push_back(getAffineDimExpr(d == *axis ? rank : d, ctx));
+    }
+    SmallVector<AffineMap> maps{AffineMap::get(rank + 1, 0, inExprs, ctx),
+                                AffineMap::get(rank + 1, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    bool exclusive = op.getExclusive() != 0, reverse = op.getReverse() != 0;
+    arith::CmpIPredicate taken = reverse
+                                     ? (exclusive ? arith::CmpIPredicate::sgt
+                                                  : arith::CmpIPredicate::sge)
+                                     : (exclusive ? arith::CmpIPredicate::slt
+                                                  : arith::CmpIPredicate::sle);
+    Type elementType = type.getElementType();
+    Value init = buildFilled(rewriter, loc, type, zeroAttr(elementType));
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, adaptor.getX(), init, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value j = linalg::IndexOp::create(b, l, rank);
+          Value i = linalg::IndexOp::create(b, l, *axis);
+          Value inSum = arith::CmpIOp::create(b, l, taken, j, i);
+          Value term = arith::SelectOp::create(
+              b, l, inSum, args[0], buildScalar(b, l, elementType, 0.0));
+          linalg::YieldOp::create(b, l, buildAdd(b, l, args[1], term));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// ArgMax and ArgMin: a reduction over `axis` whose accumulator is the
+/// index of the best element so far; the body reads that element back to
+/// compare (strictly, so the first best wins, or not, so the last does).
+template <typename OpTy, bool IsMax>
+struct ArgReduceLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value data = adaptor.getData();
+    auto dataType = cast<RankedTensorType>(data.getType());
+    int64_t rank = dataType.getRank();
+    int64_t axis = *normalizeAxis(op.getAxis(), rank);
+    bool keepDims = op.getKeepdims() != 0;
+    bool last = op.getSelectLastIndex() != 0;
+    bool isFloat = isa<FloatType>(dataType.getElementType());
+    Value reduced = buildReduction(
+        rewriter, loc, data, {axis}, keepDims, {},
+        rewriter.getI64IntegerAttr(0),
+        [&](OpBuilder &b, Location l, Value acc, ArrayRef<Value> x) -> Value {
+          // Loops: the output dims, then the axis.
+          int64_t numOut = keepDims ? rank : rank - 1;
+          Value k = linalg::IndexOp::create(b, l, numOut);
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d) {
+            if (d == axis)
+              at.push_back(
+                  arith::IndexCastOp::create(b, l, b.getIndexType(), acc));
+            else
+              at.push_back(linalg::IndexOp::create(
+                  b, l, keepDims || d < axis ? d : d - 1));
+          }
+          Value best = tensor::ExtractOp::create(b, l, data, at);
+          Value better;
+          if (isFloat)
+            better = arith::CmpFOp::create(
+                b, l,
+                IsMax ? (last ? arith::CmpFPredicate::OGE
+                              : arith::CmpFPredicate::OGT)
+                      : (last ? arith::CmpFPredicate::OLE
+                              : arith::CmpFPredicate::OLT),
+                x[0], best);
+          else
+            better = arith::CmpIOp::create(
+                b, l,
+                IsMax ? (last ? arith::CmpIPredicate::sge
+                              : arith::CmpIPredicate::sgt)
+                      : (last ? arith::CmpIPredicate::sle
+                              : arith::CmpIPredicate::slt),
+                x[0], best);
+          return arith::SelectOp::create(
+              b, l, better, arith::IndexCastOp::create(b, l, b.getI64Type(), k),
+              acc);
+        });
+    rewriter.replaceOp(op, reduced);
+    return success();
+  }
+};
+
 } // namespace
 
 void fuse::lowering::populateReductionPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReduceLowering<ONNXReduceMeanOp>,
-               ReduceLowering<ONNXReduceSumOp>,
-               ReduceLowering<ONNXReduceMaxOp>,
-               ReduceLowering<ONNXReduceMinOp>,
-               ReduceLowering<ONNXReduceL1Op>, ReduceLowering<ONNXReduceL2Op>,
-               ReduceLowering<ONNXReduceLogSumOp>,
-               ReduceLowering<ONNXReduceLogSumExpOp>,
-               ReduceLowering<ONNXReduceSumSquareOp>,
-               ReduceLowering<ONNXReduceProdOp>, SoftmaxLowering,
-               LayerNormLowering>(patterns.getContext());
+  patterns.add<
+      ReduceLowering<ONNXReduceMeanOp>, ReduceLowering<ONNXReduceSumOp>,
+      ReduceLowering<ONNXReduceMaxOp>, ReduceLowering<ONNXReduceMinOp>,
+      ReduceLowering<ONNXReduceL1Op>, ReduceLowering<ONNXReduceL2Op>,
+      ReduceLowering<ONNXReduceLogSumOp>, ReduceLowering<ONNXReduceLogSumExpOp>,
+      ReduceLowering<ONNXReduceSumSquareOp>, ReduceLowering<ONNXReduceProdOp>,
+      SoftmaxLowering, TrailingNormLowering<ONNXLayerNormalizationOp>,
+      TrailingNormLowering<ONNXRMSNormalizationOp>,
+      ChannelNormLowering<ONNXInstanceNormalizationOp>,
+      ChannelNormLowering<ONNXGroupNormalizationOp>, LRNLowering, CumSumLowering,
+      ArgReduceLowering<ONNXArgMaxOp, true>,
+      ArgReduceLowering<ONNXArgMinOp, false>, WidenedToF32<ONNXSoftmaxOp>,
+      WidenedToF32<ONNXLayerNormalizationOp>,
+      WidenedToF32<ONNXRMSNormalizationOp>,
+      WidenedToF32<ONNXInstanceNormalizationOp>,
+      WidenedToF32<ONNXGroupNormalizationOp>, WidenedToF32<ONNXLRNOp>,
+      WidenedToF32<ONNXCumSumOp>, WidenedToF32<ONNXReduceMeanOp>,
+      WidenedToF32<ONNXReduceSumOp>, WidenedToF32<ONNXReduceL1Op>,
+      WidenedToF32<ONNXReduceL2Op>, WidenedToF32<ONNXReduceLogSumOp>,
+      WidenedToF32<ONNXReduceLogSumExpOp>,
+      WidenedToF32<ONNXReduceSumSquareOp>, WidenedToF32<ONNXReduceProdOp>>(
+      patterns.getContext());
 }

@@ -443,7 +443,259 @@ struct ConcatLowering : public OpConversionPattern<ONNXConcatOp> {
   }
 };
 
-/// Shape, ConstantOfShape and Range of static shapes are constants; they
+/// `linalg.index` of every loop of the enclosing generic of `rank` loops.
+static SmallVector<Value> buildAllIndices(OpBuilder &b, Location l,
+                                          int64_t rank) {
+  return buildLoopIndices(b, l, 0, rank);
+}
+
+static Value constIndex(OpBuilder &b, Location l, int64_t v) {
+  return arith::ConstantIndexOp::create(b, l, v);
+}
+
+static Value clampIndex(OpBuilder &b, Location l, Value i, int64_t lo,
+                        int64_t hi) {
+  return arith::MinSIOp::create(
+      b, l, arith::MaxSIOp::create(b, l, i, constIndex(b, l, lo)),
+      constIndex(b, l, hi));
+}
+
+/// Pad: each output element reads the input at its position less the begin
+/// pad, brought into the kept (uncropped) part of the dim as the mode says:
+/// clamped (edge), mirrored (reflect) or modulo its length (wrap); constant
+/// mode takes the fill value outside it instead.
+struct PadLowering : public OpConversionPattern<ONNXPadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXPadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value data = adaptor.getData();
+    auto dataType = cast<RankedTensorType>(data.getType());
+    int64_t rank = type.getRank();
+    Type elementType = type.getElementType();
+    SmallVector<int64_t> begins, ends;
+    if (failed(op.getDimPads(rank, begins, ends)))
+      return op.emitOpError("needs constant, valid 'pads' and 'axes'");
+    StringRef mode = op.getMode();
+    bool isConstant = mode == "constant";
+    SmallVector<int64_t> lo(rank), kept(rank), before(rank);
+    bool empty = false;
+    for (int64_t d = 0; d < rank; ++d) {
+      lo[d] = std::max<int64_t>(0, -begins[d]);
+      before[d] = std::max<int64_t>(0, begins[d]);
+      kept[d] = dataType.getDimSize(d) - lo[d] - std::max<int64_t>(0, -ends[d]);
+      empty |= kept[d] <= 0;
+    }
+    if (empty && !isConstant)
+      return op.emitOpError("cannot pad a dim with no elements in '")
+             << mode << "' mode";
+    Value fillOperand = adaptor.getConstantValue();
+    TypedAttr fillAttr =
+        fillOperand ? getSplatScalar(fillOperand) : TypedAttr();
+    Value result = buildParallelGeneric(
+        rewriter, loc, type, ValueRange{}, {},
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          Value fill;
+          if (!isConstant)
+            fill = Value();
+          else if (fillAttr)
+            fill = arith::ConstantOp::create(b, l, fillAttr);
+          else if (fillOperand)
+            fill = tensor::ExtractOp::create(
+                b, l, fillOperand,
+                SmallVector<Value>(
+                    cast<RankedTensorType>(fillOperand.getType()).getRank(),
+                    constIndex(b, l, 0)));
+          else
+            fill = buildScalar(b, l, elementType, 0.0);
+          // Everything is padding: no input element is read.
+          if (empty)
+            return fill;
+          SmallVector<Value> at = buildAllIndices(b, l, rank);
+          Value inside;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value j =
+                arith::SubIOp::create(b, l, at[d], constIndex(b, l, before[d]));
+            bool padded = before[d] > 0 || type.getDimSize(d) > kept[d];
+            Value pos = j;
+            if (!padded) {
+              // Kept as it is (cropped at most).
+            } else if (isConstant || mode == "edge") {
+              if (isConstant) {
+                Value in = arith::AndIOp::create(
+                    b, l,
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, j,
+                                          constIndex(b, l, 0)),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, j,
+                                          constIndex(b, l, kept[d])));
+                inside =
+                    inside ? arith::AndIOp::create(b, l, inside, in).getResult()
+                           : in;
+              }
+              pos = clampIndex(b, l, j, 0, kept[d] - 1);
+            } else if (mode == "reflect") {
+              // Pads are shorter than the dim: one reflection suffices.
+              Value negative = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::slt, j, constIndex(b, l, 0));
+              Value a = arith::SelectOp::create(
+                  b, l, negative,
+                  arith::SubIOp::create(b, l, constIndex(b, l, 0), j), j);
+              Value past =
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, a,
+                                        constIndex(b, l, kept[d]));
+              pos = arith::SelectOp::create(
+                  b, l, past,
+                  arith::SubIOp::create(b, l,
+                                        constIndex(b, l, 2 * (kept[d] - 1)), a),
+                  a);
+            } else {
+              // wrap: shift by whole periods so the remainder is of a
+              // non-negative number.
+              int64_t shift = (before[d] + kept[d] - 1) / kept[d] * kept[d];
+              pos = arith::RemSIOp::create(
+                  b, l, arith::AddIOp::create(b, l, j, constIndex(b, l, shift)),
+                  constIndex(b, l, kept[d]));
+            }
+            at[d] = arith::AddIOp::create(b, l, pos, constIndex(b, l, lo[d]));
+          }
+          Value v = tensor::ExtractOp::create(b, l, data, at);
+          return inside ? arith::SelectOp::create(b, l, inside, v, fill)
+                              .getResult()
+                        : v;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Tile reads each output element at its position modulo the input's dims.
+struct TileLowering : public OpConversionPattern<ONNXTileOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Value input = adaptor.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    int64_t rank = type.getRank();
+    Value result = buildParallelGeneric(
+        rewriter, op.getLoc(), type, ValueRange{}, {},
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          SmallVector<Value> at = buildAllIndices(b, l, rank);
+          for (int64_t d = 0; d < rank; ++d)
+            if (inputType.getDimSize(d) != type.getDimSize(d))
+              at[d] = arith::RemUIOp::create(
+                  b, l, at[d], constIndex(b, l, inputType.getDimSize(d)));
+          return tensor::ExtractOp::create(b, l, input, at);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Trilu keeps an element of row i and column j of the last two dims when
+/// `j - i >= k` (upper) or `j - i <= k` (lower), else 0.
+struct TriluLowering : public OpConversionPattern<ONNXTriluOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ONNXTriluOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    int64_t k = 0;
+    if (op.getK()) {
+      std::optional<SmallVector<int64_t>> values =
+          getConstantIntValues(op.getK());
+      if (!values || values->size() != 1)
+        return op.emitOpError("needs a constant 'k' (an input can be fixed to "
+                              "a value with --input-value)");
+      k = (*values)[0];
+    }
+    bool upper = op.getUpper() != 0;
+    Value result = buildParallelGeneric(
+        rewriter, op.getLoc(), type, adaptor.getInput(),
+        rewriter.getMultiDimIdentityMap(rank),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value i = linalg::IndexOp::create(b, l, rank - 2);
+          Value j = linalg::IndexOp::create(b, l, rank - 1);
+          Value diagonal = arith::IndexCastOp::create(
+              b, l, b.getI64Type(), arith::SubIOp::create(b, l, j, i));
+          Value keep = arith::CmpIOp::create(
+              b, l,
+              upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
+              diagonal,
+              arith::ConstantOp::create(b, l, b.getI64IntegerAttr(k)));
+          return arith::SelectOp::create(
+              b, l, keep, args[0],
+              buildScalar(b, l, type.getElementType(), 0.0));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// DepthToSpace and SpaceToDepth move each b x b block of the spatial dims
+/// of the tensor of C channels (the "space" one) to b*b channels of the
+/// other: space (n, c, h*b + i, w*b + j) is depth (n, (i*b + j) * C + c,
+/// h, w) in DCR mode and (n, c * b*b + i*b + j, h, w) in CRD mode. Each
+/// output element reads the input element it is.
+template <typename OpTy, bool ToSpace>
+struct BlockMoveLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Value input = adaptor.getInput();
+    auto space = ToSpace ? type : cast<RankedTensorType>(input.getType());
+    int64_t bs = op.getBlocksize(), channels = space.getDimSize(1);
+    bool dcr = op.getMode() == "DCR";
+    Value result = buildParallelGeneric(
+        rewriter, op.getLoc(), type, ValueRange{}, {},
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          SmallVector<Value> at = buildAllIndices(b, l, 4);
+          Value block = constIndex(b, l, bs);
+          auto mul = [&](Value x, Value y) -> Value {
+            return arith::MulIOp::create(b, l, x, y);
+          };
+          auto add = [&](Value x, Value y) -> Value {
+            return arith::AddIOp::create(b, l, x, y);
+          };
+          SmallVector<Value> from;
+          if constexpr (ToSpace) {
+            Value offset =
+                add(mul(arith::RemUIOp::create(b, l, at[2], block), block),
+                    arith::RemUIOp::create(b, l, at[3], block));
+            Value c = dcr ? add(mul(offset, constIndex(b, l, channels)), at[1])
+                          : add(mul(at[1], constIndex(b, l, bs * bs)), offset);
+            from = {at[0], c, arith::DivUIOp::create(b, l, at[2], block),
+                    arith::DivUIOp::create(b, l, at[3], block)};
+          } else {
+            Value per = constIndex(b, l, dcr ? channels : bs * bs);
+            Value quotient = arith::DivUIOp::create(b, l, at[1], per);
+            Value remainder = arith::RemUIOp::create(b, l, at[1], per);
+            Value offset = dcr ? quotient : remainder;
+            from = {at[0], dcr ? remainder : quotient,
+                    add(mul(at[2], block),
+                        arith::DivUIOp::create(b, l, offset, block)),
+                    add(mul(at[3], block),
+                        arith::RemUIOp::create(b, l, offset, block))};
+          }
+          return tensor::ExtractOp::create(b, l, input, from);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Shape, Size, ConstantOfShape and Range of static shapes are constants; they
 /// normally fold away before lowering, but a kernel may still hold one.
 template <typename OpTy>
 struct FoldToConstantLowering : public OpConversionPattern<OpTy> {
@@ -468,12 +720,14 @@ struct FoldToConstantLowering : public OpConversionPattern<OpTy> {
 } // namespace
 
 void fuse::lowering::populateTensorPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReshapeLowering, FlattenLowering, ConstantLowering,
-               ReshapeLikeLowering<ONNXSqueezeOp>,
-               ReshapeLikeLowering<ONNXUnsqueezeOp>, ExpandLowering,
-               TransposeLowering, SliceLowering, GatherLowering,
-               GatherElementsLowering, GatherNDLowering, ConcatLowering,
-               FoldToConstantLowering<ONNXShapeOp>,
-               FoldToConstantLowering<ONNXConstantOfShapeOp>,
-               FoldToConstantLowering<ONNXRangeOp>>(patterns.getContext());
+  patterns.add<
+      ReshapeLowering, FlattenLowering, ConstantLowering,
+      ReshapeLikeLowering<ONNXSqueezeOp>, ReshapeLikeLowering<ONNXUnsqueezeOp>,
+      ExpandLowering, TransposeLowering, SliceLowering, GatherLowering,
+      GatherElementsLowering, GatherNDLowering, ConcatLowering, PadLowering,
+      TileLowering, TriluLowering, BlockMoveLowering<ONNXDepthToSpaceOp, true>,
+      BlockMoveLowering<ONNXSpaceToDepthOp, false>,
+      FoldToConstantLowering<ONNXShapeOp>, FoldToConstantLowering<ONNXSizeOp>,
+      FoldToConstantLowering<ONNXConstantOfShapeOp>,
+      FoldToConstantLowering<ONNXRangeOp>>(patterns.getContext());
 }

@@ -130,3 +130,74 @@ func.func @gather_nd(%x: tensor<3x4x5xf32>, %i: tensor<6x2xi64>, %b: tensor<?x2x
   %3 = onnx.GatherND(%x, %k) : (tensor<3x4x5xf32>, tensor<2x?xi64>) -> tensor<*xf32>
   return %0, %1, %2, %3 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
 }
+
+// -----
+
+// Mod and PRelu broadcast (PRelu to X's shape); LRN and the normalizations
+// keep the input's type; ArgMax/ArgMin give i64 indices.
+// CHECK-LABEL: func @coverage_ops
+func.func @coverage_ops(%x: tensor<2x4x3x3xf32>, %v: tensor<3xf32>, %s: tensor<4xf32>, %i: tensor<2x3xi32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi64>, tensor<*xi64>, tensor<*xi32>) {
+  // CHECK: onnx.Mod(%{{.*}}, %{{.*}}) {fmod = 1 : i64} : (tensor<2x4x3x3xf32>, tensor<3xf32>) -> tensor<2x4x3x3xf32>
+  %0 = onnx.Mod(%x, %v) {fmod = 1 : i64} : (tensor<2x4x3x3xf32>, tensor<3xf32>) -> tensor<*xf32>
+  // CHECK: onnx.PRelu(%{{.*}}, %{{.*}}) : (tensor<2x4x3x3xf32>, tensor<3xf32>) -> tensor<2x4x3x3xf32>
+  %1 = onnx.PRelu(%x, %v) : (tensor<2x4x3x3xf32>, tensor<3xf32>) -> tensor<*xf32>
+  // CHECK: onnx.LRN(%{{.*}}) {size = 3 : i64} : (tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %2 = onnx.LRN(%x) {size = 3 : i64} : (tensor<2x4x3x3xf32>) -> tensor<*xf32>
+  // CHECK: onnx.InstanceNormalization(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x3x3xf32>
+  %3 = onnx.InstanceNormalization(%x, %s, %s) : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<*xf32>
+  // CHECK: onnx.GroupNormalization(%{{.*}}, %{{.*}}, %{{.*}}) {num_groups = 2 : i64} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x3x3xf32>
+  %4 = onnx.GroupNormalization(%x, %s, %s) {num_groups = 2 : i64} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<*xf32>
+  // CHECK: onnx.RMSNormalization(%{{.*}}, %{{.*}}) : (tensor<2x4x3x3xf32>, tensor<3xf32>) -> tensor<2x4x3x3xf32>
+  %5 = onnx.RMSNormalization(%x, %v) : (tensor<2x4x3x3xf32>, tensor<3xf32>) -> tensor<*xf32>
+  // CHECK: onnx.ArgMax(%{{.*}}) {axis = 1 : i64} : (tensor<2x4x3x3xf32>) -> tensor<2x1x3x3xi64>
+  %6 = onnx.ArgMax(%x) {axis = 1 : i64} : (tensor<2x4x3x3xf32>) -> tensor<*xi64>
+  // CHECK: onnx.ArgMin(%{{.*}}) {axis = -1 : i64, keepdims = 0 : i64} : (tensor<2x3xi32>) -> tensor<2xi64>
+  %7 = onnx.ArgMin(%i) {axis = -1 : i64, keepdims = 0 : i64} : (tensor<2x3xi32>) -> tensor<*xi64>
+  %axis = onnx.Constant dense<1> : tensor<i32>
+  // CHECK: onnx.CumSum(%{{.*}}, %{{.*}}) : (tensor<2x3xi32>, tensor<i32>) -> tensor<2x3xi32>
+  %8 = onnx.CumSum(%i, %axis) : (tensor<2x3xi32>, tensor<i32>) -> tensor<*xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi64>, tensor<*xi64>, tensor<*xi32>
+}
+
+// -----
+
+// Pad: constant pads (and axes) give the shape, negative pads crop; pads
+// from a value only the rank. Tile multiplies the dims by 'repeats';
+// DepthToSpace and SpaceToDepth move blocksize^2 between channels and
+// space.
+// CHECK-LABEL: func @data_movement
+func.func @data_movement(%x: tensor<1x8x2x3xf32>, %p: tensor<8xi64>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %pads = onnx.Constant dense<[0, 0, 1, -1, 0, 0, 2, 1]> : tensor<8xi64>
+  // CHECK: onnx.Pad(%{{.*}}, %{{.*}}) {mode = "edge"} : (tensor<1x8x2x3xf32>, tensor<8xi64>) -> tensor<1x8x5x3xf32>
+  %0 = onnx.Pad(%x, %pads) {mode = "edge"} : (tensor<1x8x2x3xf32>, tensor<8xi64>) -> tensor<*xf32>
+  %two = onnx.Constant dense<[1, 2]> : tensor<2xi64>
+  %axes = onnx.Constant dense<[-1]> : tensor<1xi64>
+  %v = onnx.Constant dense<1.5> : tensor<f32>
+  // CHECK: onnx.Pad(%{{.*}}, %{{.*}}) constant_value(%{{.*}}) axes(%{{.*}}) : (tensor<1x8x2x3xf32>, tensor<2xi64>, tensor<f32>, tensor<1xi64>) -> tensor<1x8x2x6xf32>
+  %1 = onnx.Pad(%x, %two) constant_value(%v) axes(%axes) : (tensor<1x8x2x3xf32>, tensor<2xi64>, tensor<f32>, tensor<1xi64>) -> tensor<*xf32>
+  // CHECK: onnx.Pad(%{{.*}}, %{{.*}}) : (tensor<1x8x2x3xf32>, tensor<8xi64>) -> tensor<?x?x?x?xf32>
+  %2 = onnx.Pad(%x, %p) : (tensor<1x8x2x3xf32>, tensor<8xi64>) -> tensor<*xf32>
+  %r = onnx.Constant dense<[2, 1, 1, 3]> : tensor<4xi64>
+  // CHECK: onnx.Tile(%{{.*}}, %{{.*}}) : (tensor<1x8x2x3xf32>, tensor<4xi64>) -> tensor<2x8x2x9xf32>
+  %3 = onnx.Tile(%x, %r) : (tensor<1x8x2x3xf32>, tensor<4xi64>) -> tensor<*xf32>
+  // CHECK: onnx.DepthToSpace(%{{.*}}) {blocksize = 2 : i64, mode = "CRD"} : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
+  %4 = onnx.DepthToSpace(%x) {blocksize = 2 : i64, mode = "CRD"} : (tensor<1x8x2x3xf32>) -> tensor<*xf32>
+  // CHECK: onnx.SpaceToDepth(%{{.*}}) {blocksize = 2 : i64} : (tensor<1x2x4x6xf32>) -> tensor<1x8x2x3xf32>
+  %5 = onnx.SpaceToDepth(%4) {blocksize = 2 : i64} : (tensor<*xf32>) -> tensor<*xf32>
+  // CHECK: onnx.Trilu(%{{.*}}) {upper = 0 : i64} : (tensor<1x8x2x3xf32>) -> tensor<1x8x2x3xf32>
+  %6 = onnx.Trilu(%x) {upper = 0 : i64} : (tensor<1x8x2x3xf32>) -> tensor<*xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+// Size is an i64 scalar; it folds to a constant for a static shape.
+// CHECK-LABEL: func @size
+// CHECK: %[[N:.*]] = onnx.Constant dense<24> : tensor<i64>
+// CHECK: %[[D:.*]] = onnx.Size(%{{.*}}) : (tensor<2x?xf32>) -> tensor<i64>
+// CHECK: return %[[N]], %[[D]]
+func.func @size(%x: tensor<2x3x4xf32>, %y: tensor<2x?xf32>) -> (tensor<*xi64>, tensor<*xi64>) {
+  %0 = onnx.Size(%x) : (tensor<2x3x4xf32>) -> tensor<*xi64>
+  %1 = onnx.Size(%y) : (tensor<2x?xf32>) -> tensor<*xi64>
+  return %0, %1 : tensor<*xi64>, tensor<*xi64>
+}

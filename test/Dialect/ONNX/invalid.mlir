@@ -819,3 +819,152 @@ func.func @f(%x: tensor<3x4xf32>, %i: tensor<3x1xi64>) -> tensor<*xf32> {
   %0 = onnx.GatherND(%x, %i) {batch_dims = 2 : i64} : (tensor<3x4xf32>, tensor<3x1xi64>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+func.func @f(%a: tensor<3xi32>) -> tensor<*xi32> {
+  // expected-error @+2 {{'onnx.Mod' op 'fmod' = 2 is not 0 or 1}}
+  // expected-error @+1 {{'onnx.Mod' op failed to infer returned types}}
+  %0 = onnx.Mod(%a, %a) {fmod = 2 : i64} : (tensor<3xi32>, tensor<3xi32>) -> tensor<*xi32>
+  return %0 : tensor<*xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %s: tensor<2xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.PRelu' op 'slope' of shape 2 does not broadcast to X's shape 2x3}}
+  // expected-error @+1 {{'onnx.PRelu' op failed to infer returned types}}
+  %0 = onnx.PRelu(%x, %s) : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x4x5x5xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.LRN' op 'size' = 0 must be positive}}
+  // expected-error @+1 {{'onnx.LRN' op failed to infer returned types}}
+  %0 = onnx.LRN(%x) {size = 0 : i64} : (tensor<1x4x5x5xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x4x5x5xf32>, %s: tensor<3xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.InstanceNormalization' op 'scale' of shape 3 must be a vector of 4 elements (the channel count)}}
+  // expected-error @+1 {{'onnx.InstanceNormalization' op failed to infer returned types}}
+  %0 = onnx.InstanceNormalization(%x, %s, %s) : (tensor<1x4x5x5xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x4x5x5xf32>, %s: tensor<4xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.GroupNormalization' op the 4 channels are not divisible by 'num_groups' = 3}}
+  // expected-error @+1 {{'onnx.GroupNormalization' op failed to infer returned types}}
+  %0 = onnx.GroupNormalization(%x, %s, %s) {num_groups = 3 : i64} : (tensor<1x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %s: tensor<2xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.RMSNormalization' op 'scale' of shape 2 does not broadcast to the normalized dims 3}}
+  // expected-error @+1 {{'onnx.RMSNormalization' op failed to infer returned types}}
+  %0 = onnx.RMSNormalization(%x, %s) : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>) -> tensor<*xi64> {
+  // expected-error @+2 {{'onnx.ArgMax' op 'axis' = 2 is out of range for rank 2}}
+  // expected-error @+1 {{'onnx.ArgMax' op failed to infer returned types}}
+  %0 = onnx.ArgMax(%x) {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<*xi64>
+  return %0 : tensor<*xi64>
+}
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %a: tensor<2xi64>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.CumSum' op 'axis' must be a scalar, got shape 2}}
+  // expected-error @+1 {{'onnx.CumSum' op failed to infer returned types}}
+  %0 = onnx.CumSum(%x, %a) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>) -> tensor<*xf32> {
+  %pads = onnx.Constant dense<[0, 4, 0, 0]> : tensor<4xi64>
+  // expected-error @+2 {{'onnx.Pad' op reflect pads of dim 1 (4, 0) must be less than its size 4}}
+  // expected-error @+1 {{'onnx.Pad' op failed to infer returned types}}
+  %0 = onnx.Pad(%x, %pads) {mode = "reflect"} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>) -> tensor<*xf32> {
+  %pads = onnx.Constant dense<[0, 0, 0]> : tensor<3xi64>
+  // expected-error @+2 {{'onnx.Pad' op 'pads' has 3 entries; it needs 2 per padded axis (4)}}
+  // expected-error @+1 {{'onnx.Pad' op failed to infer returned types}}
+  %0 = onnx.Pad(%x, %pads) : (tensor<3x4xf32>, tensor<3xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>) -> tensor<*xf32> {
+  %pads = onnx.Constant dense<[0, 0, 0, 0]> : tensor<4xi64>
+  // expected-error @+2 {{'onnx.Pad' op 'mode' = "symmetric" is not constant, reflect, edge or wrap}}
+  // expected-error @+1 {{'onnx.Pad' op failed to infer returned types}}
+  %0 = onnx.Pad(%x, %pads) {mode = "symmetric"} : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>) -> tensor<*xf32> {
+  %pads = onnx.Constant dense<[0, -3, 0, -2]> : tensor<4xi64>
+  // expected-error @+2 {{'onnx.Pad' op pads of dim 1 (-3, -2) remove more than its 4 elements}}
+  // expected-error @+1 {{'onnx.Pad' op failed to infer returned types}}
+  %0 = onnx.Pad(%x, %pads) : (tensor<3x4xf32>, tensor<4xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>) -> tensor<*xf32> {
+  %r = onnx.Constant dense<[2]> : tensor<1xi64>
+  // expected-error @+2 {{'onnx.Tile' op 'repeats' has 1 entries for an input of rank 2}}
+  // expected-error @+1 {{'onnx.Tile' op failed to infer returned types}}
+  %0 = onnx.Tile(%x, %r) : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.Trilu' op expects an input of rank >= 2, got shape 4}}
+  // expected-error @+1 {{'onnx.Trilu' op failed to infer returned types}}
+  %0 = onnx.Trilu(%x) : (tensor<4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x6x2x2xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.DepthToSpace' op dim 1 of size 6 is not divisible by 4}}
+  // expected-error @+1 {{'onnx.DepthToSpace' op failed to infer returned types}}
+  %0 = onnx.DepthToSpace(%x) {blocksize = 2 : i64} : (tensor<1x6x2x2xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x2x3x4xf32>) -> tensor<*xf32> {
+  // expected-error @+2 {{'onnx.SpaceToDepth' op dim 2 of size 3 is not divisible by 2}}
+  // expected-error @+1 {{'onnx.SpaceToDepth' op failed to infer returned types}}
+  %0 = onnx.SpaceToDepth(%x) {blocksize = 2 : i64} : (tensor<1x2x3x4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

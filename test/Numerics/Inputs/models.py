@@ -32,9 +32,10 @@ def weight(name, shape, seed=0, scale=0.5):
     return numpy_helper.from_array(data, name)
 
 
-def make(nodes, inputs, outputs, inits=(), opset=17):
+def make(nodes, inputs, outputs, inits=(), opset=17, declared=()):
     """`inputs` are (name, shape) for float inputs or (name, shape,
-    TensorProto type)."""
+    TensorProto type); `declared` are (name, shape) of float outputs that
+    ONNX's shape inference leaves untyped (GroupNormalization's)."""
     graph = helper.make_graph(
         nodes, "g",
         [helper.make_tensor_value_info(i[0], i[2] if len(i) > 2 else
@@ -48,6 +49,9 @@ def make(nodes, inputs, outputs, inits=(), opset=17):
     inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True)
     types = {v.name: v.type for v in
              list(inferred.graph.value_info) + list(inferred.graph.output)}
+    types.update({name: helper.make_tensor_type_proto(TensorProto.FLOAT,
+                                                      shape)
+                  for name, shape in declared})
     for out in m.graph.output:
         out.type.CopyFrom(types[out.name])
     onnx.checker.check_model(m, full_check=True)
@@ -510,6 +514,81 @@ def external_data():
                  const("half", np.float32(0.5)),
                  ints("cols", [15, 0, 3, -1, 7, 7, 2, 9, 11, 4])],
                 opset=20)
+
+
+@model
+def mod_prelu():
+    """PRelu with a per-channel slope, then Mod (fmod 1) and Relu: one
+    elementwise chain; integer Mod (fmod 0) of negative and positive
+    values by divisors of both signs."""
+    return make([node("PRelu", ["x", "slope"], ["p"]),
+                 node("Mod", ["p", "d"], ["m"], fmod=1),
+                 node("Relu", ["m"], ["y"]),
+                 node("Sub", ["i", "five"], ["signed"]),
+                 node("Mod", ["signed", "divisors"], ["r"]),
+                 node("Mod", ["signed", "divisors"], ["t"], fmod=1)],
+                [("x", [2, 4, 3, 5]), ("i", [3, 5], TensorProto.INT64)],
+                ["y", "r", "t"],
+                [weight("slope", [4, 1, 1], 80),
+                 const("d", np.float32(0.3)), ints("five", 5),
+                 ints("divisors", [3, -4, 2, -3, 7])], opset=16)
+
+
+@model
+def normalizations():
+    """LRN (AlexNet's), InstanceNormalization, GroupNormalization-21 and
+    RMSNormalization-23, each with an elementwise op before and after."""
+    return make([node("Relu", ["x"], ["r"]),
+                 node("LRN", ["r"], ["lrn"], size=5, alpha=1e-2, beta=0.75,
+                      bias=2.0),
+                 node("Mul", ["x", "two"], ["x2"]),
+                 node("InstanceNormalization", ["x2", "s4", "b4"], ["inorm"],
+                      epsilon=1e-3),
+                 node("Tanh", ["inorm"], ["it"]),
+                 node("GroupNormalization", ["x", "s4", "b4"], ["gnorm"],
+                      num_groups=2),
+                 node("Add", ["x", "two"], ["xa"]),
+                 node("RMSNormalization", ["xa", "s5"], ["rms"], axis=-2),
+                 node("Neg", ["rms"], ["y"])],
+                [("x", [2, 4, 3, 5])], ["lrn", "it", "gnorm", "y"],
+                [weight("s4", [4], 81), weight("b4", [4], 82),
+                 weight("s5", [3, 5], 83), const("two", np.float32(2.0))],
+                opset=23, declared=[("gnorm", [2, 4, 3, 5])])
+
+
+@model
+def tensor_more():
+    """Pad in every mode (a crop and an axes input among them), Tile,
+    Trilu, DepthToSpace (both modes), SpaceToDepth, CumSum (reverse and
+    exclusive) and ArgMax/ArgMin."""
+    return make([node("Pad", ["x", "p1"], ["pc"]),
+                 node("Pad", ["x", "p2", "v", "ax"], ["pv"]),
+                 node("Pad", ["x", "p1"], ["pr"], mode="reflect"),
+                 node("Pad", ["x", "p3"], ["pe"], mode="edge"),
+                 node("Pad", ["x", "p4"], ["pw"], mode="wrap"),
+                 node("Tile", ["x", "reps"], ["tile"]),
+                 node("Trilu", ["x", "k"], ["tl"], upper=0),
+                 node("Trilu", ["x"], ["tu"]),
+                 node("DepthToSpace", ["x"], ["dcr"], blocksize=2),
+                 node("DepthToSpace", ["x"], ["crd"], blocksize=2,
+                      mode="CRD"),
+                 node("SpaceToDepth", ["dcr"], ["back"], blocksize=2),
+                 node("CumSum", ["x", "axis"], ["cs"]),
+                 node("CumSum", ["x", "axis"], ["cse"], exclusive=1,
+                      reverse=1),
+                 node("ArgMax", ["x"], ["amax"], axis=1),
+                 node("ArgMin", ["x"], ["amin"], axis=-1, keepdims=0,
+                      select_last_index=1)],
+                [("x", [2, 4, 3, 5])],
+                ["pc", "pv", "pr", "pe", "pw", "tile", "tl", "tu", "dcr",
+                 "crd", "back", "cs", "cse", "amax", "amin"],
+                [ints("p1", [0, 0, 1, 2, 0, 1, 2, 1]),
+                 ints("p2", [2, -1]), const("v", np.float32(-3.5)),
+                 ints("ax", [-1]),
+                 ints("p3", [1, 0, 0, 3, 0, 0, 2, 0]),
+                 ints("p4", [0, 0, 4, 1, 0, 0, 2, 7]),
+                 ints("reps", [1, 2, 3, 1]), ints("k", -1),
+                 ints("axis", 2)], opset=18)
 
 
 # Written with every initializer in NAME.onnx.data beside the model.

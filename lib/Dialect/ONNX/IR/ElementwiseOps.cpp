@@ -156,6 +156,38 @@ FUSE_BINARY_INFERENCE(ONNXXorOp)
 
 #undef FUSE_BINARY_INFERENCE
 
+LogicalResult ONNXModOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  int64_t fmod = adaptor.getFmod();
+  if (fmod != 0 && fmod != 1)
+    return inferError(loc, getOperationName(), "'fmod' = ", fmod,
+                      " is not 0 or 1");
+  return inferBroadcast(loc, getOperationName(), adaptor.getA(), adaptor.getB(),
+                        types);
+}
+
+/// PRelu: `slope` broadcasts to `X` one way; the result is `X`'s type.
+LogicalResult ONNXPReluOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  auto operands = getTensorPair(loc, name, adaptor.getX(), adaptor.getSlope(),
+                                "X and slope");
+  if (failed(operands))
+    return failure();
+  auto [x, slope] = *operands;
+  if (x.hasRank() && slope.hasRank() &&
+      !isUnidirectionallyBroadcastable(slope.getShape(), x.getShape()))
+    return inferError(
+        loc, name, "'slope' of shape ", formatShape(slope.getShape()),
+        " does not broadcast to X's shape ", formatShape(x.getShape()));
+  types.push_back(x);
+  return success();
+}
+
 /// The broadcast shape of `values` (all tensors), with `elementType`; an
 /// unranked operand makes the result unranked.
 static LogicalResult inferBroadcastAll(std::optional<Location> loc,

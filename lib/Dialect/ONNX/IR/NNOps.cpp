@@ -1,4 +1,4 @@
-//===- NNOps.cpp - Result types of pooling, Conv, BatchNormalization ------===//
+//===- NNOps.cpp - Result types of pooling, Conv, normalizations ---------===//
 
 #include "InferenceUtils.h"
 
@@ -196,4 +196,84 @@ LogicalResult ONNXBatchNormalizationOp::inferReturnTypes(
   }
   types.push_back(x);
   return success();
+}
+
+LogicalResult ONNXLRNOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  TensorType x = getTensorType(adaptor.getX());
+  if (!x)
+    return inferError(loc, name, "expects a tensor operand");
+  if (!adaptor.getSizeAttr())
+    return inferError(loc, name, "requires attribute 'size'");
+  if (adaptor.getSize() < 1)
+    return inferError(loc, name, "'size' = ", adaptor.getSize(),
+                      " must be positive");
+  if (x.hasRank() && x.getRank() < 3)
+    return inferError(loc, name, "expects input of rank >= 3 (N x C x D1 ",
+                      "...), got ", formatShape(x.getShape()));
+  types.push_back(x);
+  return success();
+}
+
+/// InstanceNormalization and GroupNormalization: `x` is N x C x ... of at
+/// least `minRank` dims, its C channels split into `groups` (when given)
+/// groups, and `params` (named) are vectors of C elements of x's type.
+static LogicalResult
+inferChannelNorm(std::optional<Location> loc, StringRef name, Value input,
+                 int64_t minRank, std::optional<int64_t> groups,
+                 ArrayRef<std::pair<Value, const char *>> params,
+                 SmallVectorImpl<Type> &types) {
+  TensorType x = getTensorType(input);
+  if (!x)
+    return inferError(loc, name, "expects a tensor operand");
+  if (groups && *groups < 1)
+    return inferError(loc, name, "'num_groups' = ", *groups,
+                      " must be positive");
+  if (x.hasRank() && x.getRank() < minRank)
+    return inferError(loc, name, "expects input of rank >= ", minRank,
+                      " (N x C x ...), got ", formatShape(x.getShape()));
+  int64_t channels = x.hasRank() ? x.getDimSize(1) : ShapedType::kDynamic;
+  if (groups && !ShapedType::isDynamic(channels) && channels % *groups != 0)
+    return inferError(
+        loc, name, "the ", channels,
+        " channels are not divisible by 'num_groups' = ", *groups);
+  for (auto [v, what] : params) {
+    auto t = dyn_cast_or_null<RankedTensorType>(v ? v.getType() : Type());
+    if (!t)
+      continue;
+    if (t.getElementType() != x.getElementType())
+      return inferError(loc, name, "'", what, "' has element type ",
+                        t.getElementType(), ", expected ", x.getElementType());
+    if (t.getRank() != 1 || (!ShapedType::isDynamic(channels) &&
+                             !t.isDynamicDim(0) && t.getDimSize(0) != channels))
+      return inferError(loc, name, "'", what, "' of shape ",
+                        formatShape(t.getShape()), " must be a vector of ",
+                        channels, " elements (the channel count)");
+  }
+  types.push_back(x);
+  return success();
+}
+
+LogicalResult ONNXInstanceNormalizationOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  // Rank 2 would normalize over no dims at all.
+  return inferChannelNorm(
+      loc, getOperationName(), adaptor.getInput(), /*minRank=*/3, std::nullopt,
+      {{adaptor.getScale(), "scale"}, {adaptor.getB(), "B"}}, types);
+}
+
+LogicalResult ONNXGroupNormalizationOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  if (!adaptor.getNumGroupsAttr())
+    return inferError(loc, getOperationName(),
+                      "requires attribute 'num_groups'");
+  return inferChannelNorm(
+      loc, getOperationName(), adaptor.getX(), /*minRank=*/2,
+      adaptor.getNumGroups(),
+      {{adaptor.getScale(), "scale"}, {adaptor.getBias(), "bias"}}, types);
 }

@@ -1,4 +1,4 @@
-//===- ReductionOps.cpp - Softmax, LayerNormalization, Reduce* -----------===//
+//===- ReductionOps.cpp - Softmax, normalizations, Reduce*, scans ---------===//
 
 #include "InferenceUtils.h"
 
@@ -21,23 +21,23 @@ LogicalResult ONNXSoftmaxOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult ONNXLayerNormalizationOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
-  StringRef name = getOperationName();
-  TensorType x = getTensorType(adaptor.getX());
-  TensorType scale = getTensorType(adaptor.getScale());
-  if (!x || !scale)
+/// LayerNormalization and RMSNormalization: `params` (named; an absent
+/// one is skipped) broadcast to the normalized dims X[axis:].
+static LogicalResult
+inferTrailingNorm(std::optional<Location> loc, StringRef name, Value input,
+                  int64_t axisAttr,
+                  ArrayRef<std::pair<Value, const char *>> params,
+                  SmallVectorImpl<Type> &types) {
+  TensorType x = getTensorType(input);
+  if (!x || !getTensorType(params.front().first))
     return inferError(loc, name, "expects tensor operands");
   if (x.hasRank()) {
     FailureOr<int64_t> axis =
-        normalizeAxisAttr(loc, name, adaptor.getAxis(), x.getRank());
+        normalizeAxisAttr(loc, name, axisAttr, x.getRank());
     if (failed(axis))
       return failure();
-    // Scale and B broadcast to the normalized dims X[axis:].
     ArrayRef<int64_t> normalized = x.getShape().drop_front(*axis);
-    for (auto [v, what] : {std::pair{adaptor.getScale(), "Scale"},
-                           std::pair{adaptor.getB(), "B"}}) {
+    for (auto [v, what] : params) {
       TensorType t = getTensorType(v);
       if (!t || !t.hasRank())
         continue;
@@ -54,6 +54,22 @@ LogicalResult ONNXLayerNormalizationOp::inferReturnTypes(
   }
   types.push_back(x);
   return success();
+}
+
+LogicalResult ONNXLayerNormalizationOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  return inferTrailingNorm(
+      loc, getOperationName(), adaptor.getX(), adaptor.getAxis(),
+      {{adaptor.getScale(), "Scale"}, {adaptor.getB(), "B"}}, types);
+}
+
+LogicalResult ONNXRMSNormalizationOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  return inferTrailingNorm(loc, getOperationName(), adaptor.getX(),
+                           adaptor.getAxis(), {{adaptor.getScale(), "scale"}},
+                           types);
 }
 
 /// Reduced dims of a reduction over `axes` (absent: all dims, or none with
@@ -160,3 +176,69 @@ FUSE_REDUCE_OP(ONNXReduceSumSquareOp)
 FUSE_REDUCE_OP(ONNXReduceProdOp)
 
 #undef FUSE_REDUCE_OP
+
+LogicalResult ONNXCumSumOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  TensorType x = getTensorType(adaptor.getX());
+  auto axisType =
+      dyn_cast_or_null<RankedTensorType>(getTensorType(adaptor.getAxis()));
+  if (!x)
+    return inferError(loc, name, "expects a tensor operand");
+  if (axisType && axisType.hasStaticShape() && axisType.getNumElements() != 1)
+    return inferError(loc, name, "'axis' must be a scalar, got shape ",
+                      formatShape(axisType.getShape()));
+  if (x.hasRank()) {
+    if (x.getRank() == 0)
+      return inferError(loc, name, "expects an input of rank >= 1");
+    if (std::optional<SmallVector<int64_t>> axis =
+            getConstantIntValues(adaptor.getAxis());
+        axis && axis->size() == 1 &&
+        failed(normalizeAxisAttr(loc, name, (*axis)[0], x.getRank())))
+      return failure();
+  }
+  types.push_back(x);
+  return success();
+}
+
+template <typename ArgOp>
+static LogicalResult
+inferArgReduce(MLIRContext *ctx, std::optional<Location> loc,
+               typename ArgOp::Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  StringRef name = ArgOp::getOperationName();
+  Type i64 = IntegerType::get(ctx, 64);
+  TensorType data = getTensorType(adaptor.getData());
+  if (!data)
+    return inferError(loc, name, "expects a tensor operand");
+  if (!data.hasRank()) {
+    types.push_back(unranked(i64));
+    return success();
+  }
+  FailureOr<int64_t> axis =
+      normalizeAxisAttr(loc, name, adaptor.getAxis(), data.getRank());
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(data.getShape());
+  if (adaptor.getKeepdims())
+    shape[*axis] = 1;
+  else
+    shape.erase(shape.begin() + *axis);
+  types.push_back(RankedTensorType::get(shape, i64));
+  return success();
+}
+
+LogicalResult ONNXArgMaxOp::inferReturnTypes(MLIRContext *ctx,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  return inferArgReduce<ONNXArgMaxOp>(ctx, loc, adaptor, types);
+}
+
+LogicalResult ONNXArgMinOp::inferReturnTypes(MLIRContext *ctx,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  return inferArgReduce<ONNXArgMinOp>(ctx, loc, adaptor, types);
+}

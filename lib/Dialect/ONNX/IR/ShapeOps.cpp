@@ -64,6 +64,24 @@ OpFoldResult ONNXShapeOp::fold(FoldAdaptor) {
   return DenseIntElementsAttr::get(type, dims);
 }
 
+LogicalResult ONNXSizeOp::inferReturnTypes(MLIRContext *ctx,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  if (!getTensorType(adaptor.getData()))
+    return inferError(loc, getOperationName(), "expects a tensor operand");
+  types.push_back(RankedTensorType::get({}, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+OpFoldResult ONNXSizeOp::fold(FoldAdaptor) {
+  auto data = dyn_cast<RankedTensorType>(getData().getType());
+  if (!data || !data.hasStaticShape())
+    return {};
+  return DenseIntElementsAttr::get(cast<RankedTensorType>(getType()),
+                                   data.getNumElements());
+}
+
 /// The fill value of ConstantOfShape: its `value` attribute or float 0.
 static Attribute getFillValue(MLIRContext *ctx, ElementsAttr value) {
   if (!value)

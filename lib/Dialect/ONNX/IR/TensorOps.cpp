@@ -496,3 +496,258 @@ LogicalResult ONNXExpandOp::inferReturnTypes(MLIRContext *,
   types.push_back(RankedTensorType::get(*shape, elementType));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Pad, Tile, Trilu, DepthToSpace, SpaceToDepth
+//===----------------------------------------------------------------------===//
+
+/// Pad's begin and end counts of every dim of an input of `rank`. Fails
+/// with `error` set when `pads` or `axes` is invalid, and with `error`
+/// empty when either is not a constant.
+static LogicalResult resolvePads(Value padsValue, Value axesValue, int64_t rank,
+                                 SmallVectorImpl<int64_t> &begins,
+                                 SmallVectorImpl<int64_t> &ends,
+                                 std::string &error) {
+  std::optional<SmallVector<int64_t>> pads = getConstantIntValues(padsValue);
+  if (!pads)
+    return failure();
+  SmallVector<int64_t> axes;
+  if (axesValue) {
+    std::optional<SmallVector<int64_t>> values =
+        getConstantIntValues(axesValue);
+    if (!values)
+      return failure();
+    axes = std::move(*values);
+  } else {
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  }
+  if (pads->size() != 2 * axes.size()) {
+    error = "'pads' has " + std::to_string(pads->size()) +
+            " entries; it needs 2 per padded axis (" +
+            std::to_string(2 * axes.size()) + ")";
+    return failure();
+  }
+  begins.assign(rank, 0);
+  ends.assign(rank, 0);
+  SmallVector<bool> seen(rank, false);
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    FailureOr<int64_t> dim = normalizeAxis(axis, rank);
+    if (failed(dim)) {
+      error = "axis " + std::to_string(axis) + " is out of range for rank " +
+              std::to_string(rank);
+      return failure();
+    }
+    if (seen[*dim]) {
+      error = "axis " + std::to_string(axis) + " is repeated";
+      return failure();
+    }
+    seen[*dim] = true;
+    begins[*dim] = (*pads)[i];
+    ends[*dim] = (*pads)[i + axes.size()];
+  }
+  return success();
+}
+
+LogicalResult ONNXPadOp::getDimPads(int64_t rank,
+                                    SmallVectorImpl<int64_t> &begins,
+                                    SmallVectorImpl<int64_t> &ends) {
+  std::string error;
+  return resolvePads(getPads(), getAxes(), rank, begins, ends, error);
+}
+
+LogicalResult ONNXPadOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  StringRef mode = adaptor.getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      mode != "wrap")
+    return inferError(loc, name, "'mode' = \"", mode,
+                      "\" is not constant, reflect, edge or wrap");
+  TensorType dataType = getTensorType(adaptor.getData());
+  TensorType padsType = getTensorType(adaptor.getPads());
+  if (!dataType || !padsType)
+    return inferError(loc, name, "expects tensor operands");
+  if (padsType.hasRank() && padsType.getRank() != 1)
+    return inferError(loc, name, "'pads' must be a 1-D tensor, got shape ",
+                      formatShape(padsType.getShape()));
+  Type elementType = dataType.getElementType();
+  if (Value value = adaptor.getConstantValue()) {
+    auto t = dyn_cast<RankedTensorType>(value.getType());
+    if (t && t.hasStaticShape() && t.getNumElements() != 1)
+      return inferError(loc, name,
+                        "'constant_value' must be a scalar, got shape ",
+                        formatShape(t.getShape()));
+    if (t && t.getElementType() != elementType)
+      return inferError(loc, name, "'constant_value' has element type ",
+                        t.getElementType(), ", expected ", elementType);
+  }
+  FailureOr<RankedTensorType> data =
+      getRankedOrInferUnranked(loc, name, adaptor.getData(), types);
+  if (failed(data) || !*data)
+    return failure(failed(data));
+  int64_t rank = data->getRank();
+  SmallVector<int64_t> begins, ends;
+  std::string error;
+  if (failed(resolvePads(adaptor.getPads(), adaptor.getAxes(), rank, begins,
+                         ends, error))) {
+    if (!error.empty())
+      return inferError(loc, name, error);
+    types.push_back(RankedTensorType::get(
+        SmallVector<int64_t>(rank, ShapedType::kDynamic), elementType));
+    return success();
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = data->getDimSize(d);
+    if (std::abs(begins[d]) > kMaxWindowValue ||
+        std::abs(ends[d]) > kMaxWindowValue)
+      return inferError(loc, name, "pads of dim ", d, " (", begins[d], ", ",
+                        ends[d], ") are too large");
+    if (ShapedType::isDynamic(size)) {
+      shape.push_back(size);
+      continue;
+    }
+    // Negative pads crop first; the modes then read the cropped dim.
+    int64_t kept = size - std::max<int64_t>(0, -begins[d]) -
+                   std::max<int64_t>(0, -ends[d]);
+    int64_t before = std::max<int64_t>(0, begins[d]);
+    int64_t after = std::max<int64_t>(0, ends[d]);
+    if (kept < 0)
+      return inferError(loc, name, "pads of dim ", d, " (", begins[d], ", ",
+                        ends[d], ") remove more than its ", size, " elements");
+    if (mode != "constant" && (before > 0 || after > 0) && kept == 0)
+      return inferError(loc, name, "cannot pad dim ", d,
+                        " with no elements in '", mode, "' mode");
+    if (mode == "reflect" && (before >= kept || after >= kept))
+      return inferError(loc, name, "reflect pads of dim ", d, " (", before,
+                        ", ", after, ") must be less than its size ", kept);
+    shape.push_back(kept + before + after);
+  }
+  types.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+LogicalResult ONNXTileOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  TensorType repeatsType = getTensorType(adaptor.getRepeats());
+  if (!repeatsType)
+    return inferError(loc, name, "expects tensor operands");
+  if (repeatsType.hasRank() && repeatsType.getRank() != 1)
+    return inferError(loc, name, "'repeats' must be a 1-D tensor, got shape ",
+                      formatShape(repeatsType.getShape()));
+  FailureOr<RankedTensorType> input =
+      getRankedOrInferUnranked(loc, name, adaptor.getInput(), types);
+  if (failed(input) || !*input)
+    return failure(failed(input));
+  int64_t rank = input->getRank();
+  std::optional<SmallVector<int64_t>> repeats =
+      getConstantIntValues(adaptor.getRepeats());
+  if (!repeats) {
+    types.push_back(
+        RankedTensorType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                              input->getElementType()));
+    return success();
+  }
+  if (static_cast<int64_t>(repeats->size()) != rank)
+    return inferError(loc, name, "'repeats' has ", repeats->size(),
+                      " entries for an input of rank ", rank);
+  SmallVector<int64_t> shape;
+  for (auto [d, r] : llvm::enumerate(*repeats)) {
+    if (r < 0)
+      return inferError(loc, name, "'repeats'[", d, "] = ", r, " is negative");
+    int64_t size = input->getDimSize(d), product;
+    if (ShapedType::isDynamic(size)) {
+      shape.push_back(size);
+      continue;
+    }
+    if (llvm::MulOverflow(size, r, product))
+      return inferError(loc, name, "dim ", d, " repeated ", r,
+                        " times has more elements than int64 can count");
+    shape.push_back(product);
+  }
+  types.push_back(RankedTensorType::get(shape, input->getElementType()));
+  return success();
+}
+
+LogicalResult ONNXTriluOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  TensorType input = getTensorType(adaptor.getInput());
+  if (!input)
+    return inferError(loc, name, "expects a tensor operand");
+  if (input.hasRank() && input.getRank() < 2)
+    return inferError(loc, name, "expects an input of rank >= 2, got shape ",
+                      formatShape(input.getShape()));
+  if (auto k =
+          dyn_cast_or_null<RankedTensorType>(getTensorType(adaptor.getK()));
+      k && k.hasStaticShape() && k.getNumElements() != 1)
+    return inferError(loc, name, "'k' must be a scalar, got shape ",
+                      formatShape(k.getShape()));
+  types.push_back(input);
+  return success();
+}
+
+/// DepthToSpace (`toSpace`) and SpaceToDepth: a 4-D input and a positive
+/// block size b; the channels are divided by b^2 and the spatial dims
+/// multiplied by b, or the other way round.
+static LogicalResult inferBlockOp(std::optional<Location> loc, StringRef name,
+                                  Value input, IntegerAttr blocksize,
+                                  StringRef mode, bool toSpace,
+                                  SmallVectorImpl<Type> &types) {
+  if (!blocksize)
+    return inferError(loc, name, "requires attribute 'blocksize'");
+  int64_t b = blocksize.getInt();
+  if (b < 1 || b > kMaxWindowValue)
+    return inferError(loc, name, "'blocksize' = ", b,
+                      " must be positive and at most ", kMaxWindowValue);
+  if (mode != "DCR" && mode != "CRD")
+    return inferError(loc, name, "'mode' = \"", mode, "\" is not DCR or CRD");
+  FailureOr<RankedTensorType> type =
+      getRankedOrInferUnranked(loc, name, input, types);
+  if (failed(type) || !*type)
+    return failure(failed(type));
+  if (type->getRank() != 4)
+    return inferError(loc, name, "expects a 4-D input (N x C x H x W), got ",
+                      formatShape(type->getShape()));
+  SmallVector<int64_t> shape(type->getShape());
+  for (int64_t d = 1; d < 4; ++d) {
+    int64_t factor = d == 1 ? b * b : b;
+    if (ShapedType::isDynamic(shape[d]))
+      continue;
+    if ((d == 1) == toSpace) {
+      if (shape[d] % factor != 0)
+        return inferError(loc, name, "dim ", d, " of size ", shape[d],
+                          " is not divisible by ", factor);
+      shape[d] /= factor;
+    } else {
+      shape[d] *= factor;
+    }
+  }
+  types.push_back(RankedTensorType::get(shape, type->getElementType()));
+  return success();
+}
+
+LogicalResult
+ONNXDepthToSpaceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &types) {
+  return inferBlockOp(loc, getOperationName(), adaptor.getInput(),
+                      adaptor.getBlocksizeAttr(), adaptor.getMode(),
+                      /*toSpace=*/true, types);
+}
+
+LogicalResult
+ONNXSpaceToDepthOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &types) {
+  return inferBlockOp(loc, getOperationName(), adaptor.getInput(),
+                      adaptor.getBlocksizeAttr(), adaptor.getMode(),
+                      /*toSpace=*/false, types);
+}

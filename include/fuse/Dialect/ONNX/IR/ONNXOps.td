@@ -285,6 +285,40 @@ def ONNXMaxOp : ONNX_VariadicOp<"Max", "max">;
 def ONNXMinOp : ONNX_VariadicOp<"Min", "min">;
 def ONNXMeanOp : ONNX_VariadicOp<"Mean", "mean">;
 
+def ONNXModOp : ONNX_Op<"Mod", [ONNX_Elementwise,
+                                SameOperandsAndResultElementType]> {
+  let summary = "elementwise remainder with numpy broadcasting";
+  let description = [{
+    `fmod = 0` (integers only): the remainder takes the divisor's sign, as
+    Python's `%`; `fmod = 1`: it takes the dividend's sign, as C's `fmod`.
+    Floats require `fmod = 1`.
+
+    ```mlir
+    %c = onnx.Mod(%a, %b) {fmod = 1 : i64}
+        : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_NumericTensor:$A, ONNX_NumericTensor:$B,
+                       DefaultValuedAttr<I64Attr, "0">:$fmod);
+  let results = (outs ONNX_NumericTensor:$C);
+}
+
+def ONNXPReluOp : ONNX_Op<"PRelu", [ONNX_Elementwise,
+                                    SameOperandsAndResultElementType]> {
+  let summary = "elementwise `X < 0 ? slope * X : X`";
+  let description = [{
+    `slope` broadcasts to `X` (unidirectionally); the result has `X`'s
+    shape.
+
+    ```mlir
+    %y = onnx.PRelu(%x, %s)
+        : (tensor<1x3x8x8xf32>, tensor<3x1x1xf32>) -> tensor<1x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_NumericTensor:$X, ONNX_NumericTensor:$slope);
+  let results = (outs ONNX_NumericTensor:$Y);
+}
+
 def ONNXWhereOp : ONNX_Op<"Where", [ONNX_Elementwise]> {
   let summary = "elementwise `condition ? X : Y`, numpy broadcasting";
   let description = [{
@@ -462,6 +496,89 @@ def ONNXBatchNormalizationOp : ONNX_Op<"BatchNormalization", [
                        ONNX_FloatTensor:$input_var,
                        DefaultValuedAttr<F32Attr, "1e-05f">:$epsilon,
                        DefaultValuedAttr<F32Attr, "0.9f">:$momentum);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+def ONNXLRNOp : ONNX_Op<"LRN", [SameOperandsAndResultElementType]> {
+  let summary = "local response normalization across channels";
+  let description = [{
+    `Y = X / (bias + alpha / size * square_sum) ^ beta`, where `square_sum`
+    sums `X^2` over the `size` channels around each channel (fewer at the
+    edges): from `c - floor((size - 1) / 2)` to `c + ceil((size - 1) / 2)`.
+
+    ```mlir
+    %y = onnx.LRN(%x) {size = 5 : i64}
+        : (tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X,
+                       DefaultValuedAttr<F32Attr, "0.0001f">:$alpha,
+                       DefaultValuedAttr<F32Attr, "0.75f">:$beta,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$bias,
+                       I64Attr:$size);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+def ONNXInstanceNormalizationOp : ONNX_Op<"InstanceNormalization", [
+    ONNX_Reduction, SameOperandsAndResultElementType]> {
+  let summary = "normalize each channel of each sample over the spatial dims";
+  let description = [{
+    `(x - mean) / sqrt(var + epsilon) * scale[c] + B[c]`, mean and variance
+    over dims [2, rank) of `input` (`N x C x D1 ...`).
+
+    ```mlir
+    %y = onnx.InstanceNormalization(%x, %s, %b)
+        : (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>)
+        -> tensor<2x3x4x5xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$input, ONNX_FloatTensor:$scale,
+                       ONNX_FloatTensor:$B,
+                       DefaultValuedAttr<F32Attr, "1e-05f">:$epsilon);
+  let results = (outs ONNX_FloatTensor:$output);
+}
+
+def ONNXGroupNormalizationOp : ONNX_Op<"GroupNormalization", [
+    SameOperandsAndResultElementType]> {
+  let summary = "normalize groups of channels of each sample, then scale "
+                "and shift per channel";
+  let description = [{
+    The `C` channels of `X` (`N x C x D1 ...`) form `num_groups` groups of
+    consecutive channels; each group of each sample is normalized over its
+    channels and spatial dims, then `scale[c]` and `bias[c]` apply
+    (GroupNormalization-21; the importer expands -18's per-group ones).
+
+    ```mlir
+    %y = onnx.GroupNormalization(%x, %s, %b) {num_groups = 2 : i64}
+        : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
+        -> tensor<2x4x3x3xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X, ONNX_FloatTensor:$scale,
+                       ONNX_FloatTensor:$bias,
+                       DefaultValuedAttr<F32Attr, "1e-05f">:$epsilon,
+                       I64Attr:$num_groups,
+                       DefaultValuedAttr<I64Attr, "1">:$stash_type);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
+def ONNXRMSNormalizationOp : ONNX_Op<"RMSNormalization", [
+    ONNX_Reduction, SameOperandsAndResultElementType]> {
+  let summary = "divide by the root mean square over dims [axis, rank), "
+                "then scale";
+  let description = [{
+    `X / sqrt(mean(X^2) + epsilon) * scale`, the mean over the dims from
+    `axis` on; `scale` broadcasts to those dims.
+
+    ```mlir
+    %y = onnx.RMSNormalization(%x, %g)
+        : (tensor<1x128x768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X, ONNX_FloatTensor:$scale,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F32Attr, "1e-05f">:$epsilon,
+                       DefaultValuedAttr<I64Attr, "1">:$stash_type);
   let results = (outs ONNX_FloatTensor:$Y);
 }
 
@@ -661,6 +778,103 @@ def ONNXExpandOp : ONNX_Op<"Expand"> {
   let results = (outs ONNX_AnyTensor:$output);
 }
 
+def ONNXPadOp : ONNX_Op<"Pad", [AttrSizedOperandSegments]> {
+  let summary = "pad (or crop, with negative pads) each dim";
+  let description = [{
+    `pads` (constant) holds the begin counts of the padded axes, then their
+    end counts; `axes` (constant, default all dims) names the axes.
+    `mode`: `constant` (fill with `constant_value`, default 0), `reflect`
+    (mirror without repeating the edge), `edge` (repeat the edge) or `wrap`
+    (continue from the other side). Pad-2's attributes become operands at
+    import.
+
+    ```mlir
+    %y = onnx.Pad(%x, %pads) constant_value(%v) {mode = "reflect"}
+        : (tensor<3x4xf32>, tensor<4xi64>, tensor<f32>) -> tensor<5x6xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data, ONNX_I64Tensor:$pads,
+                       Optional<ONNX_AnyTensor>:$constant_value,
+                       Optional<ONNX_IndexTensor>:$axes,
+                       DefaultValuedStrAttr<StrAttr, "constant">:$mode);
+  let results = (outs ONNX_AnyTensor:$output);
+  let assemblyFormat = [{
+    `(` $data `,` $pads `)` (`constant_value` `(` $constant_value^ `)`)?
+    (`axes` `(` $axes^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The begin and end pads of every dim (axes resolved), or failure
+    /// when `pads` or `axes` is not a valid constant for `rank`.
+    ::mlir::LogicalResult getDimPads(int64_t rank,
+                                     ::llvm::SmallVectorImpl<int64_t> &begins,
+                                     ::llvm::SmallVectorImpl<int64_t> &ends);
+  }];
+}
+
+def ONNXTileOp : ONNX_Op<"Tile"> {
+  let summary = "repeat the input `repeats[i]` times along each dim i";
+  let description = [{
+    ```mlir
+    %y = onnx.Tile(%x, %r) : (tensor<2x3xf32>, tensor<2xi64>)
+        -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$input, ONNX_I64Tensor:$repeats);
+  let results = (outs ONNX_AnyTensor:$output);
+}
+
+def ONNXTriluOp : ONNX_Op<"Trilu"> {
+  let summary = "keep the upper or lower triangle of the last two dims";
+  let description = [{
+    `upper = 1` keeps the elements with `j - i >= k`, `upper = 0` those
+    with `j - i <= k` (`k`, a constant scalar, default 0); the others are
+    zero.
+
+    ```mlir
+    %y = onnx.Trilu(%x, %k) {upper = 0 : i64}
+        : (tensor<4x5xf32>, tensor<i64>) -> tensor<4x5xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$input, Optional<ONNX_I64Tensor>:$k,
+                       DefaultValuedAttr<I64Attr, "1">:$upper);
+  let results = (outs ONNX_AnyTensor:$output);
+}
+
+def ONNXDepthToSpaceOp : ONNX_Op<"DepthToSpace", [
+    SameOperandsAndResultElementType]> {
+  let summary = "move blocks of channels into blocks of the spatial dims";
+  let description = [{
+    `N x C x H x W` becomes `N x C/(b*b) x H*b x W*b`; `mode` `DCR` takes
+    the block offset from the channel's high part, `CRD` from its low part.
+
+    ```mlir
+    %y = onnx.DepthToSpace(%x) {blocksize = 2 : i64}
+        : (tensor<1x8x2x3xf32>) -> tensor<1x2x4x6xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$input, I64Attr:$blocksize,
+                       DefaultValuedStrAttr<StrAttr, "DCR">:$mode);
+  let results = (outs ONNX_AnyTensor:$output);
+}
+
+def ONNXSpaceToDepthOp : ONNX_Op<"SpaceToDepth", [
+    SameOperandsAndResultElementType]> {
+  let summary = "move blocks of the spatial dims into channels";
+  let description = [{
+    `N x C x H x W` becomes `N x C*b*b x H/b x W/b`; `mode` (opset 28)
+    `DCR` puts the block offset in the channel's high part, `CRD` in its
+    low part (the inverse of DepthToSpace in the same mode).
+
+    ```mlir
+    %y = onnx.SpaceToDepth(%x) {blocksize = 2 : i64}
+        : (tensor<1x2x4x6xf32>) -> tensor<1x8x2x3xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$input, I64Attr:$blocksize,
+                       DefaultValuedStrAttr<StrAttr, "DCR">:$mode);
+  let results = (outs ONNX_AnyTensor:$output);
+}
+
 def ONNXShapeOp : ONNX_Op<"Shape"> {
   let summary = "the shape of `data`, as a 1-D i64 tensor";
   let description = [{
@@ -675,6 +889,20 @@ def ONNXShapeOp : ONNX_Op<"Shape"> {
                        DefaultValuedAttr<I64Attr, "0">:$start,
                        OptionalAttr<I64Attr>:$end);
   let results = (outs ONNX_I64Tensor:$shape);
+  let hasFolder = 1;
+}
+
+def ONNXSizeOp : ONNX_Op<"Size"> {
+  let summary = "the number of elements of `data`, as an i64 scalar";
+  let description = [{
+    Folds to a constant when the shape is static.
+
+    ```mlir
+    %n = onnx.Size(%x) : (tensor<2x3xf32>) -> tensor<i64>
+    ```
+  }];
+  let arguments = (ins ONNX_AnyTensor:$data);
+  let results = (outs ONNX_I64Tensor:$size);
   let hasFolder = 1;
 }
 
@@ -782,6 +1010,39 @@ def ONNXReduceLogSumOp : ONNX_ReduceOp<"ReduceLogSum">;
 def ONNXReduceLogSumExpOp : ONNX_ReduceOp<"ReduceLogSumExp">;
 def ONNXReduceSumSquareOp : ONNX_ReduceOp<"ReduceSumSquare">;
 def ONNXReduceProdOp : ONNX_ReduceOp<"ReduceProd">;
+
+def ONNXCumSumOp : ONNX_Op<"CumSum"> {
+  let summary = "cumulative sum along the constant scalar `axis`";
+  let description = [{
+    `exclusive = 1` leaves the element itself out of its sum; `reverse = 1`
+    sums from the end.
+
+    ```mlir
+    %y = onnx.CumSum(%x, %axis) : (tensor<2x3xf32>, tensor<i64>)
+        -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_NumericTensor:$x, ONNX_IndexTensor:$axis,
+                       DefaultValuedAttr<I64Attr, "0">:$exclusive,
+                       DefaultValuedAttr<I64Attr, "0">:$reverse);
+  let results = (outs ONNX_NumericTensor:$y);
+}
+
+// The index of the largest (smallest) element along `axis`: the first one,
+// or the last with select_last_index.
+class ONNX_ArgReduceOp<string mnemonic> : ONNX_Op<mnemonic> {
+  let summary = "indices of the " # mnemonic # " elements along `axis`";
+  let description = "```mlir\n%i = onnx." # mnemonic # "(%x) {axis = 1 : "
+    "i64} : (tensor<2x3x4xf32>) -> tensor<2x1x4xi64>\n```";
+  let arguments = (ins ONNX_NumericTensor:$data,
+                       DefaultValuedAttr<I64Attr, "0">:$axis,
+                       DefaultValuedAttr<I64Attr, "1">:$keepdims,
+                       DefaultValuedAttr<I64Attr, "0">:$select_last_index);
+  let results = (outs ONNX_I64Tensor:$reduced);
+}
+
+def ONNXArgMaxOp : ONNX_ArgReduceOp<"ArgMax">;
+def ONNXArgMinOp : ONNX_ArgReduceOp<"ArgMin">;
 
 def ONNXIdentityOp : ONNX_Op<"Identity", [ONNX_Elementwise,
                                           SameOperandsAndResultElementType]> {
