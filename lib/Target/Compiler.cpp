@@ -124,6 +124,8 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
 
   std::string target =
       options.target == artifact::Target::Cuda ? "cuda" : "cpu";
+  // AVX-512 (x86-64-v4) has 32 vector registers, the lower levels 16.
+  int64_t cpuVectorRegisters = options.cpu == "x86-64-v4" ? 32 : 16;
   bool libraries = options.target == artifact::Target::Cuda &&
                    options.strategy != "generated";
   if (failed(runPasses(module, [&](OpPassManager &pm) {
@@ -142,7 +144,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
           pm.nest<func::FuncOp>().addPass(createFuseChains());
         SelectStrategiesOptions select;
         select.target = target;
-        select.cpuVectorRegisters = options.cpu == "x86-64-v4" ? 32 : 16;
+        select.cpuVectorRegisters = cpuVectorRegisters;
         select.strategy = options.strategy;
         select.depthwise = options.depthwise;
         pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
@@ -162,7 +164,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   if (reference && failed(runPasses(*reference, [&](OpPassManager &pm) {
         SelectStrategiesOptions select;
         select.target = target;
-        select.cpuVectorRegisters = options.cpu == "x86-64-v4" ? 32 : 16;
+        select.cpuVectorRegisters = cpuVectorRegisters;
         select.strategy = "generated";
         pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
         OutlineKernelsOptions outline;

@@ -59,28 +59,28 @@ static scf::ForOp wrapBodyInTileLoop(OpBuilder &b, scf::ParallelOp loop,
   return tileLoop;
 }
 
-/// Moves into `tileLoop` the stack buffers that only it uses, so each
-/// unrolled copy of the body gets its own. Returns false when a buffer the
-/// body uses is also used outside it: then the copies cannot be jammed.
-static bool privatizeAllocas(func::FuncOp kernel, scf::ForOp tileLoop) {
+/// Moves into `loop`'s body the stack buffers that only it uses, so each
+/// copy of the loop (or of its body) gets its own. Returns false when a
+/// buffer the loop uses is also used outside it: then the copies of its
+/// body cannot be jammed.
+static bool privatizeAllocas(func::FuncOp kernel, LoopLikeOpInterface loop) {
+  Block *body = &loop.getLoopRegions().front()->front();
   SmallVector<memref::AllocaOp> inside;
   bool shared = false;
   kernel.walk([&](memref::AllocaOp alloca) {
-    if (tileLoop->isAncestor(alloca))
+    if (loop->isAncestor(alloca))
       return;
     bool usedInside = false, usedOutside = false;
     for (Operation *user : alloca->getUsers())
-      (tileLoop->isAncestor(user) ? usedInside : usedOutside) = true;
+      (loop->isAncestor(user) ? usedInside : usedOutside) = true;
     if (usedInside && usedOutside)
       shared = true;
     else if (usedInside)
       inside.push_back(alloca);
   });
-  if (shared)
-    return false;
   for (memref::AllocaOp alloca : inside)
-    alloca->moveBefore(tileLoop.getBody(), tileLoop.getBody()->begin());
-  return true;
+    alloca->moveBefore(body, body->begin());
+  return !shared;
 }
 
 /// Unrolls `tileLoop`, whose body has no loop, op by op: each op is
@@ -183,15 +183,8 @@ static LogicalResult jamThreadTile(func::FuncOp kernel,
     return loop.emitOpError("reduces across iterations: it cannot be tiled "
                             "per thread");
   // Stack buffers only the loop uses move into it first, so that a copy of
-  // the loop for a remainder gets its own (and the tiles can privatize
-  // them).
-  kernel.walk([&](memref::AllocaOp alloca) {
-    if (!loop->isAncestor(alloca) &&
-        llvm::all_of(alloca->getUsers(), [&](Operation *user) {
-          return loop->isAncestor(user);
-        }))
-      alloca->moveBefore(loop.getBody(), loop.getBody()->begin());
-  });
+  // the loop for a remainder gets its own.
+  privatizeAllocas(kernel, loop);
   return jamDims(kernel, loop, SmallVector<int64_t>(tile),
                  static_cast<int>(tile.size()) - 1,
                  strategy.getMapping() == Mapping::loop);
