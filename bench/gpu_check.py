@@ -4,10 +4,12 @@
 compared with onnxruntime (CPU) on the same inputs; `fuse-run --check` also
 compares the fused plan with the unfused reference plan on the GPU.
 
-    python3 gpu_check.py DIR     # DIR/models/*.onnx, DIR/*.fbin, DIR/bin
+    python3 gpu_check.py DIR [NAME...]   # DIR/models/*.onnx, DIR/*.fbin,
+                                         # DIR/bin; only NAMEs if given
 
 An element passes when |fuse - ort| <= atol + rtol * |ort| (rtol 1e-4,
-atol 1e-5, float32). Prints a markdown table last; exit 1 on any failure.
+atol 1e-5, float32). Prints a markdown table last, naming the outputs that
+fail; exit 1 on any failure.
 """
 
 import glob
@@ -21,6 +23,15 @@ import onnxruntime as ort
 
 RTOL, ATOL = 1e-4, 1e-5
 
+# Outputs onnxruntime gets wrong, computed with numpy instead: onnxruntime
+# 1.30 (the GPU machine's) pads in 'wrap' mode wrongly when a pad is longer
+# than its dim (max error 0.94 on tensor_more's pw; 1.32 agrees with
+# numpy.pad, and so does fuse on both targets).
+NUMPY_ORACLES = {
+    ("tensor_more", "pw"): lambda x: np.pad(
+        x["x"], [(0, 0), (0, 0), (4, 2), (1, 7)], mode="wrap"),
+}
+
 
 def main():
     root = sys.argv[1]
@@ -28,6 +39,8 @@ def main():
     rows, ok = [], True
     for model_path in sorted(glob.glob(os.path.join(root, "models", "*.onnx"))):
         name = os.path.splitext(os.path.basename(model_path))[0]
+        if sys.argv[2:] and name not in sys.argv[2:]:
+            continue
         artifact = os.path.join(root, name + ".fbin")
         model = onnx.load(model_path)
         rng = np.random.default_rng(1)
@@ -53,17 +66,23 @@ def main():
         want = ort.InferenceSession(model_path, providers=[
             "CPUExecutionProvider"]).run(None, inputs)
         got = np.load(out_path)
-        worst, passed = 0.0, True
+        worst, failing = 0.0, []
         for value, expected in zip(model.graph.output, want):
+            oracle = NUMPY_ORACLES.get((name, value.name))
+            if oracle:
+                expected = oracle(inputs)
             have = got[value.name]
             diff = np.abs(have.astype(np.float64) - expected)
-            worst = max(worst, float(diff.max()))
-            passed &= bool(np.all(diff <= ATOL + RTOL * np.abs(expected)))
+            worst = max(worst, float(diff.max(initial=0.0)))
+            if not np.all(diff <= ATOL + RTOL * np.abs(expected)):
+                failing.append("%s (%.2e)" % (value.name, diff.max()))
+        passed = not failing
         check = subprocess.run([fuse, artifact, "--check"],
                                capture_output=True, text=True)
         check_ok = check.returncode == 0
         ok &= passed and check_ok
-        rows.append((name, "PASS" if passed else "FAIL", "%.2e" % worst,
+        rows.append((name, "PASS" if passed else "FAIL: " + ", ".join(failing),
+                     "%.2e" % worst,
                      "PASS" if check_ok else "FAIL"))
     print("| model | vs onnxruntime | max abs err | fused vs reference (--check) |")
     print("|---|---|---|---|")

@@ -3,7 +3,7 @@
 
     python3 bench/models/benchmark.py [--models resnet50,mobilenet_v2,bert]
         [--batches 1,32] [--out DIR] [--no-compile] [--strategy auto]
-        [--conv auto]
+        [--conv auto] [--variant LABEL=FLAGS ...]
 
 For each model and batch size, in this one process:
 
@@ -24,6 +24,11 @@ For each model and batch size, in this one process:
    in turn, three rounds, and each reports the median of its rounds;
 5. profile fuse (fuse-run --profile=NAME.profile.json, its table in
    NAME.profile.txt).
+
+Each --variant (e.g. `tile1=--strategy=generated --gpu-contraction-tile=1,1`)
+compiles the same export once more with those fuse-compile flags instead of
+--strategy/--depthwise/--conv, and is checked, timed (same rounds, same
+process) and profiled (NAME.LABEL.profile.txt) beside the default.
 
 Prints one line per model and batch as it goes and a markdown table last.
 Exit status 1 when any fuse output misses onnxruntime by 1e-4 or more, or
@@ -228,32 +233,49 @@ def run_case(name, batch, args):
     path = os.path.join(args.out, tag + ".onnx")
     export(model, inputs, output_names, path)
 
-    # fuse
-    artifact = os.path.join(args.out, tag + ".fbin")
-    t0 = time.time()
-    compiled = subprocess.run(
-        [COMPILER, path, "-o", artifact, "--no-reference", "--fusion-report",
-         "--strategy=" + args.strategy, "--depthwise=" + args.depthwise,
-         "--conv=" + args.conv],
-        capture_output=True, text=True, timeout=1200)
-    row["compile_s"] = time.time() - t0
-    with open(os.path.join(args.out, tag + ".compile.log"), "w") as f:
-        f.write(compiled.stderr)
-    if compiled.returncode != 0:
-        raise RuntimeError("fuse-compile failed: " +
-                           compiled.stderr.strip()[-1500:])
-    m = re.search(r"kernels: (\d+) before fusion, (\d+) after",
-                  compiled.stderr)
-    if m:
-        row["kernels_before"], row["kernels_after"] = map(int, m.groups())
-    fuse = FuseModel(artifact)
-    row["libraries"] = fuse.libraries
-    fuse.set_inputs(inputs)
-    got = fuse.run()
-
+    # fuse, then each variant
     want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(
         None, inputs)
-    row["rel_l2"] = max(rel_l2(got[n], w) for n, w in zip(output_names, want))
+    default_flags = ["--strategy=" + args.strategy,
+                     "--depthwise=" + args.depthwise, "--conv=" + args.conv]
+    fuse = None
+    variants = {}
+    for label, flags in [("", default_flags)] + args.variant:
+        vtag = tag + ("." + label if label else "")
+        artifact = os.path.join(args.out, vtag + ".fbin")
+        t0 = time.time()
+        compiled = subprocess.run(
+            [COMPILER, path, "-o", artifact, "--no-reference",
+             "--fusion-report"] + flags,
+            capture_output=True, text=True, timeout=1200)
+        compile_s = time.time() - t0
+        with open(os.path.join(args.out, vtag + ".compile.log"), "w") as f:
+            f.write(compiled.stderr)
+        if compiled.returncode != 0:
+            if not label:
+                raise RuntimeError("fuse-compile failed: " +
+                                   compiled.stderr.strip()[-1500:])
+            variants[label] = {"error": compiled.stderr.strip()[-300:]}
+            continue
+        model_ = FuseModel(artifact)
+        model_.set_inputs(inputs)
+        got = model_.run()
+        error = max(rel_l2(got[n], w) for n, w in zip(output_names, want))
+        if not label:
+            fuse = model_
+            row["compile_s"] = compile_s
+            row["rel_l2"] = error
+            row["libraries"] = fuse.libraries
+            m = re.search(r"kernels: (\d+) before fusion, (\d+) after",
+                          compiled.stderr)
+            if m:
+                row["kernels_before"], row["kernels_after"] = map(
+                    int, m.groups())
+        else:
+            variants[label] = {"model": model_, "artifact": artifact,
+                               "rel_l2": error, "compile_s": compile_s,
+                               "ms": []}
+    artifact = os.path.join(args.out, tag + ".fbin")
 
     # PyTorch, eager and compiled (CUDA graphs)
     cuda_model = model.cuda()
@@ -278,6 +300,10 @@ def run_case(name, batch, args):
     fuse_ms, eager_ms, compiled_ms = [], [], []
     for _ in range(3):
         fuse_ms.append(fuse.time_ms(args.warmup, args.iterations))
+        for v in variants.values():
+            if "model" in v:
+                v["ms"].append(v["model"].time_ms(args.warmup,
+                                                  args.iterations))
         eager_ms.append(time_torch_ms(eager, args.warmup, args.iterations))
         if compiled_call:
             compiled_ms.append(time_torch_ms(compiled_call, args.warmup,
@@ -287,6 +313,9 @@ def run_case(name, batch, args):
     if compiled_ms:
         row["compiled_ms"] = float(np.median(compiled_ms))
     fuse.close()
+    for v in variants.values():
+        if "model" in v:
+            v.pop("model").close()
     del cuda_model, cuda_inputs
     torch.cuda.empty_cache()
 
@@ -294,18 +323,29 @@ def run_case(name, batch, args):
     in_path = os.path.join(args.out, tag + ".in.npz")
     np.savez(in_path, **inputs)
     runner = os.path.join(RUNTIME_DIR, "fuse-run")
-    prof = subprocess.run(
-        [runner, artifact, "--inputs", in_path, "--profile=" +
-         os.path.join(args.out, tag + ".profile.json"),
-         "--iterations", "50", "--warmup", "5"],
-        capture_output=True, text=True, timeout=600)
-    with open(os.path.join(args.out, tag + ".profile.txt"), "w") as f:
-        f.write(prof.stdout + prof.stderr)
-    m = re.search(r"sum of launches ([0-9.]+) ms, whole plan \(graph replay\) "
-                  r"([0-9.]+) ms", prof.stdout)
-    if m:
-        row["profile_sum_ms"], row["profile_replay_ms"] = map(float, m.groups())
+    for label, v in [("", row)] + list(variants.items()):
+        if "error" in v:
+            continue
+        vtag = tag + ("." + label if label else "")
+        prof = subprocess.run(
+            [runner, v.get("artifact", artifact), "--inputs", in_path,
+             "--profile=" + os.path.join(args.out, vtag + ".profile.json"),
+             "--iterations", "50", "--warmup", "5"],
+            capture_output=True, text=True, timeout=600)
+        with open(os.path.join(args.out, vtag + ".profile.txt"), "w") as f:
+            f.write(prof.stdout + prof.stderr)
+        m = re.search(r"sum of launches ([0-9.]+) ms, whole plan "
+                      r"\(graph replay\) ([0-9.]+) ms", prof.stdout)
+        if m:
+            v["profile_sum_ms"], v["profile_replay_ms"] = map(float,
+                                                              m.groups())
     os.remove(in_path)
+    for v in variants.values():
+        if v.get("ms"):
+            v["ms"] = float(np.median(v["ms"]))
+        v.pop("artifact", None)
+    if variants:
+        row["variants"] = variants
     return row
 
 
@@ -322,6 +362,11 @@ def main():
                    help="fuse-compile --depthwise (kernel, library)")
     p.add_argument("--conv", default="auto",
                    help="fuse-compile --conv (auto, direct, gemm)")
+    p.add_argument("--variant", action="append", default=[],
+                   type=lambda v: (v.split("=", 1)[0], v.split("=", 1)[1]
+                                   .split()),
+                   help="LABEL=FLAGS: also compile with these fuse-compile "
+                        "flags, check and time it beside the default")
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--iterations", type=int, default=50)
     args = p.parse_args()
@@ -364,6 +409,27 @@ def main():
             "%.2fx" % (r["fuse_ms"] / compiled) if compiled else "-",
             "%.2f" % (r["profile_sum_ms"] / r["profile_replay_ms"])
             if r.get("profile_replay_ms") else "-"))
+    labels = sorted({l for r in rows for l in r.get("variants", {})})
+    if labels:
+        print("\n| model | batch | fuse ms | " +
+              " | ".join("%s ms (rel. L2)" % l for l in labels) + " |")
+        print("|---|---|---|" + "---|" * len(labels))
+        for r in rows:
+            if "error" in r:
+                continue
+            cells = []
+            for l in labels:
+                v = r.get("variants", {}).get(l, {})
+                if "error" in v:
+                    cells.append("FAIL")
+                    ok = False
+                elif "ms" in v:
+                    ok &= v["rel_l2"] < TOLERANCE
+                    cells.append("%.3f (%.0e)" % (v["ms"], v["rel_l2"]))
+                else:
+                    cells.append("-")
+            print("| %s | %d | %.3f | %s |" % (r["model"], r["batch"],
+                                               r["fuse_ms"], " | ".join(cells)))
     return 0 if ok else 1
 
 

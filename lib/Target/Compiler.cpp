@@ -147,6 +147,8 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
         select.cpuVectorRegisters = cpuVectorRegisters;
         select.strategy = options.strategy;
         select.depthwise = options.depthwise;
+        select.gpuContractionTile.assign(options.gpuContractionTile.begin(),
+                                         options.gpuContractionTile.end());
         pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
         if (options.fusionReport)
           pm.addPass(createFusionReport());

@@ -123,6 +123,20 @@ func.func @softmax_middle_axis(%x: tensor<4x6x8xf32>) -> tensor<4x6x8xf32> attri
 
 // -----
 
+// A float16 Softmax is computed in f32 and cast back: the marked generic
+// has the result's shape but not its type, and its rows are still kept
+// whole (one iteration per row, not per element, which a GPU grid sized
+// for the rows would not cover).
+// CHECK-LABEL: func.func @softmax_f16_rows
+// CHECK: scf.forall (%[[I:.*]], %[[J:.*]]) in (4, 6)
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[I]], %[[J]], 0] [1, 1, 8] [1, 1, 1] : tensor<1x1x8xf16> into tensor<4x6x8xf16>
+func.func @softmax_f16_rows(%x: tensor<4x6x8xf16>) -> tensor<4x6x8xf16> attributes {fuse.kernel} {
+  %0 = onnx.Softmax(%x) : (tensor<4x6x8xf16>) -> tensor<4x6x8xf16>
+  return %0 : tensor<4x6x8xf16>
+}
+
+// -----
+
 // LayerNormalization over the last two dims, with a residual Add before and
 // a Relu after: one iteration per batch entry; the Relu is fused into the
 // row's final generic.

@@ -6,7 +6,11 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=depthwise=library | FileCheck %s --check-prefix=DWLIB
 // RUN: not fuse-opt %s -fuse-select-strategies=strategy=fast 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not fuse-opt %s -fuse-select-strategies=cpu-vector-registers=8 2>&1 | FileCheck %s --check-prefix=BADREGS
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-contraction-tile=1,1" | FileCheck %s --check-prefix=UNTILED
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-contraction-tile=8,8" | FileCheck %s --check-prefix=SHRINK
+// RUN: not fuse-opt %s -fuse-select-strategies=gpu-contraction-tile=3,2 2>&1 | FileCheck %s --check-prefix=BADTILE
 // BADREGS: fuse-select-strategies: cpu-vector-registers must be 16 or 32, not 8
+// BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns)
 // BADOPT: fuse-select-strategies: unknown strategy 'fast' (auto, generated or library)
 
 // A MatMul, its bias and ReLU: one cuBLASLt call (the bias runs along the
@@ -299,11 +303,20 @@ func.func @tiled_window_14(%x: tensor<32x128x14x14xf32>) -> tensor<32x128x14x14x
 
 // A generated convolution at batch 32: 8 output channels by 8 columns per
 // iteration on the cpu, a 14-wide row too (fuse-jam-thread-tiles runs its
-// last 6 as a smaller tile); on the GPU only the
-// window tile along the row (contraction tiles are not measured there yet).
+// last 6 as a smaller tile); on the GPU 4 output channels by 2 columns,
+// which divide both outputs. With one output per contraction thread
+// (gpu-contraction-tile=1,1) only the window tile along the row is left.
 // GEN-LABEL: func @tiled_conv
-// GEN: {strategy = #fuse.kernel<flat, grid = 6272, block = 256, thread_tile = [1, 1, 1, 4]>}
-// GEN: {strategy = #fuse.kernel<flat, grid = 896, block = 256, thread_tile = [1, 1, 1, 7]>}
+// GEN: {strategy = #fuse.kernel<flat, grid = 3136, block = 256, thread_tile = [1, 4, 1, 2]>}
+// GEN: {strategy = #fuse.kernel<flat, grid = 784, block = 256, thread_tile = [1, 4, 1, 2]>}
+// Asked for 8 x 8, the first keeps it; the second's row of 14 takes 7
+// columns, and its 8 x 7 tile halves to 2 x 7 to keep two blocks per SM.
+// SHRINK-LABEL: func @tiled_conv
+// SHRINK: {strategy = #fuse.kernel<flat, grid = 392, block = 256, thread_tile = [1, 8, 1, 8]>}
+// SHRINK: {strategy = #fuse.kernel<flat, grid = 448, block = 256, thread_tile = [1, 2, 1, 7]>}
+// UNTILED-LABEL: func @tiled_conv
+// UNTILED: {strategy = #fuse.kernel<flat, grid = 6272, block = 256, thread_tile = [1, 1, 1, 4]>}
+// UNTILED: {strategy = #fuse.kernel<flat, grid = 896, block = 256, thread_tile = [1, 1, 1, 7]>}
 // CPU-LABEL: func @tiled_conv
 // CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 8, 1, 8]>}
 // CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 8, 1, 8]>}

@@ -101,6 +101,12 @@ static cl::opt<std::string> conv(
              "direct (always a convolution: cuDNN or fuse's kernel), gemm "
              "(always im2col and a matmul, on either target)"),
     cl::init("auto"), cl::cat(compileCategory));
+static cl::list<int64_t> gpuContractionTile(
+    "gpu-contraction-tile",
+    cl::desc("Outputs per thread of fuse's contraction kernels on cuda, "
+             "rows,columns (default 4,2; each a power of two up to 16; "
+             "shrunk where the output is small): for measurements"),
+    cl::CommaSeparated, cl::Hidden, cl::cat(compileCategory));
 static cl::opt<fuse::CompileStage> emit(
     "emit", cl::desc("Stop after a stage and print it"),
     cl::init(fuse::CompileStage::Artifact),
@@ -218,6 +224,18 @@ int main(int argc, char **argv) {
   options.fusionReport = fusionReport;
   options.strategy = strategy;
   options.depthwise = depthwise;
+  if (!gpuContractionTile.empty()) {
+    if (gpuContractionTile.size() != 2 ||
+        llvm::any_of(gpuContractionTile, [](int64_t s) {
+          return s < 1 || s > 16 || !llvm::isPowerOf2_64(s);
+        })) {
+      errs() << "fuse-compile: --gpu-contraction-tile must be two powers of "
+                "two from 1 to 16, rows,columns\n";
+      return 1;
+    }
+    options.gpuContractionTile.assign(gpuContractionTile.begin(),
+                                      gpuContractionTile.end());
+  }
   options.conv = conv;
   options.stopAfter = emit;
 

@@ -59,6 +59,9 @@ struct CompileOptions {
   /// Convolutions as im2col and a matmul (fuse-convs-to-matmuls): "auto"
   /// (small ones, on cuda with libraries), "direct" (none) or "gemm" (all).
   std::string conv = "auto";
+  /// fuse-select-strategies' gpu-contraction-tile (rows, columns); empty
+  /// for its default.
+  std::vector<int64_t> gpuContractionTile;
   CompileStage stopAfter = CompileStage::Artifact;
   /// The x86-64 level the cpu kernels are compiled for (resolveCpuLevel).
   std::string cpu = "x86-64";

@@ -178,6 +178,11 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
            "Vector registers of the cpu's x86-64 level: 16 (up to "
            "x86-64-v3) or 32 (x86-64-v4: AVX-512), which holds a 16 x 8 "
            "contraction tile instead of 8 x 8">,
+    ListOption<"gpuContractionTile", "gpu-contraction-tile", "int64_t",
+               "Outputs per thread of a generated contraction on cuda, "
+               "rows (output channels, a matmul's rows) and columns (the "
+               "last dim), default 4,2: shrunk to divide the output and to "
+               "keep two blocks per SM; 1,1 is one output per thread">,
   ];
 }
 

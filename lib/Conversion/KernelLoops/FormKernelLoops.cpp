@@ -34,15 +34,20 @@ static bool isFreeOp(Operation *op) {
 
 /// The dims of the kernel result's iteration space that each loop
 /// iteration keeps whole: those that a row-wise op (Softmax,
-/// LayerNormalization) of the result's type marked with `fuse.row_dims`,
+/// LayerNormalization) of the result's shape marked with `fuse.row_dims`,
 /// so its row statistics are computed once per row. Empty when there is
-/// none.
+/// none. Shapes, not types: a narrow float's row-wise op is computed in
+/// f32 and cast back.
 static SmallVector<int64_t> getRowDims(func::FuncOp kernel, Type rootType) {
   SmallVector<int64_t> dims;
+  auto rootShaped = dyn_cast_or_null<ShapedType>(rootType);
   kernel.walk([&](Operation *op) {
     auto attr = op->getAttrOfType<DenseI64ArrayAttr>("fuse.row_dims");
-    if (attr && op->getNumResults() == 1 &&
-        op->getResult(0).getType() == rootType)
+    auto shaped = op->getNumResults() == 1
+                      ? dyn_cast<ShapedType>(op->getResult(0).getType())
+                      : ShapedType();
+    if (attr && shaped && rootShaped && shaped.hasRank() &&
+        rootShaped.hasRank() && shaped.getShape() == rootShaped.getShape())
       for (int64_t d : attr.asArrayRef())
         if (!llvm::is_contained(dims, d))
           dims.push_back(d);
