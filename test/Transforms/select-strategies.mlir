@@ -301,6 +301,19 @@ func.func @tiled_window_14(%x: tensor<32x128x14x14xf32>) -> tensor<32x128x14x14x
 
 // -----
 
+// An im2col of a 7x7 map at batch 32: 49 columns take no tile of 4, so 4
+// images a thread share the index arithmetic. At batch 1, none.
+// CHECK-LABEL: func @tiled_im2col_images
+// CHECK: fuse.im2col{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 7063, block = 256, thread_tile = [4, 1, 1]>
+// CHECK: fuse.im2col{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 883, block = 256>
+func.func @tiled_im2col_images(%x: tensor<32x512x7x7xf32>, %y: tensor<1x512x7x7xf32>) -> (tensor<32x4612x49xf32>, tensor<1x4612x49xf32>) {
+  %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<32x512x7x7xf32> -> tensor<32x4612x49xf32>
+  %1 = fuse.im2col %y {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x512x7x7xf32> -> tensor<1x4612x49xf32>
+  return %0, %1 : tensor<32x4612x49xf32>, tensor<1x4612x49xf32>
+}
+
+// -----
+
 // A generated convolution at batch 32: 8 output channels by 8 columns per
 // iteration on the cpu, a 14-wide row too (fuse-jam-thread-tiles runs its
 // last 6 as a smaller tile); on the GPU 4 output channels by 2 columns,

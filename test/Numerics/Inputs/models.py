@@ -453,7 +453,8 @@ def conv_gemm():
     a matmul; bias as a weight column): strided with asymmetric pads,
     dilated, SAME_UPPER auto_pad, a 1x1 stride-2 downsample without bias,
     a residual Add (computed after the Conv; the Conv second), then ReLU;
-    and a Conv whose result is also an output (the chain stops there)."""
+    and a Conv whose result is also an output (the chain stops there). Four
+    images of 9x7: im2cols with 63 columns are tiled over the images."""
     return make([node("Conv", ["img", "w1", "b1"], ["s1"], strides=[2, 2],
                       pads=[0, 1, 2, 1]),
                  node("Conv", ["img", "w1", "b1"], ["s2"], dilations=[2, 2],
@@ -466,7 +467,7 @@ def conv_gemm():
                  node("Conv", ["img", "w3"], ["ydown"], strides=[2, 2]),
                  node("Conv", ["img", "w4", "b4"], ["yboth"]),
                  node("Relu", ["yboth"], ["yrelu"])],
-                [("img", [2, 3, 9, 8]), ("img2", [2, 5, 9, 8])],
+                [("img", [4, 3, 9, 7]), ("img2", [4, 5, 9, 7])],
                 ["s1", "ydil", "ysame", "ydown", "yboth", "yrelu"],
                 [weight("w1", [5, 3, 3, 3], 70), weight("b1", [5], 71),
                  weight("w2", [4, 3, 2, 3], 72), weight("w3", [6, 3, 1, 1], 73),
