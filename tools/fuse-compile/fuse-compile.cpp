@@ -23,6 +23,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <cctype>
+
 using namespace mlir;
 using namespace llvm;
 
@@ -174,6 +176,22 @@ int main(int argc, char **argv) {
            << conv << "'\n";
     return 2;
   }
+  // An architecture name NVVM and ptxas take: sm_ and a number, with an
+  // optional suffix letter (sm_90a). Checked here: an empty one crashed
+  // NVVM's verifier, and others gave a dozen errors blaming ptxas.
+  {
+    StringRef arch = gpuArch;
+    StringRef number = arch.starts_with("sm_") ? arch.drop_front(3) : "";
+    if (!number.empty() && std::isalpha(number.back()))
+      number = number.drop_back();
+    unsigned version = 0;
+    if (number.empty() || number.getAsInteger(10, version) || version < 50) {
+      errs() << "fuse-compile: --gpu-arch must be an NVIDIA architecture "
+                "such as sm_90 (sm_50 or later), not '"
+             << gpuArch << "'\n";
+      return 2;
+    }
+  }
   std::optional<std::string> level = fuse::resolveCpuLevel(cpuLevel);
   if (!level) {
     errs() << "fuse-compile: --cpu must be x86-64, x86-64-v2, x86-64-v3, "
@@ -251,6 +269,15 @@ int main(int argc, char **argv) {
   FailureOr<uint64_t> bytes = fuse::compileModel(*module, options, out->os());
   if (failed(bytes))
     return 1;
+  // A write that failed (a full disk, /dev/full) is an error here, not
+  // "wrote ..." and then an abort when the stream closes.
+  out->os().flush();
+  if (std::error_code ec = out->os().error()) {
+    errs() << "fuse-compile: cannot write '" << output << "': "
+           << ec.message() << "\n";
+    out->os().clear_error();
+    return 1;
+  }
   if (toArtifact) {
     errs() << "fuse-compile: wrote " << output << " (" << *bytes << " bytes, "
            << (target == fuse::artifact::Target::Cuda

@@ -51,8 +51,9 @@ shape, min, max and mean):
   --outputs FILE       write the outputs instead of printing them:
                          .npz   one array per output, named after it
                          .npy   the output (a model with one output only)
-                         DIR    output_0.pb, ... (ONNX TensorProto, created
-                                if missing)
+                         DIR    output_0.pb, ... (ONNX TensorProto; an
+                                existing directory, or a name without an
+                                extension, created if missing)
   --check              run plan "main" and plan "reference" on the same
                        inputs and compare every output element:
                        |main - reference| <= atol + rtol * |reference|
@@ -149,6 +150,16 @@ bool parseUnsigned(const std::string &text, uint64_t &value) {
   return errno == 0 && *end == '\0';
 }
 
+bool endsWith(const std::string &s, const char *suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+bool isDirectory(const std::string &path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
 Options parseOptions(int argc, char **argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
@@ -226,8 +237,11 @@ Options parseOptions(int argc, char **argv) {
       takeRate(options.peakGFlops);
     else if (name == "--inputs")
       options.inputs.push_back(takeValue());
-    else if (name == "--outputs")
+    else if (name == "--outputs") {
+      if (!options.outputs.empty())
+        usageError("--outputs is given twice");
       options.outputs = takeValue();
+    }
     else if (name == "--plan")
       options.plans.push_back(takeValue());
     else if (name == "--seed") {
@@ -255,17 +269,20 @@ Options parseOptions(int argc, char **argv) {
                "together)");
   if (options.profile && (options.check || options.bench))
     usageError("--profile runs on its own (not with --check or --bench)");
+  // A name that is neither .npz nor .npy nor a directory is a mistake (a
+  // .txt made a directory of it): refused before any work.
+  if (!options.outputs.empty() && !endsWith(options.outputs, ".npz") &&
+      !endsWith(options.outputs, ".npy") && !isDirectory(options.outputs)) {
+    std::string base = options.outputs.substr(
+        options.outputs.find_last_of('/') == std::string::npos
+            ? 0
+            : options.outputs.find_last_of('/') + 1);
+    if (base.find('.') != std::string::npos)
+      usageError("--outputs '" + options.outputs +
+                 "': a file must end in .npz or .npy, and a directory to "
+                 "create has no extension");
+  }
   return options;
-}
-
-bool endsWith(const std::string &s, const char *suffix) {
-  size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
-bool isDirectory(const std::string &path) {
-  struct stat info;
-  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
 bool exists(const std::string &path) {

@@ -85,7 +85,22 @@ static Value div(OpBuilder &b, Location loc, ArrayRef<Value> x) {
   if (isFloat(x[0]))
     return arith::DivFOp::create(b, loc, x[0], x[1]);
   // Integer division truncates toward zero, as onnxruntime's does.
-  return arith::DivSIOp::create(b, loc, x[0], x[1]);
+  // Dividing by 0 and INT_MIN / -1 trap on x86: x / 0 gives 0 (numpy's
+  // result) and x / -1 is -x, wrapping for INT_MIN (numpy's too).
+  Type type = x[0].getType();
+  Value zero = buildScalar(b, loc, type, 0.0);
+  Value minusOne = buildScalar(b, loc, type, -1.0);
+  Value byZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x[1], zero);
+  Value byMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x[1], minusOne);
+  Value divisor = arith::SelectOp::create(
+      b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne),
+      buildScalar(b, loc, type, 1.0), x[1]);
+  Value quotient = arith::DivSIOp::create(b, loc, x[0], divisor);
+  Value negated = arith::SubIOp::create(b, loc, zero, x[0]);
+  quotient = arith::SelectOp::create(b, loc, byMinusOne, negated, quotient);
+  return arith::SelectOp::create(b, loc, byZero, zero, quotient);
 }
 
 static Value reciprocal(OpBuilder &b, Location loc, ArrayRef<Value> x) {
