@@ -77,6 +77,18 @@ static LogicalResult checkEmptyTensors(ModuleOp module) {
                       << "); empty reductions are not supported";
       return WalkResult::interrupt();
     }
+    // A contraction over an empty tensor (a MatMul with K = 0) crashed
+    // the kernel-loop tiling. Other ops may take and make empty tensors
+    // (a Slice to nothing that a Concat then skips).
+    if (isContractionOp(op))
+      for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
+                                                op->getResultTypes()))
+        if (hasNoElements(type)) {
+          op->emitError() << "'" << op->getName()
+                          << "' contracts a tensor with no elements (" << type
+                          << "); empty contractions are not supported";
+          return WalkResult::interrupt();
+        }
     // A constant output (folded) needs no kernel.
     if (isa<func::ReturnOp>(op))
       for (Value operand : op->getOperands())

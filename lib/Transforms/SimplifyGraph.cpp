@@ -11,6 +11,8 @@
 //  3. folds BatchNormalization into the Conv before it, or else rewrites
 //     it as Mul + Add with per-channel constants (elementwise, fusible);
 //  4. forwards Identity;
+//  5. replaces results with no elements (a dim of 0) by empty constants,
+//     and drops such inputs of a Concat;
 //
 // then erases what is dead and updates the function's result types.
 //
@@ -76,6 +78,8 @@ public:
 private:
   const ConstantTensor *lookup(Value v);
   LogicalResult refineResultTypes(Operation *op);
+  bool tryFoldEmpty(Operation *op);
+  void dropEmptyInputs(ONNXConcatOp concat);
   bool tryFold(Operation *op);
   bool tryFoldBatchNorm(ONNXBatchNormalizationOp bn);
   void replaceWithConstant(Operation *op, ElementsAttr value);
@@ -133,6 +137,39 @@ void GraphSimplifier::replaceWithConstant(Operation *op, ElementsAttr value) {
                                          value.getShapedType(), value);
   op->getResult(0).replaceAllUsesWith(constant.getResult());
   op->erase();
+}
+
+/// An op whose result has no elements (a dim of 0) computes nothing: its
+/// result is an empty constant, whatever its operands, and no kernel runs
+/// for it (a kernel would have no loop).
+bool GraphSimplifier::tryFoldEmpty(Operation *op) {
+  if (op->getNumResults() != 1)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() != 0 ||
+      !type.getElementType().isIntOrFloat())
+    return false;
+  replaceWithConstant(op, DenseElementsAttr::get(type, ArrayRef<Attribute>{}));
+  return true;
+}
+
+/// A Concat's inputs with no elements add nothing to it; a Concat left
+/// with one input is that input.
+void GraphSimplifier::dropEmptyInputs(ONNXConcatOp concat) {
+  SmallVector<Value> inputs;
+  for (Value input : concat->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type || !type.hasStaticShape() || type.getNumElements() != 0)
+      inputs.push_back(input);
+  }
+  if (inputs.empty() || inputs.size() == concat->getNumOperands())
+    return;
+  if (inputs.size() == 1 && inputs[0].getType() == concat.getType()) {
+    concat.getResult().replaceAllUsesWith(inputs[0]);
+    concat.erase();
+    return;
+  }
+  concat->setOperands(inputs);
 }
 
 bool GraphSimplifier::tryFold(Operation *op) {
@@ -259,8 +296,10 @@ LogicalResult GraphSimplifier::run() {
       continue;
     if (failed(refineResultTypes(&op)))
       return failure();
-    if (tryFold(&op))
+    if (tryFoldEmpty(&op) || tryFold(&op))
       continue;
+    if (auto concat = dyn_cast<ONNXConcatOp>(op))
+      dropEmptyInputs(concat);
     if (auto bn = dyn_cast<ONNXBatchNormalizationOp>(op)) {
       tryFoldBatchNorm(bn);
       continue;
