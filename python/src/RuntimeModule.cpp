@@ -20,7 +20,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
-#include <cstring>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
