@@ -171,6 +171,11 @@ static ExternalData makeExternalData(StringRef sourceName,
                         "but the model was read from standard input, so "
                         "there is no folder to find it in (give the model "
                         "as a file)");
+  // A model in memory (the Python package's fuse.compile of bytes).
+  if (sourceName == "<bytes>")
+    return ExternalData(std::nullopt,
+                        "but the model was given as bytes, so there is no "
+                        "folder to find it in (give the model as a file)");
   StringRef folder = llvm::sys::path::parent_path(sourceName);
   return ExternalData(folder.empty() ? std::string(".") : folder.str());
 }

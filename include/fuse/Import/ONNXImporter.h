@@ -54,7 +54,8 @@ std::string parseInputShapeSpec(llvm::StringRef spec, ImportOptions &options);
 
 /// Imports the model in `bytes`. `sourceName` names the file in
 /// diagnostics, and its folder is where external data is looked for ("-"
-/// or "<stdin>": standard input, which has none). Every problem with the model
+/// or "<stdin>": standard input, and "<bytes>": a model in memory, which
+/// have none). Every problem with the model
 /// is reported through the context's diagnostic engine; the result is null
 /// after any error.
 mlir::OwningOpRef<mlir::ModuleOp> importONNXModel(llvm::StringRef bytes,

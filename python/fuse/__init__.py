@@ -1,0 +1,161 @@
+"""fuse: an ahead-of-time fusion compiler for ONNX models, and its runtime.
+
+    import fuse, numpy as np
+    artifact = fuse.compile("model.onnx", target="cpu")
+    session = fuse.InferenceSession(artifact)
+    y, = session.run(None, {"x": np.zeros((1, 3, 224, 224), np.float32)})
+    print(session.profile())
+
+`compile` runs the compiler in this process (the same driver as
+fuse-compile); `InferenceSession` loads an artifact through the runtime's C
+API, like onnxruntime's InferenceSession. docs/python.md has the details.
+"""
+
+import os as _os
+import warnings as _warnings
+
+from ._errors import (ArtifactError, CompileError, CompileWarning,
+                      DeviceError, FuseError, InvalidArgument, TargetError)
+from ._profile import LaunchProfile, Profile
+from . import _runtime
+from ._runtime import NodeArg
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ArtifactError", "CompileError", "CompileWarning", "DeviceError",
+    "FuseError", "InferenceSession", "InvalidArgument", "LaunchProfile",
+    "NodeArg", "Profile", "TargetError", "compile",
+]
+
+_CHOICES = {
+    "target": ("cpu", "cuda"),
+    "strategy": ("auto", "generated", "library"),
+    "depthwise": ("kernel", "library"),
+    "conv": ("auto", "direct", "gemm"),
+}
+
+
+def _model_source(model):
+    """(bytes or None, source name) for the compiler: a path is read by
+    the compiler itself, so that external data beside it is found."""
+    if isinstance(model, (str, _os.PathLike)):
+        path = _os.fspath(model)
+        if not _os.path.isfile(path):
+            raise FileNotFoundError(f"no ONNX model at '{path}'")
+        return None, path
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return bytes(model), "<bytes>"
+    # onnx.ModelProto, without importing onnx (not needed to serve).
+    if hasattr(model, "SerializeToString") and hasattr(model, "graph"):
+        return model.SerializeToString(), "<bytes>"
+    raise TypeError("model must be a path, bytes or an onnx.ModelProto, "
+                    f"not {type(model).__name__}")
+
+
+def _shape_spec(name, dims):
+    """`--input-shape` text for one input: "x=1x3x224x224", None for `?`."""
+    if not isinstance(name, str):
+        raise TypeError(f"input_shapes keys must be input names (str), not "
+                        f"{type(name).__name__}")
+    if isinstance(dims, (str, bytes)) or not hasattr(dims, "__iter__"):
+        raise TypeError(f"input_shapes['{name}'] must be a sequence of "
+                        f"dimensions, not {type(dims).__name__}")
+    text = []
+    for d in dims:
+        if d is None:
+            text.append("?")
+        elif isinstance(d, int) and not isinstance(d, bool) and d >= 0:
+            text.append(str(d))
+        else:
+            raise ValueError(f"input_shapes['{name}']: {d!r} is not a "
+                             "dimension (a non-negative int, or None for a "
+                             "dynamic one)")
+    return f"{name}={'x'.join(text)}"
+
+
+def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64",
+            strategy="auto", input_shapes=None, fusion=True,
+            reference=False, depthwise="kernel", conv="auto", cuda_path=None,
+            fusion_report=False, output=None):
+    """Compiles an ONNX model into an artifact, as fuse-compile does.
+
+    model: a path (str or os.PathLike; external data is read from its
+        folder), the model's bytes, or an onnx.ModelProto.
+    target: "cpu" (x86-64 code; the default here, since it runs wherever
+        the package does) or "cuda" (cubin for `arch`, plus PTX).
+    arch: the GPU architecture for cuda ("sm_90").
+    cpu: the x86-64 level of cpu kernels: "x86-64", "x86-64-v2",
+        "x86-64-v3", "x86-64-v4" or "native" (this machine's).
+    strategy: "auto", "generated" or "library" (fuse-compile --strategy).
+    input_shapes: {input name: [dims]} for inputs whose shape the model
+        leaves symbolic (None for a dimension that stays dynamic).
+    fusion: False compiles one kernel per op (fuse-compile --no-fuse).
+    reference: also compile the unfused plan "reference" (unlike
+        fuse-compile, off by default: it doubles the compile).
+    depthwise, conv, cuda_path, fusion_report: as fuse-compile's
+        --depthwise, --conv, --cuda-path and --fusion-report (to stderr).
+    output: a path to write the artifact to instead of returning it.
+
+    Returns the artifact's bytes, or `output` when given. Raises
+    CompileError with the compiler's diagnostics when it cannot take the
+    model; warnings of a compile that succeeded come as CompileWarning.
+    """
+    for name, choices in _CHOICES.items():
+        value = locals()[name]
+        if value not in choices:
+            raise ValueError(f"{name} must be {', '.join(choices[:-1])} or "
+                             f"{choices[-1]}, not {value!r}")
+    data, source = _model_source(model)
+    shapes = [_shape_spec(n, d) for n, d in (input_shapes or {}).items()]
+    if cuda_path is None:
+        cuda_path = _os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    out = "" if output is None else _os.fspath(output)
+    # Imported here: the compiler loads LLVM, which serving does not need.
+    from . import _compiler
+    artifact, diagnostics = _compiler.compile(
+        data, source, out, target, arch, cpu, _os.fspath(cuda_path),
+        strategy, depthwise, conv, fusion, reference, fusion_report, shapes)
+    if diagnostics:
+        _warnings.warn(diagnostics, CompileWarning, stacklevel=2)
+    return artifact if output is None else output
+
+
+class InferenceSession(_runtime.Session):
+    """A compiled artifact, loaded and ready to run, modelled on
+    onnxruntime.InferenceSession.
+
+    InferenceSession(path_or_bytes): a .fbin path (str or os.PathLike) or
+    an artifact's bytes (what compile returns). Raises ArtifactError for a
+    file that cannot be read or is not an artifact, TargetError when its
+    target is not available here.
+
+    get_inputs(), get_outputs(): NodeArg (name, shape, type, dtype) each.
+    run(output_names, input_feed, *, plan="main"): output_names is a list
+        of output names, or None for all; input_feed maps every input's
+        name to a numpy array of its dtype and shape. Returns a list of
+        numpy arrays. Raises InvalidArgument for an unknown name, a missing
+        input or an array of the wrong dtype or shape, TypeError for a feed
+        that is not an array. bfloat16 tensors travel as uint16 bits.
+    target, arch, device, plans, libraries: what the artifact is and
+        where it runs.
+    groups(): the fusion groups: strategy, FLOPs, bytes and ONNX nodes.
+
+    One session runs one call at a time (others wait); the GIL is released
+    while it runs.
+    """
+
+    def profile(self, input_feed=None, *, plan="main", warmup=3,
+                iterations=20, measure_limits=False):
+        """Times every launch of a plan on its own, as fuse-run --profile:
+        returns a Profile (print it for the table, slowest first).
+
+        input_feed: inputs to time with (as run's); without it, the last
+            run's, or zeros before any run.
+        measure_limits: also measure the device's copy bandwidth and fp32
+            matmul rate (about a second on a GPU; nothing on the CPU) to
+            give each launch's share of the limit.
+        """
+        raw = self._profile(input_feed, plan, warmup, iterations,
+                            measure_limits)
+        return Profile(raw, self.groups())

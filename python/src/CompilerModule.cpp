@@ -1,0 +1,199 @@
+//===- CompilerModule.cpp - fuse._compiler: ONNX model to artifact -------===//
+//
+// What fuse-compile does, in process: import an ONNX model, compile it with
+// fuse::compileModel, and return the artifact (or write it to a file). The
+// package's fuse.compile (fuse/__init__.py) checks the options and turns
+// paths, bytes and onnx.ModelProto into what this module takes. It is a
+// module of its own so that `import fuse` for serving does not load LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Import/ONNXImporter.h"
+#include "fuse/Pipelines/Pipelines.h"
+#include "fuse/Target/Compiler.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <mutex>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+/// What fuse.compile passes down; each field as fuse-compile's flag of
+/// the same name.
+struct Request {
+  std::string target, arch, cpu, cudaPath, strategy, depthwise, conv;
+  bool fuse = true, reference = true, fusionReport = false;
+  /// `--input-shape` values: "x=1x3x224x224".
+  std::vector<std::string> inputShapes;
+};
+
+/// A compile's result: the artifact (when not written to a file), or the
+/// diagnostics that made it fail. Diagnostics of a compile that succeeded
+/// (warnings) are kept too.
+struct Result {
+  bool ok = false;
+  std::string artifact;
+  std::string diagnostics;
+};
+
+// One compile at a time in a process: LLVM's target registry and command
+// line options are process-wide.
+std::mutex compileMutex;
+
+/// Runs one compile; needs no Python (the GIL is released around it).
+/// `model` is the model's bytes, or empty to read `source` (a path).
+Result compileRequest(llvm::StringRef model, const std::string &source,
+                      const std::string &output, const Request &request) {
+  Result result;
+  llvm::raw_string_ostream diagnostics(result.diagnostics);
+  std::unique_ptr<llvm::MemoryBuffer> file;
+  if (model.empty() && source != "<bytes>") {
+    std::string error;
+    file = mlir::openInputFile(source, &error);
+    if (!file) {
+      diagnostics << error;
+      return result;
+    }
+    model = file->getBuffer();
+  }
+
+  fuse::ImportOptions importOptions;
+  for (const std::string &spec : request.inputShapes) {
+    std::string error = fuse::parseInputShapeSpec(spec, importOptions);
+    if (!error.empty()) {
+      diagnostics << "error: " << error;
+      return result;
+    }
+  }
+  fuse::CompileOptions options;
+  options.target = request.target == "cuda" ? fuse::artifact::Target::Cuda
+                                            : fuse::artifact::Target::Cpu;
+  options.cuda.chip = request.arch;
+  options.cpu = request.cpu;
+  options.cudaPath = request.cudaPath;
+  options.fuse = request.fuse;
+  options.reference = request.reference;
+  options.fusionReport = request.fusionReport;
+  options.strategy = request.strategy;
+  options.depthwise = request.depthwise;
+  options.conv = request.conv;
+
+  std::lock_guard<std::mutex> lock(compileMutex);
+  mlir::DialectRegistry registry;
+  fuse::registerCompilerDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  // Diagnostics as fuse-compile prints them, with the text model's lines.
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(model, source, false), llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnostics);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      fuse::importONNXModel(model, source, &context, importOptions);
+  if (!module)
+    return result;
+  if (output.empty()) {
+    llvm::raw_string_ostream os(result.artifact);
+    result.ok = succeeded(fuse::compileModel(*module, options, os));
+    return result;
+  }
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> out =
+      mlir::openOutputFile(output, &error);
+  if (!out) {
+    diagnostics << error;
+    return result;
+  }
+  result.ok = succeeded(fuse::compileModel(*module, options, out->os()));
+  if (result.ok)
+    out->keep();
+  return result;
+}
+
+/// Returns (artifact or None, diagnostics); raises CompileError when the
+/// compile fails.
+nb::tuple compile(nb::object model, const std::string &source,
+                  const std::string &output, Request request) {
+  std::optional<std::string> level = fuse::resolveCpuLevel(request.cpu);
+  if (!level)
+    throw nb::value_error(("cpu must be x86-64, x86-64-v2, x86-64-v3, "
+                           "x86-64-v4 or native, not '" +
+                           request.cpu + "'")
+                              .c_str());
+  request.cpu = *level;
+  llvm::StringRef bytes;
+  if (!model.is_none()) {
+    char *data = nullptr;
+    Py_ssize_t size = 0;
+    if (PyBytes_AsStringAndSize(model.ptr(), &data, &size) != 0)
+      throw nb::python_error();
+    bytes = llvm::StringRef(data, size_t(size));
+  }
+  Result result;
+  {
+    nb::gil_scoped_release release;
+    result = compileRequest(bytes, source, output, request);
+  }
+  if (!result.ok) {
+    nb::object error =
+        nb::module_::import_("fuse._errors").attr("CompileError");
+    std::string message = result.diagnostics.empty()
+                              ? "the compile failed without a diagnostic"
+                              : result.diagnostics;
+    while (!message.empty() && message.back() == '\n')
+      message.pop_back();
+    PyErr_SetString(error.ptr(), message.c_str());
+    throw nb::python_error();
+  }
+  nb::object artifact = output.empty()
+                            ? nb::object(nb::bytes(result.artifact.data(),
+                                                   result.artifact.size()))
+                            : nb::none();
+  return nb::make_tuple(artifact, result.diagnostics);
+}
+
+} // namespace
+
+NB_MODULE(_compiler, m) {
+  m.doc() = "fuse's compiler driver: an ONNX model to an artifact";
+  m.def(
+      "compile",
+      [](nb::object model, const std::string &source, const std::string &output,
+         const std::string &target, const std::string &arch,
+         const std::string &cpu, const std::string &cudaPath,
+         const std::string &strategy, const std::string &depthwise,
+         const std::string &conv, bool fuse, bool reference, bool fusionReport,
+         std::vector<std::string> inputShapes) {
+        Request request{target,
+                        arch,
+                        cpu,
+                        cudaPath,
+                        strategy,
+                        depthwise,
+                        conv,
+                        fuse,
+                        reference,
+                        fusionReport,
+                        std::move(inputShapes)};
+        return compile(std::move(model), source, output, std::move(request));
+      },
+      "model"_a.none(), "source"_a, "output"_a, "target"_a, "arch"_a, "cpu"_a,
+      "cuda_path"_a, "strategy"_a, "depthwise"_a, "conv"_a, "fuse"_a,
+      "reference"_a, "fusion_report"_a, "input_shapes"_a,
+      "Compiles a model (bytes, or None to read `source`, a path); returns "
+      "(artifact bytes or None when written to `output`, diagnostics).");
+}
