@@ -10,8 +10,11 @@
 
 #include <onnx/defs/parser.h>
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 
 using namespace fuse;
 
@@ -58,12 +61,49 @@ static std::string splitParseError(const std::string &message,
          (what.empty() ? message : what.trim().str());
 }
 
+/// The first integer literal of `text` that int64 cannot hold, where the
+/// parser's std::stoll threw (it says only "stoll"): its 1-based position.
+static void findHugeInteger(llvm::StringRef text,
+                            detail::ReadPosition &position) {
+  unsigned line = 1, column = 1;
+  for (size_t i = 0; i < text.size();) {
+    if (!llvm::isDigit(text[i])) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && llvm::isDigit(text[end]))
+      ++end;
+    llvm::StringRef digits = text.slice(i, end).ltrim('0');
+    if (digits.size() > 19 ||
+        (digits.size() == 19 && digits > "9223372036854775807")) {
+      position.line = line;
+      position.column = column;
+      return;
+    }
+    column += end - i;
+    i = end;
+  }
+}
+
 static std::string readText(llvm::StringRef bytes, ::onnx::ModelProto &model,
                             detail::ReadPosition &position) {
   // The parser needs a NUL-terminated string.
   std::string text = bytes.str();
   ::onnx::OnnxParser parser(text.c_str());
-  auto status = parser.Parse(model);
+  ::onnx::Status status;
+  try {
+    status = parser.Parse(model);
+  } catch (const std::out_of_range &) {
+    findHugeInteger(bytes, position);
+    return "ONNX text syntax error: an integer does not fit in 64 bits";
+  }
   if (!status.IsOK())
     return splitParseError(status.ErrorMessage(), position);
   if (!parser.EndOfInput())
