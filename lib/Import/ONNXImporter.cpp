@@ -804,7 +804,16 @@ OwningOpRef<ModuleOp> ModelImporter::run(::onnx::ModelProto &model,
 
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;
+  llvm::StringSet<> outputNames;
   for (const auto &output : graph.output()) {
+    // The artifact's outputs are found by name: two of one name would be
+    // one output the runtime cannot tell apart (it refuses such a file).
+    if (!outputNames.insert(output.name()).second)
+      return mlir::emitError(
+                 NameLoc::get(builder.getStringAttr(output.name()), fileLoc))
+                 << "graph output '" << output.name()
+                 << "' is listed twice; output names must be unique",
+             nullptr;
     Value value = values.lookup(output.name());
     if (!value)
       return mlir::emitError(

@@ -103,6 +103,37 @@ static LogicalResult checkEmptyTensors(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
+/// Tensors the artifact would describe with more dims than the runtime
+/// takes (artifact::kMaxRank, the C API's FUSE_MAX_RANK): refused here
+/// rather than written into a file the runtime refuses.
+static LogicalResult checkRanks(ModuleOp module) {
+  auto tooHigh = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getRank() > artifact::kMaxRank;
+  };
+  for (auto func : module.getOps<func::FuncOp>()) {
+    for (auto [i, arg] : llvm::enumerate(func.getArguments()))
+      if (tooHigh(arg.getType())) {
+        auto name = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
+        return emitError(func.getLoc())
+               << "graph input '" << (name ? name.getValue() : StringRef("?"))
+               << "' has rank "
+               << cast<RankedTensorType>(arg.getType()).getRank()
+               << "; fuse's runtime takes tensors of rank at most "
+               << artifact::kMaxRank;
+      }
+    for (Operation &op : func.getBody().getOps())
+      for (Type type : op.getResultTypes())
+        if (tooHigh(type))
+          return op.emitError()
+                 << "'" << op.getName() << "' makes a tensor of rank "
+                 << cast<RankedTensorType>(type).getRank()
+                 << "; fuse's runtime takes tensors of rank at most "
+                 << artifact::kMaxRank;
+  }
+  return success();
+}
+
 FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
                                        const CompileOptions &options,
                                        llvm::raw_ostream &os) {
@@ -126,7 +157,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   if (failed(runPasses(module, [&](OpPassManager &pm) {
         pm.nest<func::FuncOp>().addPass(createSimplifyGraph());
       })) ||
-      failed(checkEmptyTensors(module)))
+      failed(checkEmptyTensors(module)) || failed(checkRanks(module)))
     return failure();
 
   // The reference is the model before fusion, outlined one op per kernel.
