@@ -700,12 +700,21 @@ std::vector<uint8_t> serializeNpy(const Tensor &tensor) {
 }
 
 bool parseNpz(const std::vector<uint8_t> &bytes, const std::string &path,
-              std::vector<Tensor> &tensors, std::string &error) {
+              std::vector<Tensor> &tensors, std::string &error,
+              uint64_t maxMemberBytes) {
   std::vector<ZipEntry> entries;
   std::string zipError;
   if (!readCentralDirectory(bytes, entries, zipError))
     return failWith(error, "'" + path + "': " + zipError);
   for (const ZipEntry &entry : entries) {
+    if (entry.size > maxMemberBytes)
+      return failWith(error,
+                      format("'%s' member '%s' holds %llu bytes, more than "
+                             "any input of the model takes (%llu bytes with "
+                             "its .npy header)",
+                             path.c_str(), entry.name.c_str(),
+                             (unsigned long long)entry.size,
+                             (unsigned long long)maxMemberBytes));
     std::vector<uint8_t> member;
     if (!readZipMember(bytes, entry, member, zipError))
       return failWith(error, "'" + path + "' member '" + entry.name +

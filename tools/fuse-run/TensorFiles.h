@@ -49,9 +49,12 @@ bool writeFile(const std::string &path, const std::vector<uint8_t> &bytes,
 bool parseNpy(const uint8_t *data, size_t size, const std::string &path,
               Tensor &tensor, std::string &error);
 std::vector<uint8_t> serializeNpy(const Tensor &tensor);
-/// Arrays named after their members, without the ".npy".
+/// Arrays named after their members, without the ".npy". A member larger
+/// than `maxMemberBytes` once inflated is an error before it is inflated
+/// (a small zip bomb would otherwise take gigabytes).
 bool parseNpz(const std::vector<uint8_t> &bytes, const std::string &path,
-              std::vector<Tensor> &tensors, std::string &error);
+              std::vector<Tensor> &tensors, std::string &error,
+              uint64_t maxMemberBytes = UINT64_MAX);
 /// A zip of stored (uncompressed) `<name>.npy` members.
 bool serializeNpz(const std::vector<Tensor> &tensors,
                   std::vector<uint8_t> &bytes, std::string &error);

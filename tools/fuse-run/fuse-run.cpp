@@ -346,8 +346,13 @@ public:
     if (!readFile(path, bytes, message))
       error(message);
     if (endsWith(path, ".npz")) {
+      // No member may be larger than the largest input and a .npy header
+      // (at most 64 KiB), checked before anything is inflated.
+      uint64_t largest = 0;
+      for (const Tensor &input : inputs)
+        largest = std::max<uint64_t>(largest, input.data.size());
       std::vector<Tensor> arrays;
-      if (!parseNpz(bytes, path, arrays, message))
+      if (!parseNpz(bytes, path, arrays, message, largest + (64u << 10)))
         error(message);
       for (Tensor &array : arrays) {
         long index = find(array.name);
@@ -817,13 +822,20 @@ int describe(const Options &options) {
               fuse_model_target(model) == FUSE_TARGET_CUDA ? "cuda" : "cpu",
               fuse_model_arch(model), fuse_model_num_inputs(model),
               fuse_model_num_outputs(model), numPlans);
+  // The signature as described, nothing allocated for it (a huge input
+  // made --info die of bad_alloc).
   for (bool output : {false, true}) {
-    std::vector<Tensor> tensors = signature(model, output);
-    for (size_t i = 0; i < tensors.size(); ++i)
+    size_t n = output ? fuse_model_num_outputs(model)
+                      : fuse_model_num_inputs(model);
+    for (size_t i = 0; i < n; ++i) {
+      fuse_tensor_info info;
+      check(output ? fuse_model_output_info(model, i, &info)
+                   : fuse_model_input_info(model, i, &info));
+      std::vector<int64_t> dims(info.dims, info.dims + info.rank);
       std::printf("%s %zu '%s': %s (%llu bytes)\n", output ? "output" : "input",
-                  i, tensors[i].name.c_str(),
-                  typeString(tensors[i].dtype, tensors[i].dims).c_str(),
-                  (unsigned long long)tensors[i].data.size());
+                  i, info.name, typeString(info.dtype, dims).c_str(),
+                  (unsigned long long)info.bytes);
+    }
   }
   for (size_t p = 0; p < numPlans; ++p) {
     size_t launches = fuse_model_plan_num_launches(model, p);
