@@ -298,8 +298,11 @@ LogicalResult GraphSimplifier::run() {
       return failure();
     if (tryFoldEmpty(&op) || tryFold(&op))
       continue;
-    if (auto concat = dyn_cast<ONNXConcatOp>(op))
+    // May erase the Concat: nothing below applies to one anyway.
+    if (auto concat = dyn_cast<ONNXConcatOp>(op)) {
       dropEmptyInputs(concat);
+      continue;
+    }
     if (auto bn = dyn_cast<ONNXBatchNormalizationOp>(op)) {
       tryFoldBatchNorm(bn);
       continue;
