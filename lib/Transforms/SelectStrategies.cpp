@@ -60,7 +60,6 @@ static constexpr int64_t kMaxWindowTile = 8;
 /// H100): below that, fewer threads cost more than tiles save.
 static constexpr int64_t kMinTiledThreads = 2 * 132 * kFlatBlock;
 
-
 static int64_t numElements(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
@@ -408,14 +407,8 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
     // one output per thread.
     tile = chooseGpuContractionTile(root, iterations, gpuContractionTile,
                                     kMinTiledThreads);
-    if (!tile.empty()) {
-      iterations /= computeProduct(tile);
-      int64_t block = std::min<int64_t>(kFlatBlock, llvm::alignTo(iterations, 32));
-      return KernelStrategyAttr::get(ctx, Mapping::flat,
-                                     llvm::divideCeil(iterations, block), block,
-                                     1, tile);
-    }
-    tile = chooseThreadTile(root);
+    if (tile.empty())
+      tile = chooseThreadTile(root);
     int64_t outputs = computeProduct(tile);
     if (iterations / outputs >= kMinTiledThreads)
       iterations /= outputs;

@@ -139,17 +139,24 @@ void GraphSimplifier::replaceWithConstant(Operation *op, ElementsAttr value) {
   op->erase();
 }
 
+/// A tensor of static shape with no elements (a dim of 0).
+static bool isEmptyTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() && tensor.getNumElements() == 0;
+}
+
 /// An op whose result has no elements (a dim of 0) computes nothing: its
 /// result is an empty constant, whatever its operands, and no kernel runs
 /// for it (a kernel would have no loop).
 bool GraphSimplifier::tryFoldEmpty(Operation *op) {
   if (op->getNumResults() != 1)
     return false;
-  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !type.hasStaticShape() || type.getNumElements() != 0 ||
-      !type.getElementType().isIntOrFloat())
+  Type type = op->getResult(0).getType();
+  if (!isEmptyTensor(type) ||
+      !cast<RankedTensorType>(type).getElementType().isIntOrFloat())
     return false;
-  replaceWithConstant(op, DenseElementsAttr::get(type, ArrayRef<Attribute>{}));
+  replaceWithConstant(op, DenseElementsAttr::get(cast<RankedTensorType>(type),
+                                                 ArrayRef<Attribute>{}));
   return true;
 }
 
@@ -157,11 +164,9 @@ bool GraphSimplifier::tryFoldEmpty(Operation *op) {
 /// with one input is that input.
 void GraphSimplifier::dropEmptyInputs(ONNXConcatOp concat) {
   SmallVector<Value> inputs;
-  for (Value input : concat->getOperands()) {
-    auto type = dyn_cast<RankedTensorType>(input.getType());
-    if (!type || !type.hasStaticShape() || type.getNumElements() != 0)
+  for (Value input : concat->getOperands())
+    if (!isEmptyTensor(input.getType()))
       inputs.push_back(input);
-  }
   if (inputs.empty() || inputs.size() == concat->getNumOperands())
     return;
   if (inputs.size() == 1 && inputs[0].getType() == concat.getType()) {

@@ -273,11 +273,9 @@ Options parseOptions(int argc, char **argv) {
   // .txt made a directory of it): refused before any work.
   if (!options.outputs.empty() && !endsWith(options.outputs, ".npz") &&
       !endsWith(options.outputs, ".npy") && !isDirectory(options.outputs)) {
-    std::string base = options.outputs.substr(
-        options.outputs.find_last_of('/') == std::string::npos
-            ? 0
-            : options.outputs.find_last_of('/') + 1);
-    if (base.find('.') != std::string::npos)
+    size_t slash = options.outputs.find_last_of('/');
+    size_t dot = options.outputs.find_last_of('.');
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash))
       usageError("--outputs '" + options.outputs +
                  "': a file must end in .npz or .npy, and a directory to "
                  "create has no extension");
