@@ -105,6 +105,9 @@ struct OpImportInfo {
   ImportFn import;
 };
 
+/// Importers of operators that become several ops, in files of their own.
+mlir::LogicalResult importAttention(NodeImporter &n);
+
 /// The importer for `opType` in the default domain, or null.
 const OpImportInfo *lookupOpImporter(llvm::StringRef opType);
 
@@ -168,6 +171,57 @@ public:
 
   /// A rank-0 `onnx.Constant` of `elementType` holding `value`.
   mlir::Value createScalarConstant(mlir::Type elementType, double value);
+};
+
+/// The ONNX data type number (TensorProto's) of `elementType`, when fuse
+/// supports it.
+std::optional<int64_t> getONNXDataType(mlir::Type elementType);
+
+/// A 1-D i64 `onnx.Constant` holding `values`, at the node.
+mlir::Value createI64Constant(NodeImporter &n, llvm::ArrayRef<int64_t> values);
+
+/// Builds the ops that a node decomposes into. Each `op` infers its result
+/// types and verifies; after the first failure (reported at the node, as
+/// NodeImporter::createOp does) every later call returns null, so a
+/// decomposition checks `failed()` once at its end.
+class NodeEmitter {
+public:
+  explicit NodeEmitter(NodeImporter &n) : n(n) {}
+
+  /// `opName` on `operands` (null entries: omitted optional operands), its
+  /// first result.
+  mlir::Value op(llvm::StringRef opName, llvm::ArrayRef<mlir::Value> operands,
+                 llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+  /// An `onnx.Constant` of `value`.
+  mlir::Value constant(mlir::ElementsAttr value);
+  /// A 1-D i64 constant.
+  mlir::Value i64s(llvm::ArrayRef<int64_t> values) {
+    return createI64Constant(n, values);
+  }
+  /// A rank-0 constant of `elementType`.
+  mlir::Value scalar(mlir::Type elementType, double value) {
+    return n.createScalarConstant(elementType, value);
+  }
+  /// An i64 attribute named `name`.
+  mlir::NamedAttribute intAttr(llvm::StringRef name, int64_t value);
+  /// A DenseI64ArrayAttr named `name`.
+  mlir::NamedAttribute intsAttr(llvm::StringRef name,
+                                llvm::ArrayRef<int64_t> values);
+
+  /// Common ops.
+  mlir::Value reshape(mlir::Value x, llvm::ArrayRef<int64_t> shape) {
+    return op("onnx.Reshape", {x, i64s(shape)});
+  }
+  mlir::Value transpose(mlir::Value x, llvm::ArrayRef<int64_t> perm) {
+    return op("onnx.Transpose", {x}, {intsAttr("perm", perm)});
+  }
+  mlir::Value cast(mlir::Value x, mlir::Type elementType);
+
+  bool failed() const { return hasFailed; }
+
+private:
+  NodeImporter &n;
+  bool hasFailed = false;
 };
 
 } // namespace detail

@@ -157,6 +157,51 @@ Value NodeImporter::createScalarConstant(Type elementType, double value) {
                                 DenseElementsAttr::get(type, scalar));
 }
 
+std::optional<int64_t> fuse::detail::getONNXDataType(Type elementType) {
+  // The TensorProto data type numbers fuse has element types for.
+  for (int64_t dataType = 1; dataType <= 16; ++dataType)
+    if (getElementTypeForONNX(dataType, elementType.getContext()) ==
+        elementType)
+      return dataType;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// NodeEmitter
+//===----------------------------------------------------------------------===//
+
+Value NodeEmitter::op(StringRef opName, ArrayRef<Value> operands,
+                      ArrayRef<NamedAttribute> attrs) {
+  if (hasFailed)
+    return Value();
+  FailureOr<Operation *> created = n.createOp(opName, operands, attrs);
+  if (mlir::failed(created)) {
+    hasFailed = true;
+    return Value();
+  }
+  return (*created)->getResult(0);
+}
+
+Value NodeEmitter::constant(ElementsAttr value) {
+  return ONNXConstantOp::create(n.builder, n.loc, value.getType(), value);
+}
+
+NamedAttribute NodeEmitter::intAttr(StringRef name, int64_t value) {
+  return n.builder.getNamedAttr(name, n.builder.getI64IntegerAttr(value));
+}
+
+NamedAttribute NodeEmitter::intsAttr(StringRef name, ArrayRef<int64_t> values) {
+  return n.builder.getNamedAttr(name, n.builder.getDenseI64ArrayAttr(values));
+}
+
+Value NodeEmitter::cast(Value x, Type elementType) {
+  if (!x || llvm::cast<TensorType>(x.getType()).getElementType() == elementType)
+    return x;
+  std::optional<int64_t> to = getONNXDataType(elementType);
+  assert(to && "casting to a type fuse has no ONNX number for");
+  return op("onnx.Cast", {x}, {intAttr("to", *to)});
+}
+
 //===----------------------------------------------------------------------===//
 // ModelImporter
 //===----------------------------------------------------------------------===//

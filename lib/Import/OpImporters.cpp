@@ -177,7 +177,8 @@ static LogicalResult importConstant(NodeImporter &n) {
 
 /// A 1-D i64 `onnx.Constant` holding `values` (attributes that later
 /// opsets turned into inputs).
-static Value createI64Constant(NodeImporter &n, ArrayRef<int64_t> values) {
+Value fuse::detail::createI64Constant(NodeImporter &n,
+                                     ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
                                     n.builder.getI64Type());
   return ONNXConstantOp::create(n.builder, n.loc, type,
@@ -428,11 +429,7 @@ static LogicalResult importCastLike(NodeImporter &n) {
   if (!target)
     return n.emitError() << "requires a tensor 'target_type'";
   Type elementType = target.getElementType();
-  // The TensorProto data type numbers fuse has element types for.
-  std::optional<int64_t> to;
-  for (int64_t dataType = 1; dataType <= 16 && !to; ++dataType)
-    if (getElementTypeForONNX(dataType, n.getContext()) == elementType)
-      to = dataType;
+  std::optional<int64_t> to = getONNXDataType(elementType);
   if (!to)
     return n.emitError() << "casting to " << elementType << " is not supported";
   return createSingle(
@@ -562,6 +559,22 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
 
   static const llvm::StringMap<OpImportInfo> table = {
       {"And", compare("onnx.And", {1, 7})},
+      {"Attention",
+       {"onnx.MatMul",
+        {23, 24, 25},
+        {{"is_causal", K::Int},
+         {"kv_num_heads", K::Int},
+         {"left_window_size", K::Int},
+         {"q_num_heads", K::Int},
+         {"qk_matmul_output_mode", K::Int},
+         {"right_window_size", K::Int},
+         {"scale", K::Float},
+         {"softcap", K::Float},
+         {"softmax_precision", K::Int}},
+        3,
+        7,
+        4,
+        importAttention}},
       {"Ceil", unary("onnx.Ceil", {1, 6, 13})},
       {"Cast",
        {"onnx.Cast",
