@@ -105,8 +105,16 @@ struct OpImportInfo {
   ImportFn import;
 };
 
-/// Importers of operators that become several ops, in files of their own.
+/// Importers of operators that become several ops, each in its own file.
 mlir::LogicalResult importAttention(NodeImporter &n);
+mlir::LogicalResult importHardmax(NodeImporter &n);
+mlir::LogicalResult importLayerNorm(NodeImporter &n);
+mlir::LogicalResult importLogSoftmax(NodeImporter &n);
+mlir::LogicalResult importLpNormalization(NodeImporter &n);
+mlir::LogicalResult importLpPool(NodeImporter &n);
+mlir::LogicalResult importSwish(NodeImporter &n);
+mlir::LogicalResult importNLLLoss(NodeImporter &n);
+mlir::LogicalResult importSoftmaxCrossEntropyLoss(NodeImporter &n);
 
 /// The importer for `opType` in the default domain, or null.
 const OpImportInfo *lookupOpImporter(llvm::StringRef opType);

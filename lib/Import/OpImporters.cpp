@@ -365,15 +365,6 @@ static LogicalResult importSoftmax(NodeImporter &n) {
                       {});
 }
 
-/// LayerNormalization's Mean and InvStdDev outputs are training aids.
-static LogicalResult importLayerNorm(NodeImporter &n) {
-  for (int i = 1; i < 3; ++i)
-    if (n.outputUsed(i))
-      return n.emitError() << "output #" << i << " ('" << n.node.output(i)
-                           << "') is not supported";
-  return importGeneric(n);
-}
-
 /// Dropout in inference is the identity and its mask all true; training
 /// mode is not supported.
 static LogicalResult importDropout(NodeImporter &n) {
@@ -546,6 +537,13 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
     return OpImportInfo{name, std::move(versions), std::move(attrs), 1, 1, 1,
                         importGeneric};
   };
+  // Softmax, LogSoftmax, Hardmax: one input, an axis, changed at 11 and
+  // 13 (from flattening around axis to working along it).
+  auto alongAxis = [](ImportFn import) {
+    return OpImportInfo{
+        "onnx.Softmax", {1, 11, 13}, {{"axis", AttrKind::Int}}, 1, 1, 1,
+        import};
+  };
   constexpr unsigned kVariadic = std::numeric_limits<int>::max();
   auto variadic = [](const char *name, std::vector<int> versions) {
     return OpImportInfo{
@@ -671,7 +669,33 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
         3,
         3,
         importLayerNorm}},
+      {"Hardmax", alongAxis(importHardmax)},
       {"Less", compare("onnx.Less", {1, 7, 9, 13})},
+      {"LogSoftmax", alongAxis(importLogSoftmax)},
+      {"LpNormalization",
+       {"onnx.ReduceL2",
+        {1, 22},
+        {{"axis", K::Int}, {"p", K::Int}},
+        1,
+        1,
+        1,
+        importLpNormalization}},
+      {"LpPool",
+       {"onnx.AveragePool",
+        {1, 2, 11, 18, 22},
+        withWindow({{"ceil_mode", K::Int}, {"p", K::Int}}),
+        1,
+        1,
+        1,
+        importLpPool}},
+      {"NegativeLogLikelihoodLoss",
+       {"onnx.GatherElements",
+        {12, 13, 22},
+        {{"ignore_index", K::Int}, {"reduction", K::String}},
+        2,
+        3,
+        1,
+        importNLLLoss}},
       {"LessOrEqual", compare("onnx.LessOrEqual", {12, 16})},
       {"Log", unary("onnx.Log", {1, 6, 13})},
       {"Max", variadic("onnx.Max", {1, 6, 8, 12, 13})},
@@ -739,14 +763,15 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
         5,
         1,
         importSlice}},
-      {"Softmax",
-       {"onnx.Softmax",
-        {1, 11, 13},
-        {{"axis", K::Int}},
-        1,
-        1,
-        1,
-        importSoftmax}},
+      {"Softmax", alongAxis(importSoftmax)},
+      {"SoftmaxCrossEntropyLoss",
+       {"onnx.GatherElements",
+        {12, 13},
+        {{"ignore_index", K::Int}, {"reduction", K::String}},
+        2,
+        3,
+        2,
+        importSoftmaxCrossEntropyLoss}},
       {"Split",
        {"onnx.Slice",
         {1, 2, 11, 13, 18},
@@ -764,6 +789,8 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
         1,
         importSqueezeLike}},
       {"Sum", variadic("onnx.Sum", {1, 6, 8, 13})},
+      {"Swish",
+       {"onnx.Sigmoid", {24}, {{"alpha", K::Float}}, 1, 1, 1, importSwish}},
       {"Transpose",
        {"onnx.Transpose",
         {1, 13, 21, 23, 24, 25},
