@@ -67,11 +67,15 @@ static bool hasNoElements(Type type) {
 /// computes (the kernel would have no loop to run).
 static LogicalResult checkEmptyTensors(ModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
+    // (A reduction of a dynamic result, its axes not constant, is left to
+    // the lowering, which asks for static shapes; once they are, graph
+    // simplification folds a Reduce* of nothing to its identity.)
     if ((isReductionOp(op) ||
          isa<ONNXSoftmaxOp, ONNXLayerNormalizationOp, ONNXLRNOp,
              ONNXGroupNormalizationOp, ONNXCumSumOp, ONNXArgMaxOp,
              ONNXArgMinOp>(op)) &&
-        hasNoElements(op->getOperand(0).getType())) {
+        hasNoElements(op->getOperand(0).getType()) &&
+        cast<ShapedType>(op->getResult(0).getType()).hasStaticShape()) {
       op->emitError() << "reduces a tensor with no elements ("
                       << op->getOperand(0).getType()
                       << "); empty reductions are not supported";

@@ -13,6 +13,8 @@
 //  4. forwards Identity;
 //  5. replaces results with no elements (a dim of 0) by empty constants,
 //     and drops such inputs of a Concat;
+//  6. replaces a Reduce* of a tensor with no elements by the reduction's
+//     identity (0 for sums, 1 for products, -inf for max, ...);
 //
 // then erases what is dead and updates the function's result types.
 //
@@ -28,6 +30,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <limits>
 #include <memory>
 #include <unordered_map>
 
@@ -79,6 +82,7 @@ private:
   const ConstantTensor *lookup(Value v);
   LogicalResult refineResultTypes(Operation *op);
   bool tryFoldEmpty(Operation *op);
+  bool tryFoldEmptyReduction(Operation *op);
   void dropEmptyInputs(ONNXConcatOp concat);
   bool tryFold(Operation *op);
   bool tryFoldBatchNorm(ONNXBatchNormalizationOp bn);
@@ -157,6 +161,61 @@ bool GraphSimplifier::tryFoldEmpty(Operation *op) {
     return false;
   replaceWithConstant(op, DenseElementsAttr::get(cast<RankedTensorType>(type),
                                                  ArrayRef<Attribute>{}));
+  return true;
+}
+
+/// What a Reduce* op gives for an empty set: the identity of its
+/// reduction (ONNX's values: log(0) = -inf for the log sums, 0 / 0 for the
+/// mean), or null for other ops.
+static Attribute getEmptyReductionValue(Operation *op, Type elementType) {
+  auto floatType = dyn_cast<FloatType>(elementType);
+  auto intType = dyn_cast<IntegerType>(elementType);
+  auto fromDouble = [&](double value) -> Attribute {
+    if (floatType)
+      return FloatAttr::get(floatType, value);
+    return Attribute();
+  };
+  if (isa<ONNXReduceSumOp, ONNXReduceL1Op, ONNXReduceL2Op,
+          ONNXReduceSumSquareOp>(op))
+    return floatType ? fromDouble(0.0) : IntegerAttr::get(elementType, 0);
+  if (isa<ONNXReduceProdOp>(op))
+    return floatType ? fromDouble(1.0) : IntegerAttr::get(elementType, 1);
+  if (isa<ONNXReduceLogSumOp, ONNXReduceLogSumExpOp>(op))
+    return fromDouble(-std::numeric_limits<double>::infinity());
+  if (isa<ONNXReduceMeanOp>(op))
+    return fromDouble(std::numeric_limits<double>::quiet_NaN());
+  bool isMax = isa<ONNXReduceMaxOp>(op);
+  if (!isMax && !isa<ONNXReduceMinOp>(op))
+    return Attribute();
+  if (floatType)
+    return fromDouble(isMax ? -std::numeric_limits<double>::infinity()
+                            : std::numeric_limits<double>::infinity());
+  if (!intType)
+    return Attribute();
+  // Bool: max is `or` (false), min is `and` (true).
+  unsigned width = intType.getWidth();
+  APInt value = width == 1 ? APInt(1, isMax ? 0 : 1)
+                : intType.isUnsigned()
+                    ? (isMax ? APInt::getMinValue(width)
+                             : APInt::getMaxValue(width))
+                    : (isMax ? APInt::getSignedMinValue(width)
+                             : APInt::getSignedMaxValue(width));
+  return IntegerAttr::get(elementType, value);
+}
+
+/// A Reduce* of a tensor with no elements whose result has elements (the
+/// reduced dims are the empty ones) is the reduction's identity.
+bool GraphSimplifier::tryFoldEmptyReduction(Operation *op) {
+  if (op->getNumResults() != 1 || op->getNumOperands() < 1 ||
+      !isEmptyTensor(op->getOperand(0).getType()))
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape())
+    return false;
+  Attribute value = getEmptyReductionValue(op, type.getElementType());
+  if (!value)
+    return false;
+  replaceWithConstant(op, DenseElementsAttr::get(type, value));
   return true;
 }
 
@@ -301,7 +360,7 @@ LogicalResult GraphSimplifier::run() {
       continue;
     if (failed(refineResultTypes(&op)))
       return failure();
-    if (tryFoldEmpty(&op) || tryFold(&op))
+    if (tryFoldEmpty(&op) || tryFoldEmptyReduction(&op) || tryFold(&op))
       continue;
     // May erase the Concat: nothing below applies to one anyway.
     if (auto concat = dyn_cast<ONNXConcatOp>(op)) {

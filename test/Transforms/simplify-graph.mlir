@@ -300,3 +300,33 @@ func.func @fold_mod() -> (tensor<4xi64>, tensor<4xi64>) {
   %1 = onnx.Mod(%a, %b) {fmod = 1 : i64} : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
   return %0, %1 : tensor<4xi64>, tensor<4xi64>
 }
+
+// -----
+
+// A Reduce* of a tensor with no elements is its reduction's identity (the
+// lowering cannot loop over nothing): 0 for sums, 1 for products, -inf
+// and +inf for max and min (false and true for bools), log(0) = -inf for
+// the log sums, NaN for the mean.
+// CHECK-LABEL: func @empty_reductions
+// CHECK-DAG: %[[SUM:.*]] = onnx.Constant dense<0.000000e+00> : tensor<2x1x4xf32>
+// CHECK-DAG: %[[PROD:.*]] = onnx.Constant dense<1.000000e+00> : tensor<2x4xf32>
+// CHECK-DAG: %[[MAX:.*]] = onnx.Constant dense<0xFF800000> : tensor<2x1x4xf32>
+// CHECK-DAG: %[[MIN:.*]] = onnx.Constant dense<true> : tensor<2x1x4xi1>
+// CHECK-DAG: %[[LSE:.*]] = onnx.Constant dense<0xFF800000> : tensor<2x1x4xf32>
+// CHECK-DAG: %[[MEAN:.*]] = onnx.Constant dense<0x7FC00000> : tensor<2x1x4xf32>
+// CHECK-DAG: %[[IMAX:.*]] = onnx.Constant dense<-128> : tensor<2x1x4xi8>
+// CHECK-NOT: onnx.Reduce
+// CHECK: return %[[SUM]], %[[PROD]], %[[MAX]], %[[MIN]], %[[LSE]], %[[MEAN]], %[[IMAX]]
+func.func @empty_reductions(%x: tensor<2x0x4xf32>, %b: tensor<2x0x4xi1>, %i: tensor<2x0x4xi8>)
+    -> (tensor<2x1x4xf32>, tensor<2x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xi1>,
+        tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xi8>) {
+  %axes = onnx.Constant dense<1> : tensor<1xi64>
+  %0 = onnx.ReduceSum(%x, %axes) : (tensor<2x0x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+  %1 = onnx.ReduceProd(%x, %axes) {keepdims = 0 : i64} : (tensor<2x0x4xf32>, tensor<1xi64>) -> tensor<2x4xf32>
+  %2 = onnx.ReduceMax(%x, %axes) : (tensor<2x0x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+  %3 = onnx.ReduceMin(%b, %axes) : (tensor<2x0x4xi1>, tensor<1xi64>) -> tensor<2x1x4xi1>
+  %4 = onnx.ReduceLogSumExp(%x, %axes) : (tensor<2x0x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+  %5 = onnx.ReduceMean(%x, %axes) : (tensor<2x0x4xf32>, tensor<1xi64>) -> tensor<2x1x4xf32>
+  %6 = onnx.ReduceMax(%i, %axes) : (tensor<2x0x4xi8>, tensor<1xi64>) -> tensor<2x1x4xi8>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<2x1x4xf32>, tensor<2x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xi1>, tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xi8>
+}
