@@ -728,3 +728,36 @@ func.func @matmul_f16(%a: tensor<2x4xf16>, %b: tensor<4x3xf16>) -> tensor<2x3xf1
   %0 = onnx.MatMul(%a, %b) : (tensor<2x4xf16>, tensor<4x3xf16>) -> tensor<2x3xf16>
   return %0 : tensor<2x3xf16>
 }
+
+// -----
+
+// Unsigned integers: the kernel's types become signless, and the ops whose
+// result depends on the signedness take the unsigned arith ops (a zero
+// divisor gives 0).
+// CHECK-LABEL: func @unsigned_ops
+// CHECK-SAME: (%{{.*}}: tensor<4xi8>, %{{.*}}: tensor<4xi8>) -> (tensor<4xi8>, tensor<4xi1>)
+// CHECK: arith.divui
+// CHECK: arith.cmpi ult
+func.func @unsigned_ops(%x: tensor<4xui8>, %y: tensor<4xui8>) -> (tensor<4xui8>, tensor<4xi1>) attributes {fuse.kernel} {
+  %0 = onnx.Div(%x, %y) : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  %1 = onnx.Less(%0, %y) : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xi1>
+  return %0, %1 : tensor<4xui8>, tensor<4xi1>
+}
+
+// -----
+
+// BitShift: amounts out of [0, width) (negative ones compare as huge,
+// unsigned) shift every bit out: 0, or the sign for a signed right shift.
+// CHECK-LABEL: func @bitshift
+// CHECK: %[[FAR:.*]] = arith.cmpi uge, %[[A:.*]], %{{.*}} : i32
+// CHECK: %[[AMOUNT:.*]] = arith.select %[[FAR]], %{{.*}}, %[[A]] : i32
+// CHECK: %[[S:.*]] = arith.shrsi %{{.*}}, %[[AMOUNT]] : i32
+// CHECK: %[[SIGN:.*]] = arith.shrsi %{{.*}}, %{{.*}} : i32
+// CHECK: arith.select %[[FAR]], %[[SIGN]], %[[S]] : i32
+// CHECK: arith.cmpi uge
+// CHECK: arith.shli %{{.*}}, %{{.*}} : i16
+func.func @bitshift(%x: tensor<3xi32>, %y: tensor<3xi32>, %u: tensor<3xui16>, %v: tensor<3xui16>) -> (tensor<3xi32>, tensor<3xui16>) attributes {fuse.kernel} {
+  %0 = onnx.BitShift(%x, %y) {direction = "RIGHT"} : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  %1 = onnx.BitShift(%u, %v) {direction = "LEFT"} : (tensor<3xui16>, tensor<3xui16>) -> tensor<3xui16>
+  return %0, %1 : tensor<3xi32>, tensor<3xui16>
+}

@@ -10,6 +10,7 @@
 
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -156,6 +157,12 @@ void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
 void populateContractionPatterns(mlir::RewritePatternSet &patterns);
 void populateTensorPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
+void populateIntegerPatterns(mlir::RewritePatternSet &patterns);
+
+/// Makes the unsigned element types of kernel `func` signless, having
+/// marked the ops that need unsigned semantics (Integers.cpp); refuses,
+/// with an error at the op, those that have none in the lowering.
+mlir::LogicalResult eraseUnsignedTypes(mlir::func::FuncOp func);
 
 } // namespace lowering
 } // namespace fuse

@@ -1,8 +1,8 @@
 //===- ONNXToLinalg.cpp - The convert-onnx-to-linalg pass -----------------===//
 //
-// Checks first that every op of a kernel can be lowered (static shapes,
-// signless element types), so that what cannot be is an error naming the
-// op, then runs the conversion.
+// Makes the kernel's unsigned element types signless first (Integers.cpp),
+// checks that every op can be lowered (static shapes), so that what cannot
+// be is an error naming the op, then runs the conversion.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +30,7 @@ void fuse::populateONNXToLinalgPatterns(RewritePatternSet &patterns) {
   lowering::populateContractionPatterns(patterns);
   lowering::populateTensorPatterns(patterns);
   lowering::populateReductionPatterns(patterns);
+  lowering::populateIntegerPatterns(patterns);
 }
 
 /// What the lowering needs of every value an onnx op touches.
@@ -56,6 +57,8 @@ struct ConvertONNXToLinalgPass
     func::FuncOp func = getOperation();
     if (!isKernel(func))
       return;
+    if (failed(lowering::eraseUnsignedTypes(func)))
+      return signalPassFailure();
     WalkResult checked = func.walk([](Operation *op) {
       if (isa<ONNXDialect>(op->getDialect()) && failed(checkLowerable(op)))
         return WalkResult::interrupt();

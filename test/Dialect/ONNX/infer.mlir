@@ -201,3 +201,13 @@ func.func @size(%x: tensor<2x3x4xf32>, %y: tensor<2x?xf32>) -> (tensor<*xi64>, t
   %1 = onnx.Size(%y) : (tensor<2x?xf32>) -> tensor<*xi64>
   return %0, %1 : tensor<*xi64>, tensor<*xi64>
 }
+
+// -----
+
+// BitShift broadcasts its integer operands.
+// CHECK-LABEL: func @bitshift
+func.func @bitshift(%x: tensor<2x3xui8>, %y: tensor<3xui8>) -> tensor<*xui8> {
+  // CHECK: onnx.BitShift(%{{.*}}, %{{.*}}) {direction = "LEFT"} : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<2x3xui8>
+  %0 = onnx.BitShift(%x, %y) {direction = "LEFT"} : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<*xui8>
+  return %0 : tensor<*xui8>
+}

@@ -968,3 +968,20 @@ func.func @f(%x: tensor<1x2x3x4xf32>) -> tensor<*xf32> {
   %0 = onnx.SpaceToDepth(%x) {blocksize = 2 : i64} : (tensor<1x2x3x4xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+func.func @f(%x: tensor<3xui8>) -> tensor<*xui8> {
+  // expected-error @+2 {{'onnx.BitShift' op 'direction' = 'UP' is not 'LEFT' or 'RIGHT'}}
+  // expected-error @+1 {{'onnx.BitShift' op failed to infer returned types}}
+  %0 = onnx.BitShift(%x, %x) {direction = "UP"} : (tensor<3xui8>, tensor<3xui8>) -> tensor<*xui8>
+  return %0 : tensor<*xui8>
+}
+
+// -----
+
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'onnx.BitShift' op operand #0 must be tensor of}}
+  %0 = onnx.BitShift(%x, %x) {direction = "LEFT"} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

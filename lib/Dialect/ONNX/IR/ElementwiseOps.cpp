@@ -168,6 +168,18 @@ LogicalResult ONNXModOp::inferReturnTypes(MLIRContext *,
                         types);
 }
 
+LogicalResult ONNXBitShiftOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  StringRef direction = adaptor.getDirection();
+  if (direction != "LEFT" && direction != "RIGHT")
+    return inferError(loc, getOperationName(), "'direction' = '", direction,
+                      "' is not 'LEFT' or 'RIGHT'");
+  return inferBroadcast(loc, getOperationName(), adaptor.getX(), adaptor.getY(),
+                        types);
+}
+
 /// PRelu: `slope` broadcasts to `X` one way; the result is `X`'s type.
 LogicalResult ONNXPReluOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,

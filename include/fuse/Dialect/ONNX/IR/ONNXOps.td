@@ -303,6 +303,26 @@ def ONNXModOp : ONNX_Op<"Mod", [ONNX_Elementwise,
   let results = (outs ONNX_NumericTensor:$C);
 }
 
+def ONNXBitShiftOp : ONNX_Op<"BitShift", [ONNX_Elementwise,
+                                          SameOperandsAndResultElementType]> {
+  let summary = "elementwise `X << Y` or `X >> Y` of integers";
+  let description = [{
+    `direction` is `LEFT` or `RIGHT` (arithmetic for signed integers,
+    BitShift-28); numpy broadcasting. A shift by a negative amount or by
+    the width or more shifts every bit out: 0, or the sign for a signed
+    right shift.
+
+    ```mlir
+    %z = onnx.BitShift(%x, %y) {direction = "RIGHT"}
+        : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
+    ```
+  }];
+  let arguments = (ins TensorOf<[ONNX_IntType]>:$X,
+                       TensorOf<[ONNX_IntType]>:$Y,
+                       StrAttr:$direction);
+  let results = (outs TensorOf<[ONNX_IntType]>:$Z);
+}
+
 def ONNXPReluOp : ONNX_Op<"PRelu", [ONNX_Elementwise,
                                     SameOperandsAndResultElementType]> {
   let summary = "elementwise `X < 0 ? slope * X : X`";
