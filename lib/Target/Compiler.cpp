@@ -72,8 +72,8 @@ static LogicalResult checkEmptyTensors(ModuleOp module) {
     // simplification folds a Reduce* of nothing to its identity.)
     if ((isReductionOp(op) ||
          isa<ONNXSoftmaxOp, ONNXLayerNormalizationOp, ONNXLRNOp,
-             ONNXGroupNormalizationOp, ONNXCumSumOp, ONNXArgMaxOp,
-             ONNXArgMinOp>(op)) &&
+             ONNXGroupNormalizationOp, ONNXCumSumOp, ONNXCumProdOp,
+             ONNXArgMaxOp, ONNXArgMinOp>(op)) &&
         hasNoElements(op->getOperand(0).getType()) &&
         cast<ShapedType>(op->getResult(0).getType()).hasStaticShape()) {
       op->emitError() << "reduces a tensor with no elements ("

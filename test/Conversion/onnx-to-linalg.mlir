@@ -761,3 +761,21 @@ func.func @bitshift(%x: tensor<3xi32>, %y: tensor<3xi32>, %u: tensor<3xui16>, %v
   %1 = onnx.BitShift(%u, %v) {direction = "LEFT"} : (tensor<3xui16>, tensor<3xui16>) -> tensor<3xui16>
   return %0, %1 : tensor<3xi32>, tensor<3xui16>
 }
+
+// -----
+
+// CumProd: CumSum's loop with products; the inputs not taken count as 1,
+// the accumulator starts at 1 (reverse: the elements after it).
+// CHECK-LABEL: func.func @cumprod
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK: linalg.fill ins(%[[ONE]] : f64)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: ^bb0(%[[X:.*]]: f64, %[[ACC:.*]]: f64):
+// CHECK: %[[TAKE:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK: %[[T:.*]] = arith.select %[[TAKE]], %[[X]], %{{.*}} : f64
+// CHECK: arith.mulf %[[ACC]], %[[T]] : f64
+func.func @cumprod(%x: tensor<2x5xf64>) -> tensor<2x5xf64> attributes {fuse.kernel} {
+  %a = onnx.Constant dense<1> : tensor<i32>
+  %0 = onnx.CumProd(%x, %a) {reverse = 1 : i64} : (tensor<2x5xf64>, tensor<i32>) -> tensor<2x5xf64>
+  return %0 : tensor<2x5xf64>
+}

@@ -93,12 +93,15 @@ static Value buildReduction(OpBuilder &b, Location loc, Value input,
   return generic.getResult(0);
 }
 
-static TypedAttr zeroAttr(Type type) {
+/// `value` as an attribute of `type` (float or integer).
+static TypedAttr scalarAttr(Type type, double value) {
   OpBuilder b(type.getContext());
   if (isa<FloatType>(type))
-    return b.getFloatAttr(type, 0.0);
-  return b.getIntegerAttr(type, 0);
+    return b.getFloatAttr(type, value);
+  return b.getIntegerAttr(type, static_cast<int64_t>(value));
 }
+
+static TypedAttr zeroAttr(Type type) { return scalarAttr(type, 0.0); }
 
 static TypedAttr highestAttr(Type type) {
   if (auto floatType = dyn_cast<FloatType>(type))
@@ -561,15 +564,18 @@ static std::optional<int64_t> getConstantScalar(Value value) {
   return (*values)[0];
 }
 
-/// CumSum: a generic over the output and, as a reduction loop, the whole
-/// axis; each element sums the inputs on its side of it (before it, or
-/// after it with `reverse`; itself unless `exclusive`). Quadratic in the
-/// axis length, which the row kernels it is used in keep short.
-struct CumSumLowering : public OpConversionPattern<ONNXCumSumOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// CumSum and CumProd: a generic over the output and, as a reduction
+/// loop, the whole axis; each element sums (multiplies) the inputs on its
+/// side of it (before it, or after it with `reverse`; itself unless
+/// `exclusive`), the others counting as 0 (1). Quadratic in the axis
+/// length, which the row kernels it is used in keep short.
+template <typename OpTy, bool IsProduct>
+struct CumulativeLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
 
   LogicalResult
-  matchAndRewrite(ONNXCumSumOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
@@ -600,16 +606,20 @@ struct CumSumLowering : public OpConversionPattern<ONNXCumSumOp> {
                                      : (exclusive ? arith::CmpIPredicate::slt
                                                   : arith::CmpIPredicate::sle);
     Type elementType = type.getElementType();
-    Value init = buildFilled(rewriter, loc, type, zeroAttr(elementType));
+    double identity = IsProduct ? 1.0 : 0.0;
+    Value init =
+        buildFilled(rewriter, loc, type, scalarAttr(elementType, identity));
     auto generic = linalg::GenericOp::create(
         rewriter, loc, type, adaptor.getX(), init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value j = linalg::IndexOp::create(b, l, rank);
           Value i = linalg::IndexOp::create(b, l, *axis);
-          Value inSum = arith::CmpIOp::create(b, l, taken, j, i);
+          Value taking = arith::CmpIOp::create(b, l, taken, j, i);
           Value term = arith::SelectOp::create(
-              b, l, inSum, args[0], buildScalar(b, l, elementType, 0.0));
-          linalg::YieldOp::create(b, l, buildAdd(b, l, args[1], term));
+              b, l, taking, args[0], buildScalar(b, l, elementType, identity));
+          linalg::YieldOp::create(b, l,
+                                  IsProduct ? buildMul(b, l, args[1], term)
+                                            : buildAdd(b, l, args[1], term));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -690,14 +700,17 @@ void fuse::lowering::populateReductionPatterns(RewritePatternSet &patterns) {
       SoftmaxLowering, TrailingNormLowering<ONNXLayerNormalizationOp>,
       TrailingNormLowering<ONNXRMSNormalizationOp>,
       ChannelNormLowering<ONNXInstanceNormalizationOp>,
-      ChannelNormLowering<ONNXGroupNormalizationOp>, LRNLowering, CumSumLowering,
+      ChannelNormLowering<ONNXGroupNormalizationOp>, LRNLowering,
+      CumulativeLowering<ONNXCumSumOp, false>,
+      CumulativeLowering<ONNXCumProdOp, true>,
       ArgReduceLowering<ONNXArgMaxOp, true>,
       ArgReduceLowering<ONNXArgMinOp, false>, WidenedToF32<ONNXSoftmaxOp>,
       WidenedToF32<ONNXLayerNormalizationOp>,
       WidenedToF32<ONNXRMSNormalizationOp>,
       WidenedToF32<ONNXInstanceNormalizationOp>,
       WidenedToF32<ONNXGroupNormalizationOp>, WidenedToF32<ONNXLRNOp>,
-      WidenedToF32<ONNXCumSumOp>, WidenedToF32<ONNXReduceMeanOp>,
+      WidenedToF32<ONNXCumSumOp>, WidenedToF32<ONNXCumProdOp>,
+      WidenedToF32<ONNXReduceMeanOp>,
       WidenedToF32<ONNXReduceSumOp>, WidenedToF32<ONNXReduceL1Op>,
       WidenedToF32<ONNXReduceL2Op>, WidenedToF32<ONNXReduceLogSumOp>,
       WidenedToF32<ONNXReduceLogSumExpOp>,

@@ -211,3 +211,14 @@ func.func @bitshift(%x: tensor<2x3xui8>, %y: tensor<3xui8>) -> tensor<*xui8> {
   %0 = onnx.BitShift(%x, %y) {direction = "LEFT"} : (tensor<2x3xui8>, tensor<3xui8>) -> tensor<*xui8>
   return %0 : tensor<*xui8>
 }
+
+// -----
+
+// CumProd keeps its input's type.
+// CHECK-LABEL: func @cumprod
+func.func @cumprod(%x: tensor<2x3xf64>) -> tensor<*xf64> {
+  %axis = onnx.Constant dense<-1> : tensor<i64>
+  // CHECK: onnx.CumProd(%{{.*}}, %{{.*}}) {exclusive = 1 : i64} : (tensor<2x3xf64>, tensor<i64>) -> tensor<2x3xf64>
+  %0 = onnx.CumProd(%x, %axis) {exclusive = 1 : i64} : (tensor<2x3xf64>, tensor<i64>) -> tensor<*xf64>
+  return %0 : tensor<*xf64>
+}

@@ -177,11 +177,13 @@ FUSE_REDUCE_OP(ONNXReduceProdOp)
 
 #undef FUSE_REDUCE_OP
 
-LogicalResult ONNXCumSumOp::inferReturnTypes(MLIRContext *,
-                                             std::optional<Location> loc,
-                                             Adaptor adaptor,
-                                             SmallVectorImpl<Type> &types) {
-  StringRef name = getOperationName();
+/// CumSum and CumProd: the input's type; `axis` a scalar in range.
+template <typename CumulativeOp>
+static LogicalResult
+inferCumulative(std::optional<Location> loc,
+                typename CumulativeOp::Adaptor adaptor,
+                SmallVectorImpl<Type> &types) {
+  StringRef name = CumulativeOp::getOperationName();
   TensorType x = getTensorType(adaptor.getX());
   auto axisType =
       dyn_cast_or_null<RankedTensorType>(getTensorType(adaptor.getAxis()));
@@ -202,6 +204,19 @@ LogicalResult ONNXCumSumOp::inferReturnTypes(MLIRContext *,
   types.push_back(x);
   return success();
 }
+
+#define FUSE_CUMULATIVE_OP(OP)                                                 \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferCumulative<OP>(loc, adaptor, types);                           \
+  }
+
+FUSE_CUMULATIVE_OP(ONNXCumSumOp)
+FUSE_CUMULATIVE_OP(ONNXCumProdOp)
+
+#undef FUSE_CUMULATIVE_OP
 
 template <typename ArgOp>
 static LogicalResult

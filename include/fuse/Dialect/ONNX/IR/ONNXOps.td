@@ -1031,22 +1031,23 @@ def ONNXReduceLogSumExpOp : ONNX_ReduceOp<"ReduceLogSumExp">;
 def ONNXReduceSumSquareOp : ONNX_ReduceOp<"ReduceSumSquare">;
 def ONNXReduceProdOp : ONNX_ReduceOp<"ReduceProd">;
 
-def ONNXCumSumOp : ONNX_Op<"CumSum"> {
-  let summary = "cumulative sum along the constant scalar `axis`";
-  let description = [{
-    `exclusive = 1` leaves the element itself out of its sum; `reverse = 1`
-    sums from the end.
-
-    ```mlir
-    %y = onnx.CumSum(%x, %axis) : (tensor<2x3xf32>, tensor<i64>)
-        -> tensor<2x3xf32>
-    ```
-  }];
+// A cumulative sum or product along the constant scalar `axis`:
+// `exclusive = 1` leaves the element itself out, `reverse = 1` goes from
+// the end.
+class ONNX_CumulativeOp<string mnemonic, string what> : ONNX_Op<mnemonic> {
+  let summary = "cumulative " # what # " along the constant scalar `axis`";
+  let description = "`exclusive = 1` leaves the element itself out of its "
+    # what # "; `reverse = 1` goes from the end.\n\n```mlir\n%y = onnx."
+    # mnemonic # "(%x, %axis) : (tensor<2x3xf32>, tensor<i64>)\n"
+    "    -> tensor<2x3xf32>\n```";
   let arguments = (ins ONNX_NumericTensor:$x, ONNX_IndexTensor:$axis,
                        DefaultValuedAttr<I64Attr, "0">:$exclusive,
                        DefaultValuedAttr<I64Attr, "0">:$reverse);
   let results = (outs ONNX_NumericTensor:$y);
 }
+
+def ONNXCumSumOp : ONNX_CumulativeOp<"CumSum", "sum">;
+def ONNXCumProdOp : ONNX_CumulativeOp<"CumProd", "product">;
 
 // The index of the largest (smallest) element along `axis`: the first one,
 // or the last with select_last_index.
