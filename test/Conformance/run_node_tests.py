@@ -127,19 +127,25 @@ def first_line(text):
 
 
 # Integer inputs this small that a refused test feeds are taken for shapes,
-# axes or pads, and fixed to their values (--input-value) on a second try.
+# axes or pads, and fixed to their values (--input-value) on a second try;
+# so are float ones that the error names as needing a constant (Resize's
+# 'scales' and 'roi').
 MAX_FIXED_ELEMENTS = 64
+FLOAT_TYPES = (TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16)
 
 
-def fixable_inputs(test_dir):
-    """{input name: input_K.pb of data set 0} for the small integer inputs
-    whose value is the same in every data set."""
+def fixable_inputs(test_dir, error=""):
+    """{input name: input_K.pb of data set 0} for the small integer inputs,
+    and the small float inputs `error` names ('NAME'), whose value is the
+    same in every data set."""
     model = load(os.path.join(test_dir, "model.onnx"), load_external_data=False)
     sets = sorted(glob.glob(os.path.join(test_dir, "test_data_set_*")))
     fixed = {}
     for k, info in enumerate(model.graph.input):
-        if info.type.tensor_type.elem_type not in (TensorProto.INT32,
-                                                   TensorProto.INT64):
+        elem_type = info.type.tensor_type.elem_type
+        named = elem_type in FLOAT_TYPES and "'%s'" % info.name in error
+        if elem_type not in (TensorProto.INT32, TensorProto.INT64) and \
+                not named:
             continue
         paths = [os.path.join(d, "input_%d.pb" % k) for d in sets]
         if not paths or not all(os.path.exists(p) for p in paths):
@@ -163,16 +169,17 @@ def fuse_compile(test_dir, artifact, args, extra=()):
 def compile_test(test_dir, args):
     """Returns (name, category, why); category "compiled" on success. A test
     refused because a shape, or an operand that must be a constant (CumSum's
-    axis, Trilu's k), depends on an input it feeds is compiled again with
-    its small integer inputs fixed to the test's values; the names of those
-    go to ARTIFACT.fixed, for run_compiled."""
+    axis, Trilu's k, Resize's scales), depends on an input it feeds is
+    compiled again with its small integer inputs (and the float ones the
+    error names) fixed to the test's values; the names of those go to
+    ARTIFACT.fixed, for run_compiled."""
     name = os.path.basename(test_dir)
     artifact = os.path.join(args.workdir, "artifacts", name + ".fbin")
     if os.path.exists(artifact + ".fixed"):
         os.remove(artifact + ".fixed")
     try:
         proc = fuse_compile(test_dir, artifact, args)
-        fixed = fixable_inputs(test_dir) \
+        fixed = fixable_inputs(test_dir, proc.stderr) \
             if proc.returncode == 1 and any(
                 s in proc.stderr for s in ("needs a static shape",
                                            "needs a constant")) \
