@@ -114,6 +114,7 @@ mlir::LogicalResult importLpNormalization(NodeImporter &n);
 mlir::LogicalResult importLpPool(NodeImporter &n);
 mlir::LogicalResult importSwish(NodeImporter &n);
 mlir::LogicalResult importNLLLoss(NodeImporter &n);
+mlir::LogicalResult importOneHot(NodeImporter &n);
 mlir::LogicalResult importResize(NodeImporter &n);
 mlir::LogicalResult importSoftmaxCrossEntropyLoss(NodeImporter &n);
 

@@ -22,6 +22,9 @@
 // LogSoftmax-1/11 and Hardmax-1/11 work on the input flattened to 2-D
 // around `axis`.
 //
+// OneHot (a constant depth) is, likewise, the indices compared with the
+// positions along the new axis, selecting the on or off value.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ImporterImpl.h"
@@ -29,6 +32,7 @@
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace fuse;
@@ -305,5 +309,63 @@ LogicalResult fuse::detail::importSoftmaxCrossEntropyLoss(NodeImporter &n) {
   if (e.failed())
     return failure();
   n.results = {loss, logProbs};
+  return success();
+}
+
+/// The value of a one-element constant of any numeric type, truncated to
+/// an integer.
+static std::optional<int64_t> getConstantScalarInt(Value v) {
+  if (std::optional<SmallVector<int64_t>> ints = getConstantIntValues(v))
+    return ints->size() == 1 ? std::optional<int64_t>((*ints)[0])
+                             : std::nullopt;
+  DenseFPElementsAttr attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1)
+    return std::nullopt;
+  return static_cast<int64_t>((*attr.getValues<APFloat>().begin())
+                                  .convertToDouble());
+}
+
+LogicalResult fuse::detail::importOneHot(NodeImporter &n) {
+  Value indices = n.input(0), values = n.input(2);
+  auto type = dyn_cast<RankedTensorType>(indices.getType());
+  if (!type || !type.hasStaticShape())
+    return n.emitError() << "indices of dynamic shape are not supported";
+  std::optional<int64_t> depth = getConstantScalarInt(n.input(1));
+  if (!depth)
+    return n.emitError() << "needs a constant 'depth'";
+  if (*depth < 1)
+    return n.emitError() << "depth = " << *depth << " is not positive";
+  int64_t rank = type.getRank() + 1;
+  const auto *axisAttr = n.findAttr("axis");
+  int64_t axisValue = axisAttr ? axisAttr->i() : -1;
+  FailureOr<int64_t> axis = normalizeAxis(axisValue, rank);
+  if (failed(axis))
+    return n.emitError() << "axis " << axisValue << " is out of range for rank "
+                         << rank;
+  NodeEmitter e(n);
+  Type i64 = IntegerType::get(n.getContext(), 64);
+  // Negative indices count from depth; others out of range match nothing.
+  Value index = e.cast(indices, i64);
+  Value wrapped = e.op("onnx.Where",
+                       {e.op("onnx.Less", {index, e.scalar(i64, 0)}),
+                        e.op("onnx.Add", {index, e.scalar(i64, *depth)}),
+                        index});
+  Value expanded = e.op("onnx.Unsqueeze", {wrapped, e.i64s({*axis})});
+  SmallVector<int64_t> positions, shape(rank, 1);
+  shape[*axis] = *depth;
+  for (int64_t i = 0; i < *depth; ++i)
+    positions.push_back(i);
+  Value iota = e.constant(DenseElementsAttr::get(
+      RankedTensorType::get(shape, i64), ArrayRef(positions)));
+  Value hot = e.op("onnx.Equal", {expanded, iota});
+  auto pick = [&](int64_t i) {
+    auto scalar = RankedTensorType::get({}, i64);
+    return e.op("onnx.Gather",
+                {values, e.constant(DenseElementsAttr::get(scalar, i))});
+  };
+  Value y = e.op("onnx.Where", {hot, pick(1), pick(0)});
+  if (e.failed())
+    return failure();
+  n.results.push_back(y);
   return success();
 }

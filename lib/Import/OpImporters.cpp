@@ -710,6 +710,8 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
       {"Mean", variadic("onnx.Mean", {1, 6, 8, 13})},
       {"Min", variadic("onnx.Min", {1, 6, 8, 12, 13})},
       {"Not", unary("onnx.Not", {1})},
+      {"OneHot",
+       {"onnx.Where", {9, 11, 28}, {{"axis", K::Int}}, 3, 3, 1, importOneHot}},
       {"Or", compare("onnx.Or", {1, 7})},
       {"Pow", {"onnx.Pow", {1, 7, 12, 13, 15}, {}, 2, 2, 1, importGeneric}},
       {"Range",
