@@ -107,6 +107,7 @@ struct OpImportInfo {
 
 /// Importers of operators that become several ops, each in its own file.
 mlir::LogicalResult importAttention(NodeImporter &n);
+mlir::LogicalResult importConvTranspose(NodeImporter &n);
 mlir::LogicalResult importEinsum(NodeImporter &n);
 mlir::LogicalResult importHardmax(NodeImporter &n);
 mlir::LogicalResult importLayerNorm(NodeImporter &n);
