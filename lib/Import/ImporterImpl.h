@@ -115,6 +115,7 @@ mlir::LogicalResult importLogSoftmax(NodeImporter &n);
 mlir::LogicalResult importLpNormalization(NodeImporter &n);
 mlir::LogicalResult importLpPool(NodeImporter &n);
 mlir::LogicalResult importSwish(NodeImporter &n);
+mlir::LogicalResult importTopK(NodeImporter &n);
 mlir::LogicalResult importNLLLoss(NodeImporter &n);
 mlir::LogicalResult importOneHot(NodeImporter &n);
 mlir::LogicalResult importResize(NodeImporter &n);

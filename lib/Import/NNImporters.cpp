@@ -23,7 +23,9 @@
 // around `axis`.
 //
 // OneHot (a constant depth) is, likewise, the indices compared with the
-// positions along the new axis, selecting the on or off value.
+// positions along the new axis, selecting the on or off value; TopK (a
+// constant k) is k rounds of ArgMax (ArgMin), each taking the best element
+// left and masking it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -367,5 +369,89 @@ LogicalResult fuse::detail::importOneHot(NodeImporter &n) {
   if (e.failed())
     return failure();
   n.results.push_back(y);
+  return success();
+}
+
+/// TopK: k rounds, each taking the first best element not taken yet (the
+/// lower index first among equal values, as ONNX orders them) and masking
+/// it with the worst value of the type; when only masked-like values are
+/// left (the input holds that value), the first untaken index.
+LogicalResult fuse::detail::importTopK(NodeImporter &n) {
+  Value x = n.input(0);
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() < 1)
+    return n.emitError() << "an input of dynamic shape is not supported";
+  std::optional<int64_t> k;
+  if (n.version < 10) {
+    if (const auto *attr = n.findAttr("k"))
+      k = attr->i();
+  } else {
+    k = getConstantScalarInt(n.input(1));
+  }
+  if (!k)
+    return n.emitError() << "needs a constant 'k'";
+  const auto *axisAttr = n.findAttr("axis");
+  int64_t axisValue = axisAttr ? axisAttr->i() : -1;
+  FailureOr<int64_t> axis = normalizeAxis(axisValue, type.getRank());
+  if (failed(axis))
+    return n.emitError() << "axis " << axisValue << " is out of range for rank "
+                         << type.getRank();
+  int64_t length = type.getDimSize(*axis);
+  if (*k < 1 || *k > length)
+    return n.emitError() << "k = " << *k << " is not in [1, " << length
+                         << "]";
+  const auto *largestAttr = n.findAttr("largest");
+  bool largest = !largestAttr || largestAttr->i() != 0;
+  Type elementType = type.getElementType();
+  auto intType = dyn_cast<IntegerType>(elementType);
+  if (!isa<FloatType>(elementType) && (!intType || intType.getWidth() == 1))
+    return n.emitError() << "an input of " << elementType
+                         << " is not supported";
+
+  NodeEmitter e(n);
+  Type i64 = IntegerType::get(n.getContext(), 64);
+  auto worstType = RankedTensorType::get({}, elementType);
+  Attribute worstAttr;
+  if (auto floatType = dyn_cast<FloatType>(elementType))
+    worstAttr = FloatAttr::get(
+        elementType,
+        APFloat::getInf(floatType.getFloatSemantics(), /*Negative=*/largest));
+  else
+    worstAttr = IntegerAttr::get(
+        elementType, largest ? APInt::getSignedMinValue(intType.getWidth())
+                             : APInt::getSignedMaxValue(intType.getWidth()));
+  Value worst = e.constant(DenseElementsAttr::get(worstType, worstAttr));
+  SmallVector<int64_t> shape(type.getRank(), 1), positions;
+  shape[*axis] = length;
+  for (int64_t i = 0; i < length; ++i)
+    positions.push_back(i);
+  Value iota = e.constant(DenseElementsAttr::get(
+      RankedTensorType::get(shape, i64), ArrayRef(positions)));
+  NamedAttribute axisNamed = e.intAttr("axis", *axis);
+  StringRef pick = largest ? "onnx.ArgMax" : "onnx.ArgMin";
+  Value left = x, taken;
+  SmallVector<Value> values, indices;
+  for (int64_t round = 0; round < *k; ++round) {
+    Value best = e.op(pick, {left}, {axisNamed});
+    if (taken) {
+      // Only worst values left: the first index not taken yet.
+      Value free = e.cast(e.op("onnx.Not", {taken}), IntegerType::get(
+                                                         n.getContext(), 8));
+      Value firstFree = e.op("onnx.ArgMax", {free}, {axisNamed});
+      Value bestValue = e.op("onnx.GatherElements", {left, best}, {axisNamed});
+      best = e.op("onnx.Where", {e.op("onnx.Equal", {bestValue, worst}),
+                                 firstFree, best});
+    }
+    indices.push_back(best);
+    values.push_back(e.op("onnx.GatherElements", {x, best}, {axisNamed}));
+    Value hit = e.op("onnx.Equal", {iota, best});
+    taken = taken ? e.op("onnx.Or", {taken, hit}) : hit;
+    left = e.op("onnx.Where", {hit, worst, left});
+  }
+  Value allValues = e.op("onnx.Concat", values, {axisNamed});
+  Value allIndices = e.op("onnx.Concat", indices, {axisNamed});
+  if (e.failed())
+    return failure();
+  n.results = {allValues, allIndices};
   return success();
 }
