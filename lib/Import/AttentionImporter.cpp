@@ -188,6 +188,8 @@ static FailureOr<AttentionDims> readAttentionDims(NodeImporter &n) {
   int64_t rank = q.getRank();
   if ((rank != 3 && rank != 4) || k.getRank() != rank || v.getRank() != rank)
     return n.emitError() << "Q, K and V must all be 3-D or all 4-D";
+  if (k.getDimSize(0) != q.getDimSize(0) || v.getDimSize(0) != q.getDimSize(0))
+    return n.emitError() << "Q, K and V must have the same batch size";
   if (!isa<FloatType>(q.getElementType()) ||
       k.getElementType() != q.getElementType())
     return n.emitError() << "Q and K must have the same float element type";

@@ -36,6 +36,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace fuse;
 using namespace fuse::detail;
@@ -323,8 +325,14 @@ static std::optional<int64_t> getConstantScalarInt(Value v) {
   DenseFPElementsAttr attr;
   if (!v || !matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1)
     return std::nullopt;
-  return static_cast<int64_t>((*attr.getValues<APFloat>().begin())
-                                  .convertToDouble());
+  double value = (*attr.getValues<APFloat>().begin()).convertToDouble();
+  // Beyond int64 (or NaN): an extreme, which the callers' range checks
+  // refuse.
+  constexpr double kLimit = 9.2e18;
+  if (!(value > -kLimit && value < kLimit))
+    return value > 0 ? std::numeric_limits<int64_t>::max()
+                     : std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(value);
 }
 
 LogicalResult fuse::detail::importOneHot(NodeImporter &n) {
@@ -335,8 +343,11 @@ LogicalResult fuse::detail::importOneHot(NodeImporter &n) {
   std::optional<int64_t> depth = getConstantScalarInt(n.input(1));
   if (!depth)
     return n.emitError() << "needs a constant 'depth'";
-  if (*depth < 1)
-    return n.emitError() << "depth = " << *depth << " is not positive";
+  // The positions are a constant of depth elements.
+  constexpr int64_t kMaxDepth = int64_t(1) << 24;
+  if (*depth < 1 || *depth > kMaxDepth)
+    return n.emitError() << "depth = " << *depth << " is not in [1, "
+                         << kMaxDepth << "]";
   int64_t rank = type.getRank() + 1;
   const auto *axisAttr = n.findAttr("axis");
   int64_t axisValue = axisAttr ? axisAttr->i() : -1;

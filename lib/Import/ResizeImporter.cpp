@@ -28,6 +28,11 @@ using namespace mlir;
 using namespace fuse;
 using namespace fuse::detail;
 
+/// Bounds on what the importer computes: a resized dim, and the [out, in]
+/// weights of one axis.
+static constexpr double kMaxResizedDim = double(int64_t(1) << 31);
+static constexpr int64_t kMaxWeights = int64_t(1) << 24;
+
 namespace {
 
 /// The attributes that shape the weights.
@@ -342,10 +347,14 @@ LogicalResult fuse::detail::importResize(NodeImporter &n) {
       scale[d] = static_cast<float>((*scales)[i]);
       if (!(scale[d] > 0))
         return n.emitError() << "scales must be positive";
+      if (!(scale[d] * in < kMaxResizedDim))
+        return n.emitError() << "scale " << scale[d] << " of dim " << d
+                             << " makes it too large";
       size[d] = static_cast<int64_t>(scale[d] * in);
     } else {
-      if ((*sizes)[i] < 0)
-        return n.emitError() << "sizes must not be negative";
+      if ((*sizes)[i] < 0 || (*sizes)[i] >= kMaxResizedDim)
+        return n.emitError() << "sizes must be in [0, " << kMaxResizedDim
+                             << ")";
       size[d] = (*sizes)[i];
       scale[d] = static_cast<double>(size[d]) / in;
     }
@@ -361,6 +370,9 @@ LogicalResult fuse::detail::importResize(NodeImporter &n) {
                                     : std::max(kept, scale[d]);
     for (int64_t d : axes) {
       scale[d] = kept;
+      if (!(kept * type.getDimSize(d) < kMaxResizedDim))
+        return n.emitError() << "keep_aspect_ratio_policy makes dim " << d
+                             << " too large";
       size[d] = static_cast<int64_t>(kept * type.getDimSize(d) + 0.5);
     }
   }
@@ -382,6 +394,12 @@ LogicalResult fuse::detail::importResize(NodeImporter &n) {
                     std::fabs(roiEnd - 1.0) <= 1e-9;
     if (identity)
       continue;
+    // The weights are a constant of out x in elements.
+    if (size[d] * in > kMaxWeights)
+      return n.emitError() << "resizing dim " << d << " from " << in << " to "
+                           << size[d] << " is not supported (its weights "
+                           << "would have more than " << kMaxWeights
+                           << " elements)";
     AxisResize a = resizeAxis(m, in, size[d], scale[d], roiStart, roiEnd);
     x = applyAxis(e, x, d, a, m, extrapolation);
     if (e.failed())
