@@ -119,6 +119,7 @@ mlir::LogicalResult importTopK(NodeImporter &n);
 mlir::LogicalResult importNLLLoss(NodeImporter &n);
 mlir::LogicalResult importOneHot(NodeImporter &n);
 mlir::LogicalResult importResize(NodeImporter &n);
+mlir::LogicalResult importScatter(NodeImporter &n);
 mlir::LogicalResult importSoftmaxCrossEntropyLoss(NodeImporter &n);
 
 /// The importer for `opType` in the default domain, or null.
