@@ -396,8 +396,9 @@ static KernelStrategyAttr choosePlanes(Operation *root,
     Value input;
     if (auto conv = dyn_cast<ONNXConvOp>(op)) {
       auto x = dyn_cast<RankedTensorType>(conv.getX().getType());
-      if (x && x.getRank() == 4 && conv.getGroup() == x.getDimSize(1) &&
-          conv.getGroup() == shape[1])
+      int64_t groups = static_cast<int64_t>(conv.getGroup());
+      if (x && x.getRank() == 4 && groups == x.getDimSize(1) &&
+          groups == shape[1])
         input = conv.getX();
     } else if (isa<ONNXMaxPoolOp, ONNXAveragePoolOp>(op) &&
                op->getNumResults() == 1) {
@@ -415,16 +416,18 @@ static KernelStrategyAttr choosePlanes(Operation *root,
   if (!input || !input.hasStaticShape() || input.getRank() != 4 ||
       input.getDimSize(0) != shape[0] || input.getDimSize(1) != shape[1])
     return {};
-  int64_t planeBytes = input.getDimSize(2) * input.getDimSize(3) *
-                       llvm::divideCeil(input.getElementTypeBitWidth(), 8);
+  int64_t inputPlane = input.getDimSize(2) * input.getDimSize(3);
+  int64_t planeBytes =
+      inputPlane * llvm::divideCeil(input.getElementTypeBitWidth(), 8);
   int64_t numPlanes = shape[0] * shape[1];
   int64_t planeIterations = shape[2] * shape[3];
+  if (planeBytes == 0 || numPlanes == 0 || planeIterations == 0)
+    return {}; // Empty tensors (SimplifyGraph folds them first).
   // A block of small planes moves too few bytes to hide the latency of its
   // copy: staged, MobileNetV2's stride-1 14x14 and 7x7 depthwise convs ran
   // at 47-54% of the copy bandwidth (flat: 66-76%); small planes pay only
   // where the input is larger (strided: 28x28 -> 14x14 at 105%), and
   // then an output a thread, so that a warp's stores are side by side.
-  int64_t inputPlane = input.getDimSize(2) * input.getDimSize(3);
   if (planeIterations <= kSmallPlane) {
     if (inputPlane < 2 * planeIterations)
       return {};
@@ -435,15 +438,15 @@ static KernelStrategyAttr choosePlanes(Operation *root,
   int64_t minBlocks = kMinTiledThreads / kFlatBlock;
   int64_t planes = std::min(std::max<int64_t>(1, kFlatBlock / planeIterations),
                             kMaxStagedPlaneBytes / planeBytes);
-  while (planes > 1 && llvm::divideCeil(numPlanes, planes) < minBlocks)
+  auto grid = [&] { return (numPlanes + planes - 1) / planes; };
+  while (planes > 1 && grid() < minBlocks)
     --planes;
-  if (planes < 1 || llvm::divideCeil(numPlanes, planes) < minBlocks)
+  if (planes < 1 || grid() < minBlocks)
     return {};
   int64_t block = std::min<int64_t>(
       kFlatBlock, llvm::alignTo(planes * planeIterations, 32));
-  return KernelStrategyAttr::get(root->getContext(), Mapping::planes,
-                                 llvm::divideCeil(numPlanes, planes), block, 1,
-                                 tile, planes);
+  return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid(),
+                                 block, 1, tile, planes);
 }
 
 static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,

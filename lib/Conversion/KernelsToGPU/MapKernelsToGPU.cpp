@@ -311,14 +311,10 @@ static LogicalResult distributePlanes(OpBuilder &b, gpu::GPUFuncOp func,
   if (failed(leadingDims))
     return failure();
   ArrayRef<int64_t> leadingExtents = extents.take_front(*leadingDims);
-  int64_t numPlanes = 1;
-  for (int64_t extent : leadingExtents)
-    numPlanes *= extent;
+  int64_t numPlanes = computeProduct(leadingExtents);
   int64_t planeIterations = bounds->total() / numPlanes;
   int64_t planes = strategy.getPlanes(), block = strategy.getBlock();
-  int64_t tileOutputs = 1;
-  for (int64_t size : strategy.getThreadTile())
-    tileOutputs *= size;
+  int64_t tileOutputs = computeProduct(strategy.getThreadTile());
 
   SmallVector<StagedInput> staged;
   int64_t sharedBytes = 0;
@@ -384,28 +380,24 @@ static LogicalResult distributePlanes(OpBuilder &b, gpu::GPUFuncOp func,
   delinearize(b, loc, plane, *bounds, 0, *leadingDims, ivs);
   delinearize(b, loc, inPlane, *bounds, *leadingDims, rank, ivs);
 
-  // Staged loads read the block's copy: plane `localPlane`, same position.
+  // Staged loads read the block's copy: plane `localPlane`, same position,
+  // at (localPlane * height + row) * width + col.
   for (auto [input, copy] : llvm::zip(staged, copies)) {
-    auto type = cast<MemRefType>(input.buffer.getType());
-    int64_t width = type.getShape().back();
+    ArrayRef<int64_t> shape =
+        cast<MemRefType>(input.buffer.getType()).getShape();
+    int64_t height = shape[shape.size() - 2], width = shape.back();
     for (memref::LoadOp load : input.loads) {
       OpBuilder lb(load);
-      ValueRange indices = load.getIndices();
       Location l = load.getLoc();
+      auto cl = [&](int64_t v) -> Value {
+        return arith::ConstantIndexOp::create(lb, l, v);
+      };
+      ValueRange indices = load.getIndices();
       Value row = indices[indices.size() - 2], col = indices.back();
+      Value planeRow = arith::AddIOp::create(
+          lb, l, arith::MulIOp::create(lb, l, localPlane, cl(height)), row);
       Value offset = arith::AddIOp::create(
-          lb, l,
-          arith::MulIOp::create(
-              lb, l,
-              arith::AddIOp::create(
-                  lb, l,
-                  arith::MulIOp::create(
-                      lb, l, localPlane,
-                      arith::ConstantIndexOp::create(
-                          lb, l, type.getShape()[type.getRank() - 2])),
-                  row),
-              arith::ConstantIndexOp::create(lb, l, width)),
-          col);
+          lb, l, arith::MulIOp::create(lb, l, planeRow, cl(width)), col);
       Value value = memref::LoadOp::create(lb, l, copy, offset);
       load.replaceAllUsesWith(value);
       load.erase();
@@ -606,10 +598,8 @@ struct MapKernelsToGPUPass
                    "planes (an output of rank 3 or more)";
             return signalPassFailure();
           }
-          iterations = 1;
-          for (int64_t extent :
-               ArrayRef<int64_t>(bounds->extents).take_front(*leading))
-            iterations *= extent;
+          iterations = computeProduct(
+              ArrayRef<int64_t>(bounds->extents).take_front(*leading));
         }
       }
       // The grid the plan launches must cover the loop, with no block
