@@ -196,6 +196,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
         select.depthwise = options.depthwise;
         select.gpuContractionTile.assign(options.gpuContractionTile.begin(),
                                          options.gpuContractionTile.end());
+        select.gpuStagePlanes = options.gpuStagePlanes;
         pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
         if (options.fusionReport)
           pm.addPass(createFusionReport());

@@ -59,6 +59,12 @@ static constexpr int64_t kMaxWindowTile = 8;
 /// Threads a tiled flat kernel keeps at least (two blocks per SM of the
 /// H100): below that, fewer threads cost more than tiles save.
 static constexpr int64_t kMinTiledThreads = 2 * 132 * kFlatBlock;
+/// The most shared memory a `planes` block stages: its input planes. Nine
+/// blocks of it fit in an H100 SM's 228 KB, more than its threads allow (8
+/// blocks of 256).
+static constexpr int64_t kMaxStagedPlaneBytes = 24 * 1024;
+/// Output planes of at most this many elements run untiled under `planes`.
+static constexpr int64_t kSmallPlane = 256;
 
 static int64_t numElements(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -244,9 +250,12 @@ static SmallVector<int64_t> chooseThreadTile(Operation *root) {
     dim = 0;
   } else if (shape[dim] % size != 0) {
     // Windows share input columns and weights even where no vector access
-    // fits: a 14-wide row in two tiles of 7. Not im2col, whose writes then
-    // scatter (a 7x7 map's 49 positions in tiles of 7 measured 52 -> 38% of
-    // the copy bandwidth on the H100).
+    // fits: a 14-wide row in two tiles of 7 (along the rows instead, a
+    // warp's accesses would stay at neighbouring columns, but MobileNetV2's
+    // 14x14 and 7x7 depthwise convs measured 9.6 -> 12.2 and 6.9 -> 7.3 us
+    // at batch 32 on the H100). Not im2col, whose writes then scatter (a
+    // 7x7 map's 49 positions in tiles of 7 measured 52 -> 38% of the copy
+    // bandwidth on the H100).
     bool windowed = llvm::any_of(kernelOps(root), [](Operation *op) {
       return isa<ONNXConvOp, ONNXMaxPoolOp, ONNXAveragePoolOp>(op);
     });
@@ -356,9 +365,93 @@ static SmallVector<int64_t> chooseGpuContractionTile(Operation *root,
   return {};
 }
 
+namespace {
+/// What fuse-select-strategies' options say about generated GPU kernels.
+struct GpuKernelOptions {
+  /// A generated contraction's thread tile, rows x columns.
+  SmallVector<int64_t> contractionTile;
+  /// Whether window kernels may stage their input planes.
+  bool stagePlanes = true;
+};
+} // namespace
+
+/// The `planes` strategy of a kernel whose result op reads windows of one
+/// input plane per output plane (a depthwise convolution, a pooling: one
+/// output channel per input channel) with its epilogue, or null: a block
+/// then copies its input planes into shared memory once (coalesced)
+/// instead of each thread loading every window through the cache. As many
+/// planes per block as fill a block of kFlatBlock threads and
+/// kMaxStagedPlaneBytes, but never fewer blocks than two per SM: a kernel
+/// that small (batch 1) stays flat.
+static KernelStrategyAttr choosePlanes(Operation *root,
+                                       SmallVector<int64_t> tile) {
+  auto type = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || type.getRank() != 4)
+    return {};
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape[2] == 1 || shape[3] == 1)
+    return {}; // The loop's last two dims are the output's plane.
+  Value window;
+  for (Operation *op : kernelOps(root)) {
+    Value input;
+    if (auto conv = dyn_cast<ONNXConvOp>(op)) {
+      auto x = dyn_cast<RankedTensorType>(conv.getX().getType());
+      int64_t groups = static_cast<int64_t>(conv.getGroup());
+      if (x && x.getRank() == 4 && groups == x.getDimSize(1) &&
+          groups == shape[1])
+        input = conv.getX();
+    } else if (isa<ONNXMaxPoolOp, ONNXAveragePoolOp>(op) &&
+               op->getNumResults() == 1) {
+      input = op->getOperand(0);
+    } else {
+      continue;
+    }
+    if (!input || window ||
+        cast<ShapedType>(op->getResult(0).getType()).getShape() != shape)
+      return {};
+    window = input;
+  }
+  auto input = window ? dyn_cast<RankedTensorType>(window.getType())
+                      : RankedTensorType();
+  if (!input || !input.hasStaticShape() || input.getRank() != 4 ||
+      input.getDimSize(0) != shape[0] || input.getDimSize(1) != shape[1])
+    return {};
+  int64_t inputPlane = input.getDimSize(2) * input.getDimSize(3);
+  int64_t planeBytes =
+      inputPlane * llvm::divideCeil(input.getElementTypeBitWidth(), 8);
+  int64_t numPlanes = shape[0] * shape[1];
+  int64_t planeIterations = shape[2] * shape[3];
+  if (planeBytes == 0 || numPlanes == 0 || planeIterations == 0)
+    return {}; // Empty tensors (SimplifyGraph folds them first).
+  // A block of small planes moves too few bytes to hide the latency of its
+  // copy: staged, MobileNetV2's stride-1 14x14 and 7x7 depthwise convs ran
+  // at 47-54% of the copy bandwidth (flat: 66-76%); small planes pay only
+  // where the input is larger (strided: 28x28 -> 14x14 at 105%), and
+  // then an output a thread, so that a warp's stores are side by side.
+  if (planeIterations <= kSmallPlane) {
+    if (inputPlane < 2 * planeIterations)
+      return {};
+    tile = {};
+  }
+  if (!tile.empty())
+    planeIterations /= computeProduct(tile);
+  int64_t minBlocks = kMinTiledThreads / kFlatBlock;
+  int64_t planes = std::min(std::max<int64_t>(1, kFlatBlock / planeIterations),
+                            kMaxStagedPlaneBytes / planeBytes);
+  auto grid = [&] { return (numPlanes + planes - 1) / planes; };
+  while (planes > 1 && grid() < minBlocks)
+    --planes;
+  if (planes < 1 || grid() < minBlocks)
+    return {};
+  int64_t block = std::min<int64_t>(
+      kFlatBlock, llvm::alignTo(planes * planeIterations, 32));
+  return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid(),
+                                 block, 1, tile, planes);
+}
+
 static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
                                        int64_t cpuVectorRegisters,
-                                       ArrayRef<int64_t> gpuContractionTile) {
+                                       const GpuKernelOptions &gpuOptions) {
   MLIRContext *ctx = root->getContext();
   LoopShape loop = getLoopShape(root);
   if (!gpu) {
@@ -405,7 +498,8 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
     // Tiles shrink (or go) to keep two blocks per SM: at batch 1, BERT-base's
     // contractions tiled down to one block per SM took 10.5 ms against 7.3
     // one output per thread.
-    tile = chooseGpuContractionTile(root, iterations, gpuContractionTile,
+    tile = chooseGpuContractionTile(root, iterations,
+                                    gpuOptions.contractionTile,
                                     kMinTiledThreads);
     if (tile.empty())
       tile = chooseThreadTile(root);
@@ -414,6 +508,9 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
       iterations /= outputs;
     else
       tile.clear();
+    if (gpuOptions.stagePlanes)
+      if (KernelStrategyAttr planes = choosePlanes(root, tile))
+        return planes;
   }
   int64_t block = std::min<int64_t>(kFlatBlock, llvm::alignTo(iterations, 32));
   return KernelStrategyAttr::get(ctx, Mapping::flat,
@@ -531,10 +628,13 @@ struct SelectStrategiesPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     bool gpu = target == "cuda";
-    SmallVector<int64_t> gpuTile(gpuContractionTile.begin(),
-                                 gpuContractionTile.end());
-    if (gpuTile.empty())
-      gpuTile = {kContractionRowsGpu, kContractionColumnsGpu};
+    GpuKernelOptions gpuOptions;
+    gpuOptions.contractionTile.assign(gpuContractionTile.begin(),
+                                      gpuContractionTile.end());
+    if (gpuOptions.contractionTile.empty())
+      gpuOptions.contractionTile = {kContractionRowsGpu,
+                                    kContractionColumnsGpu};
+    gpuOptions.stagePlanes = gpuStagePlanes;
     bool libraries = gpu && strategy != "generated";
     // Depthwise convolutions are fuse's kernels by default: with their whole
     // epilogue fused they beat cuDNN's on the H100 (MobileNetV2 0.67 vs
@@ -598,13 +698,13 @@ struct SelectStrategiesPass
     for (Operation &op : func.getBody().getOps()) {
       if (auto group = dyn_cast<GroupOp>(op)) {
         if (!group.getStrategy())
-          group.setStrategyAttr(chooseKernel(group, gpu, cpuVectorRegisters,
-                                              gpuTile));
+          group.setStrategyAttr(
+              chooseKernel(group, gpu, cpuVectorRegisters, gpuOptions));
         continue;
       }
       if (isComputeOp(&op) && op.getNumResults() == 1)
-        op.setAttr(kStrategyAttrName, chooseKernel(&op, gpu, cpuVectorRegisters,
-                                                   gpuTile));
+        op.setAttr(kStrategyAttrName,
+                   chooseKernel(&op, gpu, cpuVectorRegisters, gpuOptions));
     }
   }
 };

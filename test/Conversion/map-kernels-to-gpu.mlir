@@ -268,3 +268,79 @@ func.func @dynamic(%x: memref<?xf32>, %out: memref<4xf32>) attributes {fuse.kern
   }
   return
 }
+
+// -----
+
+// The planes mapping: 6 planes (2 x 3) of 6 x 6, 2 a block, 3 blocks. The
+// window input %x is copied, the block's 72 elements in one contiguous
+// range, into shared memory: a thread copies 4 neighbouring elements (one
+// 128-bit load, the copy 16-byte aligned), loading all of them before it
+// stores any; a load past the input reads its last 4 elements. After a
+// barrier the window's loads read the copy (plane 'local' of the block,
+// same row and column). The residual %r, read once per output, stays in
+// global memory.
+// CHECK-LABEL: gpu.func @planes
+// CHECK-SAME: workgroup(%[[COPY:.*]] : memref<72xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 3, 1, 1>
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK: %[[FIRST:.*]] = arith.muli %[[BID]], %c2
+// CHECK: %[[BASE:.*]] = arith.muli %[[FIRST]], %c36
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1, 2, 3]] : memref<2x3x6x6xf32> into memref<216xf32>
+// CHECK: %[[OFF:.*]] = arith.muli %{{.*}}, %c4
+// CHECK: %[[G:.*]] = arith.addi %[[BASE]], %[[OFF]]
+// CHECK: %[[AT:.*]] = arith.minui %[[G]], %c212
+// CHECK-COUNT-4: memref.load %[[FLAT]]
+// CHECK: arith.cmpi ult, %[[OFF]], %c72
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[COPY]]
+// CHECK: gpu.barrier
+// CHECK: scf.for %[[T:.*]] = %[[TID]] to %c72{{[_0-9]*}} step %c64{{[_0-9]*}}
+// CHECK: %[[LOCAL:.*]] = arith.divui %[[T]], %c36{{[_0-9]*}}
+// CHECK: %[[PLANE:.*]] = arith.addi %[[FIRST]], %[[LOCAL]]
+// CHECK: arith.cmpi ult, %[[PLANE]], %c6{{[_0-9]*}}
+// CHECK: scf.for
+// CHECK: memref.load %[[COPY]]
+// CHECK-NOT: memref.load %arg0
+// CHECK: memref.load %arg1
+// CHECK: memref.store {{.*}}, %arg2
+func.func @planes(%x: memref<2x3x6x6xf32>, %r: memref<2x3x6x6xf32>, %out: memref<2x3x6x6xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<planes, grid = 3, block = 64, planes = 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%n, %c, %h, %w) = (%c0, %c0, %c0, %c0) to (%c2, %c3, %c6, %c6) step (%c1, %c1, %c1, %c1) {
+    %sum = scf.for %k = %c0 to %c3 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %hk = arith.addi %h, %k : index
+      %row = arith.minsi %hk, %c5 : index
+      %v = memref.load %x[%n, %c, %row, %w] : memref<2x3x6x6xf32>
+      %a = arith.addf %acc, %v : f32
+      scf.yield %a : f32
+    }
+    %res = memref.load %r[%n, %c, %h, %w] : memref<2x3x6x6xf32>
+    %y = arith.addf %sum, %res : f32
+    memref.store %y, %out[%n, %c, %h, %w] : memref<2x3x6x6xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A planes grid covers the planes: 6 planes, 2 a block, need 3 blocks.
+// expected-error @+1 {{strategy #fuse.kernel<planes, grid = 2, block = 64, planes = 2> launches 2 blocks but its loop of 6 planes needs 3}}
+func.func @planes_grid(%x: memref<2x3x6x6xf32>, %out: memref<2x3x6x6xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<planes, grid = 2, block = 64, planes = 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  scf.parallel (%n, %c, %h, %w) = (%c0, %c0, %c0, %c0) to (%c2, %c3, %c6, %c6) step (%c1, %c1, %c1, %c1) {
+    %v = memref.load %x[%n, %c, %h, %w] : memref<2x3x6x6xf32>
+    memref.store %v, %out[%n, %c, %h, %w] : memref<2x3x6x6xf32>
+    scf.reduce
+  }
+  return
+}

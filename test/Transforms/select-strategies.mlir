@@ -4,6 +4,7 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=target=cpu | FileCheck %s --check-prefix=CPU
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="target=cpu cpu-vector-registers=32" | FileCheck %s --check-prefix=AVX512
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=depthwise=library | FileCheck %s --check-prefix=DWLIB
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies=gpu-stage-planes=false | FileCheck %s --check-prefix=NOPLANES
 // RUN: not fuse-opt %s -fuse-select-strategies=strategy=fast 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not fuse-opt %s -fuse-select-strategies=cpu-vector-registers=8 2>&1 | FileCheck %s --check-prefix=BADREGS
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-contraction-tile=1,1" | FileCheck %s --check-prefix=UNTILED
@@ -242,8 +243,12 @@ func.func @rows(%s: tensor<1x12x128x128xf32>, %l: tensor<3x4096xf32>, %g: tensor
 // Thread tiles. A depthwise conv + Clip at batch 32 (2.4 M outputs): each
 // thread computes 4 neighbouring outputs along W (the taps' input columns
 // and weights loaded once), 602112 threads; on the cpu, the same tile.
+// On cuda its input planes (3136 bytes) are staged in shared memory, a
+// plane per block: 196 tiles a plane, 224 threads, 3072 blocks.
 // CHECK-LABEL: func @tiled_depthwise
-// CHECK: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.kernel<flat, grid = 2352, block = 256, thread_tile = [1, 1, 1, 4]>}
+// CHECK: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.kernel<planes, grid = 3072, block = 224, thread_tile = [1, 1, 1, 4]>}
+// NOPLANES-LABEL: func @tiled_depthwise
+// NOPLANES: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.kernel<flat, grid = 2352, block = 256, thread_tile = [1, 1, 1, 4]>}
 // CPU-LABEL: func @tiled_depthwise
 // CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 1, 1, 4]>}
 func.func @tiled_depthwise(%x: tensor<32x96x28x28xf32>, %w: tensor<96x1x3x3xf32>, %b: tensor<96xf32>) -> tensor<32x96x28x28xf32> {
@@ -256,6 +261,51 @@ func.func @tiled_depthwise(%x: tensor<32x96x28x28xf32>, %w: tensor<96x1x3x3xf32>
     fuse.yield %r : tensor<32x96x28x28xf32>
   }
   return %0 : tensor<32x96x28x28xf32>
+}
+
+// -----
+
+// Planes. A stride-2 depthwise conv of 14x14 planes into 7x7 ones stages
+// its input planes, 5 a block (245 outputs: small planes are computed an
+// output a thread); a MaxPool too. The stride-1 7x7 depthwise conv stays
+// flat (a block of small planes moves too few bytes), in rows of 7. A
+// depthwise conv whose input plane (112x112, 50 KB) does not fit stays
+// flat, as does one of too few planes to keep two blocks per SM (batch 1:
+// 96 planes).
+// CHECK-LABEL: func @planes
+// CHECK: {strategy = #fuse.kernel<flat, grid = 840, block = 256, thread_tile = [1, 1, 1, 7]>}
+// CHECK: {strategy = #fuse.kernel<planes, grid = 3687, block = 256, planes = 5>}
+// CHECK: onnx.MaxPool{{.*}}fuse.strategy = #fuse.kernel<planes, grid = 3687, block = 256, planes = 5>
+// CHECK: {strategy = #fuse.kernel<flat, grid = 9408, block = 256, thread_tile = [1, 1, 1, 4]>}
+// CHECK: {strategy = #fuse.kernel<flat, grid = 294, block = 256, thread_tile = [1, 1, 4]>}
+// NOPLANES-LABEL: func @planes
+// NOPLANES-NOT: planes
+func.func @planes(%x: tensor<32x960x7x7xf32>, %w: tensor<960x1x3x3xf32>, %x2: tensor<32x576x14x14xf32>, %w2: tensor<576x1x3x3xf32>, %x3: tensor<32x96x112x112xf32>, %w3: tensor<96x1x3x3xf32>, %x4: tensor<1x96x56x56xf32>) -> (tensor<32x960x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x96x56x56xf32>, tensor<1x96x56x56xf32>) {
+  %0 = fuse.group contraction_epilogue ins(%x, %w : tensor<32x960x7x7xf32>, tensor<960x1x3x3xf32>) -> tensor<32x960x7x7xf32> {
+  ^bb0(%a0: tensor<32x960x7x7xf32>, %a1: tensor<960x1x3x3xf32>):
+    %lo = onnx.Constant dense<0.0> : tensor<f32>
+    %hi = onnx.Constant dense<6.0> : tensor<f32>
+    %c = onnx.Conv(%a0, %a1) {group = 960 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<32x960x7x7xf32>, tensor<960x1x3x3xf32>) -> tensor<32x960x7x7xf32>
+    %r = onnx.Clip(%c) min(%lo) max(%hi) : (tensor<32x960x7x7xf32>, tensor<f32>, tensor<f32>) -> tensor<32x960x7x7xf32>
+    fuse.yield %r : tensor<32x960x7x7xf32>
+  }
+  %1 = fuse.group contraction_epilogue ins(%x2, %w2 : tensor<32x576x14x14xf32>, tensor<576x1x3x3xf32>) -> tensor<32x576x7x7xf32> {
+  ^bb0(%a0: tensor<32x576x14x14xf32>, %a1: tensor<576x1x3x3xf32>):
+    %c = onnx.Conv(%a0, %a1) {group = 576 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<32x576x14x14xf32>, tensor<576x1x3x3xf32>) -> tensor<32x576x7x7xf32>
+    fuse.yield %c : tensor<32x576x7x7xf32>
+  }
+  %2 = onnx.MaxPool(%x2) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<32x576x14x14xf32>) -> tensor<32x576x7x7xf32>
+  %3 = fuse.group contraction_epilogue ins(%x3, %w3 : tensor<32x96x112x112xf32>, tensor<96x1x3x3xf32>) -> tensor<32x96x56x56xf32> {
+  ^bb0(%a0: tensor<32x96x112x112xf32>, %a1: tensor<96x1x3x3xf32>):
+    %c = onnx.Conv(%a0, %a1) {group = 96 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<32x96x112x112xf32>, tensor<96x1x3x3xf32>) -> tensor<32x96x56x56xf32>
+    fuse.yield %c : tensor<32x96x56x56xf32>
+  }
+  %4 = fuse.group contraction_epilogue ins(%x4, %w3 : tensor<1x96x56x56xf32>, tensor<96x1x3x3xf32>) -> tensor<1x96x56x56xf32> {
+  ^bb0(%a0: tensor<1x96x56x56xf32>, %a1: tensor<96x1x3x3xf32>):
+    %c = onnx.Conv(%a0, %a1) {group = 96 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x96x56x56xf32>, tensor<96x1x3x3xf32>) -> tensor<1x96x56x56xf32>
+    fuse.yield %c : tensor<1x96x56x56xf32>
+  }
+  return %0, %1, %2, %3, %4 : tensor<32x960x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x96x56x56xf32>, tensor<1x96x56x56xf32>
 }
 
 // -----

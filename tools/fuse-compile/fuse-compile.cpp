@@ -109,6 +109,11 @@ static cl::list<int64_t> gpuContractionTile(
              "rows,columns (default 4,2; each a power of two up to 16; "
              "shrunk where the output is small): for measurements"),
     cl::CommaSeparated, cl::Hidden, cl::cat(compileCategory));
+static cl::opt<bool> gpuStagePlanes(
+    "gpu-stage-planes",
+    cl::desc("Stage the input planes of depthwise convolutions and poolings "
+             "in shared memory on cuda (default true): for measurements"),
+    cl::init(true), cl::Hidden, cl::cat(compileCategory));
 static cl::opt<fuse::CompileStage> emit(
     "emit", cl::desc("Stop after a stage and print it"),
     cl::init(fuse::CompileStage::Artifact),
@@ -254,6 +259,7 @@ int main(int argc, char **argv) {
     options.gpuContractionTile.assign(gpuContractionTile.begin(),
                                       gpuContractionTile.end());
   }
+  options.gpuStagePlanes = gpuStagePlanes;
   options.conv = conv;
   options.stopAfter = emit;
 

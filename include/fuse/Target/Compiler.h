@@ -62,6 +62,8 @@ struct CompileOptions {
   /// fuse-select-strategies' gpu-contraction-tile (rows, columns); empty
   /// for its default.
   std::vector<int64_t> gpuContractionTile;
+  /// fuse-select-strategies' gpu-stage-planes.
+  bool gpuStagePlanes = true;
   CompileStage stopAfter = CompileStage::Artifact;
   /// The x86-64 level the cpu kernels are compiled for (resolveCpuLevel).
   std::string cpu = "x86-64";

@@ -153,8 +153,10 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
       launch configuration: on cuda `flat` (one thread per iteration of
       the kernel's parallel loop, 256-thread blocks) or, for Softmax,
       LayerNormalization, Reduce* and GlobalAveragePool reducing trailing
-      dims of at least 32 elements, `rows` (a warp or a block per row); on
-      cpu `loop`.
+      dims of at least 32 elements, `rows` (a warp or a block per row), or,
+      for a depthwise convolution or a pooling whose input planes fit in
+      shared memory, `planes` (a block per group of output planes, its
+      input planes staged in shared memory); on cpu `loop`.
 
     ```mlir
     %y = fuse.group contraction_epilogue ins(%x, %w, %b : ...)
@@ -183,6 +185,10 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
                "rows (output channels, a matmul's rows) and columns (the "
                "last dim), default 4,2: shrunk to divide the output and to "
                "keep two blocks per SM; 1,1 is one output per thread">,
+    Option<"gpuStagePlanes", "gpu-stage-planes", "bool", "true",
+           "On cuda, window kernels (depthwise convolutions, poolings) "
+           "whose input planes fit stage them in shared memory, a block "
+           "per group of whole output planes (the `planes` mapping)">,
   ];
 }
 

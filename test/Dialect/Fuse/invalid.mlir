@@ -352,7 +352,7 @@ func.func @im2col_images(%x: tensor<1x1x8x8xf32>) -> tensor<2x12x36xf32> {
 
 // -----
 
-// expected-error @+1 {{thread_tile is for the flat and loop mappings}}
+// expected-error @+1 {{thread_tile is for the flat, planes and loop mappings}}
 func.func @rows_tile() attributes {s = #fuse.kernel<rows, grid = 4, block = 256, row_threads = 32, thread_tile = [1, 4]>} {
   return
 }
@@ -368,5 +368,19 @@ func.func @empty_tile() attributes {s = #fuse.kernel<flat, grid = 4, block = 256
 
 // expected-error @+1 {{thread_tile has more than 128 outputs}}
 func.func @huge_tile() attributes {s = #fuse.kernel<flat, grid = 4, block = 256, thread_tile = [16, 16]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{planes is only for the planes mapping}}
+func.func @flat_planes() attributes {s = #fuse.kernel<flat, grid = 2, block = 64, planes = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{planes must be at least 1}}
+func.func @no_planes() attributes {s = #fuse.kernel<planes, grid = 2, block = 64, planes = 0>} {
   return
 }

@@ -475,6 +475,38 @@ def conv_gemm():
 
 
 @model
+def planes():
+    """Window kernels large enough for the `planes` mapping on cuda (input
+    planes staged in shared memory): a depthwise conv + bias + Clip on
+    56x56 maps in tiles of 4 (4 rounds of copying and computing for a
+    block); a 5x5 stride-2 depthwise conv with asymmetric pads and a
+    residual Add; a MaxPool 3x3/2 whose planes the blocks do not divide
+    (3208, 5 a block); an AveragePool that does not count pads; and an
+    8x8/8 AveragePool of 64x64 planes, each copied in 16 rounds of a
+    64-thread block."""
+    return make([node("Conv", ["x", "wd", "bd"], ["c"], group=150,
+                      pads=[1, 1, 1, 1]),
+                 node("Clip", ["c", "lo", "hi"], ["y"]),
+                 node("Conv", ["u", "w5"], ["d"], group=600, strides=[2, 2],
+                      kernel_shape=[5, 5], pads=[1, 2, 2, 1]),
+                 node("Add", ["d", "res"], ["yd"]),
+                 node("MaxPool", ["v"], ["ym"], kernel_shape=[3, 3],
+                      strides=[2, 2], pads=[1, 1, 1, 1]),
+                 node("AveragePool", ["u"], ["ya"], kernel_shape=[3, 3],
+                      pads=[1, 1, 1, 1], count_include_pad=0),
+                 node("AveragePool", ["p"], ["yp"], kernel_shape=[8, 8],
+                      strides=[8, 8])],
+                [("x", [2, 150, 56, 56]), ("u", [4, 600, 28, 28]),
+                 ("res", [4, 600, 14, 14]), ("v", [8, 401, 14, 14]),
+                 ("p", [1, 300, 64, 64])],
+                ["y", "yd", "ym", "ya", "yp"],
+                [weight("wd", [150, 1, 3, 3], 80), weight("bd", [150], 81),
+                 weight("w5", [600, 1, 5, 5], 82),
+                 const("lo", np.array(-0.5, np.float32)),
+                 const("hi", np.array(0.5, np.float32))])
+
+
+@model
 def gather_nd():
     """GatherND as the dynamo exporter's masks use it: index tuples of every
     length (negative ones included), batch_dims 1 with indices from an

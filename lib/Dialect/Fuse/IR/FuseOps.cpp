@@ -41,7 +41,8 @@ static constexpr int64_t kMaxTileElements = 128;
 LogicalResult
 KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            Mapping mapping, int64_t grid, int64_t block,
-                           int64_t rowThreads, ArrayRef<int64_t> threadTile) {
+                           int64_t rowThreads, ArrayRef<int64_t> threadTile,
+                           int64_t planes) {
   if (grid < 1 || block < 1 || grid > INT32_MAX || block > 1024)
     return emitError() << "grid " << grid << " and block " << block
                        << " must be at least 1 (block at most 1024)";
@@ -64,9 +65,14 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   } else if (rowThreads != 1) {
     return emitError() << "row_threads is only for the rows mapping";
   }
+  if (planes < 1)
+    return emitError() << "planes must be at least 1";
+  if (planes != 1 && mapping != Mapping::planes)
+    return emitError() << "planes is only for the planes mapping";
   if (!threadTile.empty()) {
     if (mapping == Mapping::rows)
-      return emitError() << "thread_tile is for the flat and loop mappings";
+      return emitError()
+             << "thread_tile is for the flat, planes and loop mappings";
     int64_t elements = 1;
     for (int64_t size : threadTile) {
       if (size < 1)
@@ -81,10 +87,11 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-/// `<mapping, grid = G, block = B[, row_threads = R][, thread_tile = [..]]>`
+/// `<mapping, grid = G, block = B[, row_threads = R][, planes = P]
+///   [, thread_tile = [..]]>`
 Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
   std::string mappingName;
-  int64_t grid = 0, block = 0, rowThreads = 1;
+  int64_t grid = 0, block = 0, rowThreads = 1, planes = 1;
   SmallVector<int64_t> threadTile;
   SMLoc loc = parser.getCurrentLocation();
   if (parser.parseLess() || parser.parseKeywordOrString(&mappingName) ||
@@ -96,12 +103,17 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
   std::optional<Mapping> mapping = symbolizeMapping(mappingName);
   if (!mapping) {
     parser.emitError(loc) << "unknown mapping '" << mappingName
-                          << "' (loop, flat or rows)";
+                          << "' (loop, flat, rows or planes)";
     return {};
   }
   while (succeeded(parser.parseOptionalComma())) {
     if (succeeded(parser.parseOptionalKeyword("row_threads"))) {
       if (parser.parseEqual() || parser.parseInteger(rowThreads))
+        return {};
+      continue;
+    }
+    if (succeeded(parser.parseOptionalKeyword("planes"))) {
+      if (parser.parseEqual() || parser.parseInteger(planes))
         return {};
       continue;
     }
@@ -114,7 +126,8 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
   if (parser.parseGreater())
     return {};
   return parser.getChecked<KernelStrategyAttr>(
-      loc, parser.getContext(), *mapping, grid, block, rowThreads, threadTile);
+      loc, parser.getContext(), *mapping, grid, block, rowThreads, threadTile,
+      planes);
 }
 
 void KernelStrategyAttr::print(AsmPrinter &printer) const {
@@ -122,6 +135,8 @@ void KernelStrategyAttr::print(AsmPrinter &printer) const {
           << ", block = " << getBlock();
   if (getRowThreads() != 1)
     printer << ", row_threads = " << getRowThreads();
+  if (getPlanes() != 1)
+    printer << ", planes = " << getPlanes();
   if (!getThreadTile().empty()) {
     printer << ", thread_tile = [";
     llvm::interleaveComma(getThreadTile(), printer);
@@ -136,6 +151,8 @@ std::string fuse::describeStrategy(Attribute strategy) {
     text = "kernel " + stringifyMapping(kernel.getMapping()).str();
     if (kernel.getMapping() == Mapping::rows)
       text += "(" + std::to_string(kernel.getRowThreads()) + ")";
+    if (kernel.getMapping() == Mapping::planes)
+      text += "(" + std::to_string(kernel.getPlanes()) + ")";
     if (!kernel.getThreadTile().empty()) {
       text += " tile ";
       llvm::raw_string_ostream os(text);
@@ -167,6 +184,8 @@ std::string fuse::describeStrategy(Attribute strategy) {
 int64_t KernelStrategyAttr::getCapacity() const {
   if (getMapping() == Mapping::rows)
     return getGrid() * (getBlock() / getRowThreads());
+  if (getMapping() == Mapping::planes)
+    return getGrid() * getPlanes();
   return getGrid() * getBlock();
 }
 

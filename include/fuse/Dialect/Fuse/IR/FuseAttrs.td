@@ -17,7 +17,8 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
                                 "maps to threads", [
   I32EnumAttrCase<"loop", 0>,
   I32EnumAttrCase<"flat", 1>,
-  I32EnumAttrCase<"rows", 2>
+  I32EnumAttrCase<"rows", 2>,
+  I32EnumAttrCase<"planes", 3>
 ]> {
   // - loop: the whole loop nest on the calling thread (the cpu target);
   // - flat: one GPU thread per iteration of the kernel's parallel loop, in
@@ -25,7 +26,11 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
   // - rows: each iteration of the parallel loop (a row) is run by
   //   `row_threads` threads, which split the loops inside it and combine
   //   their partial reductions with shuffles (and shared memory when a row
-  //   spans several warps).
+  //   spans several warps);
+  // - planes: each block computes `planes` consecutive planes (the loop's
+  //   last two dims, whole) of the output: it first copies the planes of
+  //   each input that the loop reads a window of into shared memory, then
+  //   its threads run the planes' iterations in turn.
   let cppNamespace = "::fuse";
   let genSpecializedAttr = 0;
 }
@@ -63,16 +68,23 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     mapping each row of the kernel's parallel loop is run by `row_threads`
     threads (a warp, or the whole block).
 
-    With a `thread_tile` (`flat` and `loop` mappings), each iteration of the
-    parallel loop computes a tile of neighbouring outputs, one size per dim
-    of the loop (fuse-jam-thread-tiles), so what they share is loaded once
-    and neighbouring accesses can be vector accesses; `grid` covers the
-    loop's iterations after tiling.
+    With the `planes` mapping each block computes `planes` consecutive
+    planes of the output (the loop's last two dims whole; the leading dims
+    counted row-major) from a copy of each windowed input's planes in
+    shared memory; `grid` covers the planes.
+
+    With a `thread_tile` (`flat`, `planes` and `loop` mappings), each
+    iteration of the parallel loop computes a tile of neighbouring outputs,
+    one size per dim of the loop (fuse-jam-thread-tiles), so what they
+    share is loaded once and neighbouring accesses can be vector accesses;
+    `grid` covers the loop's iterations after tiling.
 
     ```mlir
     #fuse.kernel<flat, grid = 392, block = 256>
     #fuse.kernel<flat, grid = 98, block = 256, thread_tile = [1, 1, 4]>
     #fuse.kernel<rows, grid = 16, block = 256, row_threads = 32>
+    #fuse.kernel<planes, grid = 854, block = 256, planes = 36,
+                 thread_tile = [1, 1, 1, 7]>
     ```
   }];
   let parameters = (ins
@@ -80,22 +92,29 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     "int64_t":$grid,
     "int64_t":$block,
     DefaultValuedParameter<"int64_t", "1">:$rowThreads,
-    OptionalArrayRefParameter<"int64_t">:$threadTile
+    OptionalArrayRefParameter<"int64_t">:$threadTile,
+    DefaultValuedParameter<"int64_t", "1">:$planes
   );
-  // Both optional parameters start with a comma: a declarative format
+  // The optional parameters start with a comma: a declarative format
   // could not tell them apart.
   let hasCustomAssemblyFormat = 1;
   let builders = [
     AttrBuilder<(ins "Mapping":$mapping, "int64_t":$grid, "int64_t":$block,
                      CArg<"int64_t", "1">:$rowThreads), [{
       return $_get($_ctxt, mapping, grid, block, rowThreads,
-                   ::llvm::ArrayRef<int64_t>());
+                   ::llvm::ArrayRef<int64_t>(), 1);
+    }]>,
+    AttrBuilder<(ins "Mapping":$mapping, "int64_t":$grid, "int64_t":$block,
+                     "int64_t":$rowThreads,
+                     "::llvm::ArrayRef<int64_t>":$threadTile), [{
+      return $_get($_ctxt, mapping, grid, block, rowThreads, threadTile, 1);
     }]>
   ];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Iterations of the kernel's parallel loop the configuration covers:
-    /// rows for `rows`, elements (thread tiles) for `flat`.
+    /// rows for `rows`, elements (thread tiles) for `flat`, planes for
+    /// `planes`.
     int64_t getCapacity() const;
   }];
 }
