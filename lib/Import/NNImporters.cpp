@@ -411,6 +411,13 @@ LogicalResult fuse::detail::importTopK(NodeImporter &n) {
   if (*k < 1 || *k > length)
     return n.emitError() << "k = " << *k << " is not in [1, " << length
                          << "]";
+  // Each round is a dozen ops over the whole input: a large k would make
+  // the graph (and the compile time) grow without bound.
+  constexpr int64_t kMaxTopKRounds = 64;
+  if (*k > kMaxTopKRounds)
+    return n.emitError() << "k = " << *k << " is larger than the "
+                         << kMaxTopKRounds
+                         << " supported (TopK is built as k rounds of ArgMax)";
   const auto *largestAttr = n.findAttr("largest");
   bool largest = !largestAttr || largestAttr->i() != 0;
   Type elementType = type.getElementType();
