@@ -127,6 +127,9 @@ void fuse::buildKernelsToLoopsPipeline(OpPassManager &pm) {
   // After the accumulators are values: jamming copies them per output.
   // Each copy's stack buffers then go back to the entry block.
   lowered.addPass(createJamThreadTiles());
+  // Long sums in blocks (after jamming, which wants the loops as they
+  // were): a chain of 2^25 additions loses everything past 2^24.
+  lowered.addPass(createBlockAccumulations());
   lowered.addPass(createHoistStaticAllocas());
   lowered.addPass(createCanonicalizerPass());
   lowered.addPass(createCSEPass());

@@ -201,6 +201,59 @@ def JamThreadTiles : Pass<"fuse-jam-thread-tiles", "mlir::func::FuncOp"> {
   ];
 }
 
+def BlockAccumulations : Pass<"fuse-block-accumulations",
+                               "mlir::func::FuncOp"> {
+  let summary = "Sum long reductions in blocks (bounded rounding error)";
+  let description = [{
+    A reduction lowered to loops adds its elements one after another into
+    one accumulator, and the rounding error of a chain of n float
+    additions grows with n (2^25 float ones sum to 2^24, a mean of 0.5).
+    This pass splits each `scf.for` that carries only sums and may add to
+    them more than `block` times (its iterations times the additions one
+    iteration makes, through inner loops too: a conv's channel loop around
+    its 3x3 taps makes 9) into a loop over blocks of `block` additions'
+    worth of iterations: each block sums from -0.0 (addf's identity) into
+    a partial that is then added to the running value. The loop over
+    blocks is split again while it may run more than `block` iterations,
+    so no chain is longer than about `block` additions at any level (the
+    error grows with `block` times the number of levels, not with n).
+    Inner loops are split first.
+
+    An iteration argument is a sum when the body only adds to it
+    (`arith.addf`, in either operand order), directly or through an inner
+    `scf.for` that takes it as the initial value of a sum; nothing else
+    may read the running value. Loops carrying anything else (a maximum,
+    a rescaled sum) are left alone, as are loops whose step or upper bound
+    is not a constant. A lower bound that is not a constant (a thread's
+    first element in a strided loop) is taken as 0 to bound the trip
+    count, and each block's end is clamped to the upper bound.
+
+    ```mlir
+    %r = scf.for %k = %c0 to %c1024 step %c1 iter_args(%a = %init) -> (f32) {
+      %s = arith.addf %a, %x : f32
+      scf.yield %s : f32
+    }
+    // becomes, with block = 256
+    %r = scf.for %kb = %c0 to %c1024 step %c256 iter_args(%a = %init) -> (f32) {
+      %end = arith.addi %kb, %c256 : index
+      %p = scf.for %k = %kb to %end step %c1 iter_args(%b = %minus_zero) -> (f32) {
+        %s = arith.addf %b, %x : f32
+        scf.yield %s : f32
+      }
+      %t = arith.addf %a, %p : f32
+      scf.yield %t : f32
+    }
+    ```
+  }];
+  let options = [
+    Option<"block", "block", "int64_t", /*default=*/"256",
+           "Iterations summed into one partial (at least 2)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+  ];
+}
+
 def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
   let summary = "Make each bufferized kernel a gpu.func, mapped as its "
                 "strategy says";
