@@ -97,7 +97,8 @@ FailureOr<std::vector<char>> fuse::codegen::compileCpuKernels(ModuleOp module,
     pm.run(*llvmModule);
   }
 
-  // Link: cc -shared kernels.o -o kernels.so -lm (tanhf and friends).
+  // Link: cc -shared -Wl,-z,defs kernels.o -o kernels.so -lm (tanhf and
+  // friends).
   TempFile obj, so;
   int fd;
   if (llvm::sys::fs::createTemporaryFile("fuse-kernels", "o", fd, obj.path))
@@ -112,8 +113,11 @@ FailureOr<std::vector<char>> fuse::codegen::compileCpuKernels(ModuleOp module,
   if (!cc)
     return emitError(loc, "no C compiler driver (cc) to link the CPU "
                           "kernels; install gcc or clang");
-  llvm::SmallVector<llvm::StringRef> args{*cc,     "-shared", "-o",
-                                          so.path, obj.path,  "-lm"};
+  // -z defs: a symbol that neither the kernels nor libm and libc define
+  // (a compiler-rt helper such as __truncsfbf2) is a link error here, not a
+  // load error in fuse-run.
+  llvm::SmallVector<llvm::StringRef> args{
+      *cc, "-shared", "-Wl,-z,defs", "-o", so.path, obj.path, "-lm"};
   std::string message;
   int rc =
       llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &message);
