@@ -140,3 +140,30 @@ func.func @taps(%x: memref<512x3x3xf32>, %out: memref<f32>) {
   memref.store %r, %out[] : memref<f32>
   return
 }
+
+// -----
+
+// Counts past int64_t saturate (2^62 iterations of an 8-addition inner
+// loop): blocks of 32 iterations, then blocks of those.
+// CHECK-LABEL: func.func @huge
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C8192:.*]] = arith.constant 8192 : index
+// CHECK: scf.for %{{.*}} step %[[C8192]]
+// CHECK: scf.for %{{.*}} step %[[C32]]
+func.func @huge(%x: memref<8xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %n = arith.constant 4611686018427387904 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> (f32) {
+    %s = scf.for %j = %c0 to %c8 step %c1 iter_args(%b = %a) -> (f32) {
+      %v = memref.load %x[%j] : memref<8xf32>
+      %t = arith.addf %b, %v : f32
+      scf.yield %t : f32
+    }
+    scf.yield %s : f32
+  }
+  memref.store %r, %out[] : memref<f32>
+  return
+}

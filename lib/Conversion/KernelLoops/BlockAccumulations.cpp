@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace fuse {
 #define GEN_PASS_DEF_BLOCKACCUMULATIONS
@@ -39,6 +40,15 @@ static std::optional<int64_t> maxTripCount(scf::ForOp loop) {
   if (*upper <= lower)
     return 0;
   return llvm::divideCeil(*upper - lower, *step);
+}
+
+/// a * b for counts that may be huge (a loop over 2^62 elements): past
+/// int64_t, the largest one, which is as good for comparing with a block.
+static int64_t saturatingProduct(int64_t a, int64_t b) {
+  int64_t product;
+  if (llvm::MulOverflow(a, b, product))
+    return std::numeric_limits<int64_t>::max();
+  return product;
 }
 
 /// When the iteration argument `arg`, which the loop body turns into
@@ -70,7 +80,8 @@ static std::optional<int64_t> sumChain(BlockArgument arg, Value yielded) {
     return std::nullopt;
   // An inner loop of unknown length counts as one iteration: too short a
   // chain only makes blocks longer.
-  return *chain * std::max<int64_t>(1, maxTripCount(inner).value_or(1));
+  return saturatingProduct(
+      *chain, std::max<int64_t>(1, maxTripCount(inner).value_or(1)));
 }
 
 /// The additions an iteration of `loop` makes to any of its iteration
@@ -164,7 +175,7 @@ struct BlockAccumulationsPass
         continue;
       // Blocks of as many iterations as make `block` additions; then the
       // loop over blocks adds one partial an iteration.
-      while (*trips > 1 && *trips * *perIteration > block) {
+      while (*trips > 1 && saturatingProduct(*trips, *perIteration) > block) {
         int64_t iterations = std::max<int64_t>(1, block / *perIteration);
         loop = splitIntoBlocks(loop, iterations);
         perIteration = 1;
