@@ -20,12 +20,13 @@ inputs again. Prints one line per case and `RESULT: PASS` or
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
+
+from check_model import run  # a command, its output on failure, exit 1
 
 FLOAT = TensorProto.FLOAT
 
@@ -196,20 +197,13 @@ def onnxruntime_outputs(model, feeds):
     return session.run(None, feeds)[0]
 
 
-def check(cmd):
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit("command failed (%d): %s\n%s%s" % (
-            proc.returncode, " ".join(cmd), proc.stdout, proc.stderr))
-
-
 def run_case(name, case, artifact, fuse_run, workdir, model):
     rng = np.random.default_rng(sorted(CASES).index(name))
     feeds = case["inputs"](rng)
     inputs = os.path.join(workdir, name + ".inputs.npz")
     outputs = os.path.join(workdir, name + ".outputs.npz")
     np.savez(inputs, **feeds)
-    check([fuse_run, artifact, "--inputs", inputs, "--outputs", outputs])
+    run([fuse_run, artifact, "--inputs", inputs, "--outputs", outputs])
     got = np.load(outputs)["Y"]
     os.remove(inputs)
     os.remove(outputs)
@@ -268,7 +262,7 @@ def main():
         path = os.path.join(out, name + ".onnx")
         onnx.save(model, path)
         artifact = os.path.join(out, name + ".fbin")
-        check([args.fuse_compile, path, "--target=" + args.target,
+        run([args.fuse_compile, path, "--target=" + args.target,
                "--no-reference", "-o", artifact])
         if not args.export:
             if not args.fuse_run:
