@@ -108,6 +108,8 @@ struct OpImportInfo {
 /// Importers of operators that become several ops, each in its own file.
 mlir::LogicalResult importAttention(NodeImporter &n);
 mlir::LogicalResult importConvTranspose(NodeImporter &n);
+mlir::LogicalResult importDequantizeLinear(NodeImporter &n);
+mlir::LogicalResult importDynamicQuantizeLinear(NodeImporter &n);
 mlir::LogicalResult importEinsum(NodeImporter &n);
 mlir::LogicalResult importHardmax(NodeImporter &n);
 mlir::LogicalResult importLayerNorm(NodeImporter &n);
@@ -118,6 +120,7 @@ mlir::LogicalResult importSwish(NodeImporter &n);
 mlir::LogicalResult importTopK(NodeImporter &n);
 mlir::LogicalResult importNLLLoss(NodeImporter &n);
 mlir::LogicalResult importOneHot(NodeImporter &n);
+mlir::LogicalResult importQuantizeLinear(NodeImporter &n);
 mlir::LogicalResult importResize(NodeImporter &n);
 mlir::LogicalResult importScatter(NodeImporter &n);
 mlir::LogicalResult importSoftmaxCrossEntropyLoss(NodeImporter &n);

@@ -21,6 +21,8 @@
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <numeric>
 #include "llvm/Support/MathExtras.h"
 
 namespace fuse {
@@ -65,6 +67,10 @@ static constexpr int64_t kMinTiledThreads = 2 * 132 * kFlatBlock;
 static constexpr int64_t kMaxStagedPlaneBytes = 24 * 1024;
 /// Output planes of at most this many elements run untiled under `planes`.
 static constexpr int64_t kSmallPlane = 256;
+/// Threads of a `planes` block with a staged output: 4 warps. Blocks of 1
+/// and 2 warps ran 7x7 planes at 53% and 73% of the copy bandwidth, 4 at
+/// 81%, 8 at 76% (bench/probes/depthwise_small_planes.cu).
+static constexpr int64_t kStagedOutputBlock = 128;
 
 static int64_t numElements(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -375,6 +381,49 @@ struct GpuKernelOptions {
 };
 } // namespace
 
+/// The `planes` strategy with a staged output for small planes read at
+/// stride 1 (MobileNetV2's 14x14 and 7x7 depthwise convs), or null. Their
+/// windows barely overlap other blocks' planes, so staging the input alone
+/// gains nothing (47-54% of the copy bandwidth against 62-66% flat, a
+/// thread a row): what costs is that a thread's row of outputs makes each
+/// store of a warp touch 7 cache lines. Staged both ways, in blocks of 4
+/// warps, they ran at 81% (7x7) and 96% (14x14) in the probe
+/// (bench/probes/depthwise_small_planes.cu, streamed). Whole float4s a
+/// block where the planes allow; at least two blocks per SM, else flat.
+static KernelStrategyAttr chooseStagedOutputPlanes(Operation *root,
+                                                   RankedTensorType input,
+                                                   ArrayRef<int64_t> tile,
+                                                   int64_t numPlanes) {
+  auto output = cast<RankedTensorType>(root->getResult(0).getType());
+  ArrayRef<int64_t> shape = output.getShape();
+  int64_t inputPlane = input.getDimSize(2) * input.getDimSize(3);
+  int64_t outputPlane = shape[2] * shape[3];
+  int64_t tileOutputs = tile.empty() ? 1 : computeProduct(tile);
+  if (outputPlane % tileOutputs != 0)
+    return {};
+  int64_t threadsPerPlane = outputPlane / tileOutputs;
+  auto bytes = [](RankedTensorType type, int64_t elements) {
+    return elements * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  };
+  int64_t planeBytes = bytes(input, inputPlane) + bytes(output, outputPlane);
+  // Planes a block so that both copies are whole groups of 4 elements.
+  int64_t align = std::lcm(4 / std::gcd<int64_t>(inputPlane, 4),
+                           4 / std::gcd<int64_t>(outputPlane, 4));
+  int64_t planes =
+      std::max<int64_t>(1, kStagedOutputBlock / threadsPerPlane / align) *
+      align;
+  if (planes * planeBytes > kMaxStagedPlaneBytes)
+    return {};
+  int64_t grid = llvm::divideCeil(numPlanes, planes);
+  if (grid < kMinTiledThreads / kFlatBlock)
+    return {};
+  int64_t block = std::min<int64_t>(
+      1024, llvm::alignTo(planes * threadsPerPlane, 32));
+  return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid,
+                                 block, 1, tile, planes,
+                                 /*stagedOutput=*/true);
+}
+
 /// The `planes` strategy of a kernel whose result op reads windows of one
 /// input plane per output plane (a depthwise convolution, a pooling: one
 /// output channel per input channel) with its epilogue, or null: a block
@@ -430,7 +479,7 @@ static KernelStrategyAttr choosePlanes(Operation *root,
   // then an output a thread, so that a warp's stores are side by side.
   if (planeIterations <= kSmallPlane) {
     if (inputPlane < 2 * planeIterations)
-      return {};
+      return chooseStagedOutputPlanes(root, input, tile, numPlanes);
     tile = {};
   }
   if (!tile.empty())
@@ -446,7 +495,8 @@ static KernelStrategyAttr choosePlanes(Operation *root,
   int64_t block = std::min<int64_t>(
       kFlatBlock, llvm::alignTo(planes * planeIterations, 32));
   return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid(),
-                                 block, 1, tile, planes);
+                                 block, 1, tile, planes,
+                                 /*stagedOutput=*/false);
 }
 
 static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,

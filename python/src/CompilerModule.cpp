@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fuse/Import/ModelDiagnostics.h"
 #include "fuse/Import/ONNXImporter.h"
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Target/Compiler.h"
@@ -100,7 +101,7 @@ Result compileRequest(llvm::StringRef model, const std::string &source,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBuffer(model, source, false), llvm::SMLoc());
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnostics);
+  fuse::ModelDiagnosticHandler handler(sourceMgr, &context, diagnostics);
 
   mlir::OwningOpRef<mlir::ModuleOp> module =
       fuse::importONNXModel(model, source, &context, importOptions);

@@ -329,6 +329,91 @@ func.func @planes(%x: memref<2x3x6x6xf32>, %r: memref<2x3x6x6xf32>, %out: memref
 
 // -----
 
+// A staged output: the iterations store into a second shared buffer (the
+// block's 4 output planes, 144 elements), then after a barrier the block
+// stores it, a thread 4 neighbouring elements (one 128-bit store). The
+// second block holds only 2 of the 6 planes: runs past its 72 valid
+// elements are stored element by element, each checked.
+// CHECK-LABEL: gpu.func @planes_staged_output
+// CHECK-SAME: workgroup(%[[IN:.*]] : memref<144xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[OUT:.*]] : memref<144xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c4
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: memref.load %[[IN]]
+// CHECK: memref.store %{{.*}}, %[[OUT]][%{{.*}}] : memref<144xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.store {{.*}} %arg1
+// CHECK: gpu.barrier
+// CHECK: %[[LEFT:.*]] = arith.subi %c6{{.*}}, %[[FIRST]]
+// CHECK: %[[PLANES:.*]] = arith.minui %c4{{.*}}, %[[LEFT]]
+// CHECK: %[[VALID:.*]] = arith.muli %[[PLANES]], %c36
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1, 2, 3]] : memref<2x3x6x6xf32> into memref<216xf32>
+// CHECK: scf.for
+// CHECK: %[[END:.*]] = arith.addi %{{.*}}, %c4
+// CHECK: %[[WHOLE:.*]] = arith.cmpi ule, %[[END]], %[[VALID]]
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK-COUNT-4: memref.load %[[OUT]]
+// CHECK-NOT: scf.if
+// CHECK: } else {
+// CHECK: arith.cmpi ult, %{{.*}}, %[[VALID]]
+func.func @planes_staged_output(%x: memref<2x3x6x6xf32>, %out: memref<2x3x6x6xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<planes, grid = 2, block = 64, planes = 4, staged_output>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%n, %c, %h, %w) = (%c0, %c0, %c0, %c0) to (%c2, %c3, %c6, %c6) step (%c1, %c1, %c1, %c1) {
+    %sum = scf.for %k = %c0 to %c3 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %hk = arith.addi %h, %k : index
+      %row = arith.minsi %hk, %c5 : index
+      %v = memref.load %x[%n, %c, %row, %w] : memref<2x3x6x6xf32>
+      %a = arith.addf %acc, %v : f32
+      scf.yield %a : f32
+    }
+    memref.store %sum, %out[%n, %c, %h, %w] : memref<2x3x6x6xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A thread tile's stores go through unit subviews of the output: the
+// subview's offsets plus the store's indices place the element in the
+// block's shared copy ((local plane * 6 + row) * 6 + column); the
+// subviews go.
+// CHECK-LABEL: gpu.func @planes_staged_subview
+// CHECK-SAME: workgroup(%[[OUT:.*]] : memref<144xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-NOT: memref.subview
+// CHECK: %[[LOCAL:.*]] = arith.divui
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %c0 :
+// CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %c0 :
+// CHECK: %[[PR:.*]] = arith.muli %[[LOCAL]], %c6
+// CHECK: %[[PROW:.*]] = arith.addi %[[PR]], %[[ROW]]
+// CHECK: %[[R6:.*]] = arith.muli %[[PROW]], %c6
+// CHECK: %[[AT:.*]] = arith.addi %[[R6]], %[[COL]]
+// CHECK: memref.store %{{.*}}, %[[OUT]][%[[AT]]]
+// CHECK-NOT: memref.subview
+// CHECK: gpu.barrier
+func.func @planes_staged_subview(%x: memref<2x3x6x6xf32>, %out: memref<2x3x6x6xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<planes, grid = 2, block = 64, planes = 4, staged_output>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  scf.parallel (%n, %c, %h, %w) = (%c0, %c0, %c0, %c0) to (%c2, %c3, %c6, %c6) step (%c1, %c1, %c1, %c1) {
+    %v = memref.load %x[%n, %c, %h, %w] : memref<2x3x6x6xf32>
+    %e = arith.mulf %v, %v : f32
+    %view = memref.subview %out[%n, %c, %h, %w] [1, 1, 1, 1] [1, 1, 1, 1] : memref<2x3x6x6xf32> to memref<1x1x1x1xf32, strided<[108, 36, 6, 1], offset: ?>>
+    memref.store %e, %view[%c0, %c0, %c0, %c0] : memref<1x1x1x1xf32, strided<[108, 36, 6, 1], offset: ?>>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A planes grid covers the planes: 6 planes, 2 a block, need 3 blocks.
 // expected-error @+1 {{strategy #fuse.kernel<planes, grid = 2, block = 64, planes = 2> launches 2 blocks but its loop of 6 planes needs 3}}
 func.func @planes_grid(%x: memref<2x3x6x6xf32>, %out: memref<2x3x6x6xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<planes, grid = 2, block = 64, planes = 2>} {

@@ -746,6 +746,23 @@ func.func @unsigned_ops(%x: tensor<4xui8>, %y: tensor<4xui8>) -> (tensor<4xui8>,
 
 // -----
 
+// Casts from and to unsigned integers: uitofp, fptoui, extui (signed
+// sources widen with extsi).
+// CHECK-LABEL: func @unsigned_casts
+// CHECK: arith.uitofp %{{.*}} : i8 to f32
+// CHECK: arith.fptoui %{{.*}} : f32 to i8
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.extsi %{{.*}} : i8 to i16
+func.func @unsigned_casts(%x: tensor<4xui8>, %f: tensor<4xf32>, %s: tensor<4xi8>) -> (tensor<4xf32>, tensor<4xui8>, tensor<4xi32>, tensor<4xui16>) attributes {fuse.kernel} {
+  %0 = onnx.Cast(%x) {to = 1 : i64} : (tensor<4xui8>) -> tensor<4xf32>
+  %1 = onnx.Cast(%f) {to = 2 : i64} : (tensor<4xf32>) -> tensor<4xui8>
+  %2 = onnx.Cast(%x) {to = 6 : i64} : (tensor<4xui8>) -> tensor<4xi32>
+  %3 = onnx.Cast(%s) {to = 4 : i64} : (tensor<4xi8>) -> tensor<4xui16>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xui8>, tensor<4xi32>, tensor<4xui16>
+}
+
+// -----
+
 // BitShift: amounts out of [0, width) (negative ones compare as huge,
 // unsigned) shift every bit out: 0, or the sign for a signed right shift.
 // CHECK-LABEL: func @bitshift

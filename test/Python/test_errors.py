@@ -34,7 +34,7 @@ def test_hierarchy():
 
 def test_not_a_model():
     with pytest.raises(fuse.CompileError,
-                       match=r"<bytes>:0:0: error: not a valid ONNX model"):
+                       match=r"<bytes>: error: not a valid ONNX model"):
         fuse.compile(b"this is not an onnx model\x01\xff\xff")
 
 
@@ -49,6 +49,7 @@ def test_unsupported_operator():
         fuse.compile(model)
     assert "node 'unique_7': unsupported operator 'Unique' " \
            "(domain 'ai.onnx', opset 17)" in str(info.value)
+    assert ":0:0" not in str(info.value)
 
 
 def test_external_data_needs_a_file(tmp_path):

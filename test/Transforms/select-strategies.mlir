@@ -267,20 +267,23 @@ func.func @tiled_depthwise(%x: tensor<32x96x28x28xf32>, %w: tensor<96x1x3x3xf32>
 
 // Planes. A stride-2 depthwise conv of 14x14 planes into 7x7 ones stages
 // its input planes, 5 a block (245 outputs: small planes are computed an
-// output a thread); a MaxPool too. The stride-1 7x7 depthwise conv stays
-// flat (a block of small planes moves too few bytes), in rows of 7. A
-// depthwise conv whose input plane (112x112, 50 KB) does not fit stays
-// flat, as does one of too few planes to keep two blocks per SM (batch 1:
-// 96 planes).
+// output a thread); a MaxPool too. The stride-1 7x7 depthwise conv stages
+// its output planes too (a thread's row of 7 outputs would make each store
+// of a warp touch 7 cache lines), in blocks of 4 warps: 16 planes (whole
+// float4s: 784 elements), 7 threads a plane, 112 threads; the 14x14 one 4
+// planes of 28 threads (rows in two tiles of 7). A depthwise conv whose
+// input plane (112x112, 50 KB) does not fit stays flat, as does one of too
+// few planes to keep two blocks per SM (batch 1: 96 planes).
 // CHECK-LABEL: func @planes
-// CHECK: {strategy = #fuse.kernel<flat, grid = 840, block = 256, thread_tile = [1, 1, 1, 7]>}
+// CHECK: {strategy = #fuse.kernel<planes, grid = 1920, block = 128, planes = 16, staged_output, thread_tile = [1, 1, 1, 7]>}
 // CHECK: {strategy = #fuse.kernel<planes, grid = 3687, block = 256, planes = 5>}
 // CHECK: onnx.MaxPool{{.*}}fuse.strategy = #fuse.kernel<planes, grid = 3687, block = 256, planes = 5>
 // CHECK: {strategy = #fuse.kernel<flat, grid = 9408, block = 256, thread_tile = [1, 1, 1, 4]>}
 // CHECK: {strategy = #fuse.kernel<flat, grid = 294, block = 256, thread_tile = [1, 1, 4]>}
+// CHECK: {strategy = #fuse.kernel<planes, grid = 3072, block = 128, planes = 4, staged_output, thread_tile = [1, 1, 1, 7]>}
 // NOPLANES-LABEL: func @planes
 // NOPLANES-NOT: planes
-func.func @planes(%x: tensor<32x960x7x7xf32>, %w: tensor<960x1x3x3xf32>, %x2: tensor<32x576x14x14xf32>, %w2: tensor<576x1x3x3xf32>, %x3: tensor<32x96x112x112xf32>, %w3: tensor<96x1x3x3xf32>, %x4: tensor<1x96x56x56xf32>) -> (tensor<32x960x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x96x56x56xf32>, tensor<1x96x56x56xf32>) {
+func.func @planes(%x: tensor<32x960x7x7xf32>, %w: tensor<960x1x3x3xf32>, %x2: tensor<32x576x14x14xf32>, %w2: tensor<576x1x3x3xf32>, %x3: tensor<32x96x112x112xf32>, %w3: tensor<96x1x3x3xf32>, %x4: tensor<1x96x56x56xf32>, %x5: tensor<32x384x14x14xf32>, %w5: tensor<384x1x3x3xf32>) -> (tensor<32x960x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x96x56x56xf32>, tensor<1x96x56x56xf32>, tensor<32x384x14x14xf32>) {
   %0 = fuse.group contraction_epilogue ins(%x, %w : tensor<32x960x7x7xf32>, tensor<960x1x3x3xf32>) -> tensor<32x960x7x7xf32> {
   ^bb0(%a0: tensor<32x960x7x7xf32>, %a1: tensor<960x1x3x3xf32>):
     %lo = onnx.Constant dense<0.0> : tensor<f32>
@@ -305,7 +308,12 @@ func.func @planes(%x: tensor<32x960x7x7xf32>, %w: tensor<960x1x3x3xf32>, %x2: te
     %c = onnx.Conv(%a0, %a1) {group = 96 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x96x56x56xf32>, tensor<96x1x3x3xf32>) -> tensor<1x96x56x56xf32>
     fuse.yield %c : tensor<1x96x56x56xf32>
   }
-  return %0, %1, %2, %3, %4 : tensor<32x960x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x96x56x56xf32>, tensor<1x96x56x56xf32>
+  %5 = fuse.group contraction_epilogue ins(%x5, %w5 : tensor<32x384x14x14xf32>, tensor<384x1x3x3xf32>) -> tensor<32x384x14x14xf32> {
+  ^bb0(%a0: tensor<32x384x14x14xf32>, %a1: tensor<384x1x3x3xf32>):
+    %c = onnx.Conv(%a0, %a1) {group = 384 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<32x384x14x14xf32>, tensor<384x1x3x3xf32>) -> tensor<32x384x14x14xf32>
+    fuse.yield %c : tensor<32x384x14x14xf32>
+  }
+  return %0, %1, %2, %3, %4, %5 : tensor<32x960x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x576x7x7xf32>, tensor<32x96x56x56xf32>, tensor<1x96x56x56xf32>, tensor<32x384x14x14xf32>
 }
 
 // -----
@@ -341,9 +349,12 @@ func.func @untiled(%x: tensor<4x256xf32>, %z: tensor<32x96x49x49xf32>) -> (tenso
 // -----
 
 // A window kernel whose last dim 4 does not divide still shares its
-// columns: a 14-wide row in two tiles of 7.
+// columns: a 14-wide row in two tiles of 7 (its planes, read at stride 1,
+// staged both ways; without staging, flat).
 // CHECK-LABEL: func @tiled_window_14
-// CHECK: onnx.MaxPool{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 448, block = 256, thread_tile = [1, 1, 1, 7]>
+// CHECK: onnx.MaxPool{{.*}}fuse.strategy = #fuse.kernel<planes, grid = 1024, block = 128, planes = 4, staged_output, thread_tile = [1, 1, 1, 7]>
+// NOPLANES-LABEL: func @tiled_window_14
+// NOPLANES: onnx.MaxPool{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 448, block = 256, thread_tile = [1, 1, 1, 7]>
 func.func @tiled_window_14(%x: tensor<32x128x14x14xf32>) -> tensor<32x128x14x14xf32> {
   %0 = onnx.MaxPool(%x) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<32x128x14x14xf32>) -> tensor<32x128x14x14xf32>
   return %0 : tensor<32x128x14x14xf32>

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fuse/Import/ModelDiagnostics.h"
 #include "fuse/Import/ONNXImporter.h"
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Target/Compiler.h"
@@ -230,7 +231,7 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(
       MemoryBuffer::getMemBuffer(file->getBuffer(), inputFilename, false),
       SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  fuse::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
 
   OwningOpRef<ModuleOp> module = fuse::importONNXModel(
       file->getBuffer(), inputFilename, &context, *importOptions);

@@ -10,6 +10,7 @@
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "fuse/Dialect/ONNX/IR/ONNXDialect.h"
+#include "fuse/Import/ModelDiagnostics.h"
 #include "fuse/Import/ONNXImporter.h"
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Transforms/Passes.h"
@@ -49,7 +50,7 @@ importToBuffer(llvm::StringRef path, DialectRegistry &registry) {
       llvm::MemoryBuffer::getMemBuffer(file->getBuffer(), path,
                                        /*RequiresNullTerminator=*/false),
       llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  fuse::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module =
       fuse::importONNXModel(file->getBuffer(), path, &context, *options);
   if (!module)

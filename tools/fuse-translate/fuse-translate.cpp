@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuse/Dialect/ONNX/IR/ONNXDialect.h"
+#include "fuse/Import/ModelDiagnostics.h"
 #include "fuse/Import/ONNXImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,6 +29,10 @@ static void registerImportONNX() {
           return nullptr;
         const llvm::MemoryBuffer *buffer =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        // Nodes of binary models by name, not `model.onnx:0:0`.
+        ScopedDiagnosticHandler lineless(context, [](Diagnostic &diag) {
+          return fuse::printLinelessDiagnostic(diag, llvm::errs());
+        });
         return fuse::importONNXModel(buffer->getBuffer(),
                                      buffer->getBufferIdentifier(), context,
                                      *options);

@@ -20,6 +20,7 @@
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/runtime/Artifact.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -232,6 +233,22 @@ static FailureOr<int64_t> getLeadingPlaneDims(gpu::GPUFuncOp func,
   return static_cast<int64_t>(leading.size());
 }
 
+/// `buffer` as one dim.
+static Value collapseToFlat(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  ReassociationIndices all =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  return memref::CollapseShapeOp::create(b, loc, buffer,
+                                         ArrayRef<ReassociationIndices>{all});
+}
+
+/// Elements a thread moves at once between a block's shared copy of
+/// `elements` and a buffer of `total`: 4 (one 128-bit access) where every
+/// run stays 16-byte aligned, else 1.
+static int64_t copyVectorWidth(int64_t elements, int64_t total) {
+  return elements % 4 == 0 && total % 4 == 0 ? 4 : 1;
+}
+
 /// Copies the `elements` of `buffer`, seen flat, from `base` on into the
 /// shared `copy` (a read past `total` reads its last element instead and
 /// goes nowhere). Adjacent threads copy adjacent runs of `vector` elements
@@ -247,12 +264,8 @@ static void emitStagingCopy(OpBuilder &b, Location loc, Value buffer,
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  auto type = cast<MemRefType>(buffer.getType());
-  ReassociationIndices all =
-      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  Value flat = memref::CollapseShapeOp::create(
-      b, loc, buffer, ArrayRef<ReassociationIndices>{all});
-  int64_t vector = elements % 4 == 0 && total % 4 == 0 ? 4 : 1;
+  Value flat = collapseToFlat(b, loc, buffer);
+  int64_t vector = copyVectorWidth(elements, total);
   int64_t rounds = llvm::divideCeil(elements, block * vector);
   auto emitRounds = [&](Value first, int64_t count) {
     SmallVector<Value> offsets, values;
@@ -293,6 +306,137 @@ static void emitStagingCopy(OpBuilder &b, Location loc, Value buffer,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(groups.getBody());
   emitRounds(groups.getInductionVar(), kRounds);
+}
+
+/// A store of a `planes` kernel's output: directly, or through a subview
+/// of unit strides (a thread tile's element), whose offsets add to the
+/// store's indices.
+struct StagedStore {
+  memref::StoreOp store;
+  SmallVector<OpFoldResult> offsets; // empty for a direct store
+};
+
+/// The stores of a `planes` kernel's output (its last argument) when every
+/// access to it is a store in `loop` at the plane the iteration computes
+/// (leading indices the loop's leading induction variables, 0 for dims of
+/// extent 1): a block's output planes can then be written to shared memory
+/// first. None otherwise.
+static std::optional<SmallVector<StagedStore>>
+matchStagedOutput(gpu::GPUFuncOp func, scf::ParallelOp loop,
+                  ArrayRef<int64_t> leadingExtents) {
+  BlockArgument output = func.getArgument(func.getNumArguments() - 1);
+  auto type = dyn_cast<MemRefType>(output.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() < 3 ||
+      !type.getLayout().isIdentity())
+    return std::nullopt;
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = type.getRank();
+  auto isZero = [](OpFoldResult v) {
+    std::optional<int64_t> c = getConstantIntValue(v);
+    return c && *c == 0;
+  };
+  // Whether the leading indices (offset + index) are the plane's.
+  auto leadingMatch = [&](ArrayRef<OpFoldResult> offsets, ValueRange indices) {
+    unsigned next = 0;
+    for (int64_t d = 0; d < rank - 2; ++d) {
+      OpFoldResult offset = offsets.empty() ? OpFoldResult() : offsets[d];
+      bool noOffset = offsets.empty() || isZero(offset);
+      if (shape[d] == 1) {
+        if (!noOffset || !isZero(indices[d]))
+          return false;
+        continue;
+      }
+      if (next >= leadingExtents.size())
+        return false;
+      Value iv = loop.getInductionVars()[next++];
+      bool atIndex = noOffset && indices[d] == iv;
+      bool atOffset = !noOffset && isZero(indices[d]) &&
+                      llvm::dyn_cast_if_present<Value>(offset) == iv;
+      if (!atIndex && !atOffset)
+        return false;
+    }
+    return true;
+  };
+  SmallVector<StagedStore> stores;
+  auto addStore = [&](Operation *user, Value memref,
+                      ArrayRef<OpFoldResult> offsets) {
+    auto store = dyn_cast<memref::StoreOp>(user);
+    if (!store || store.getMemRef() != memref ||
+        !loop->isProperAncestor(store) ||
+        !leadingMatch(offsets, store.getIndices()))
+      return false;
+    stores.push_back({store, SmallVector<OpFoldResult>(offsets)});
+    return true;
+  };
+  for (Operation *user : output.getUsers()) {
+    if (auto subview = dyn_cast<memref::SubViewOp>(user)) {
+      if (subview.getSourceType().getRank() != rank ||
+          subview.getType().getRank() != rank ||
+          !llvm::all_of(subview.getStaticStrides(),
+                        [](int64_t s) { return s == 1; }))
+        return std::nullopt;
+      SmallVector<OpFoldResult> offsets = subview.getMixedOffsets();
+      for (Operation *viewUser : subview->getUsers())
+        if (!addStore(viewUser, subview.getResult(), offsets))
+          return std::nullopt;
+      continue;
+    }
+    if (!addStore(user, output, {}))
+      return std::nullopt;
+  }
+  if (stores.empty())
+    return std::nullopt;
+  return stores;
+}
+
+/// Stores the first `valid` of the `elements` in the shared `copy` into
+/// `buffer`, seen flat, from `base` on: adjacent threads store adjacent
+/// runs of `vector` elements (4 where the range stays 16-byte aligned, one
+/// 128-bit store each); a run that reaches past `valid` (the grid's last
+/// block) is stored element by element.
+static void emitStagedStores(OpBuilder &b, Location loc, Value copy,
+                             Value buffer, Value tid, Value base, Value valid,
+                             int64_t elements, int64_t total, int64_t block) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value flat = collapseToFlat(b, loc, buffer);
+  int64_t vector = copyVectorWidth(elements, total);
+  int64_t rounds = llvm::divideCeil(elements, block * vector);
+  auto roundLoop = scf::ForOp::create(b, loc, c(0), c(rounds), c(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(roundLoop.getBody());
+  Value offset = arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, roundLoop.getInductionVar(), c(block)),
+          tid),
+      c(vector));
+  auto storeRun = [&](OpBuilder &rb, bool checked) {
+    for (int64_t j = 0; j < vector; ++j) {
+      Value at = arith::AddIOp::create(rb, loc, offset, c(j));
+      OpBuilder::InsertionGuard inner(rb);
+      if (checked) {
+        Value inside = arith::CmpIOp::create(
+            rb, loc, arith::CmpIPredicate::ult, at, valid);
+        auto ifInside = scf::IfOp::create(rb, loc, inside, false);
+        rb.setInsertionPointToStart(ifInside.thenBlock());
+      }
+      Value value = memref::LoadOp::create(rb, loc, copy, at);
+      memref::StoreOp::create(
+          rb, loc, value, flat,
+          arith::AddIOp::create(rb, loc, base, at).getResult());
+    }
+  };
+  Value end = arith::AddIOp::create(b, loc, offset, c(vector));
+  Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
+                                      valid);
+  auto ifWhole = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+  b.setInsertionPointToStart(ifWhole.thenBlock());
+  storeRun(b, /*checked=*/false);
+  b.setInsertionPointToStart(ifWhole.elseBlock());
+  storeRun(b, /*checked=*/true);
 }
 
 /// Maps `loop` with the `planes` strategy: block b computes the planes
@@ -362,6 +506,30 @@ static LogicalResult distributePlanes(OpBuilder &b, gpu::GPUFuncOp func,
   if (!staged.empty())
     gpu::BarrierOp::create(b, loc);
 
+  // A staged output: the iterations store into shared memory, then the
+  // block stores its planes (below).
+  std::optional<SmallVector<StagedStore>> outputStores;
+  Value outputCopy;
+  int64_t outputPlane = 0;
+  if (strategy.getStagedOutput()) {
+    BlockArgument output = func.getArgument(func.getNumArguments() - 1);
+    auto type = cast<MemRefType>(output.getType());
+    outputPlane = type.getShape().take_back(2)[0] * type.getShape().back();
+    int64_t bytes = planes * outputPlane * type.getElementTypeBitWidth() / 8;
+    outputStores = matchStagedOutput(func, loop, leadingExtents);
+    if (outputStores && sharedBytes + bytes <= kMaxStaticSharedBytes) {
+      outputCopy = func.addWorkgroupAttribution(
+          MemRefType::get({planes * outputPlane}, type.getElementType(),
+                          AffineMap(), workgroup),
+          loc);
+      func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
+                                       LLVM::LLVMDialect::getAlignAttrName(),
+                                       b.getI64IntegerAttr(16));
+    } else {
+      outputStores.reset();
+    }
+  }
+
   // The block's iterations, a thread each in turn.
   auto computeLoop =
       scf::ForOp::create(b, loc, tid, c(planes * planeIterations), c(block));
@@ -404,7 +572,62 @@ static LogicalResult distributePlanes(OpBuilder &b, gpu::GPUFuncOp func,
     }
   }
 
+  if (outputStores) {
+    BlockArgument output = func.getArgument(func.getNumArguments() - 1);
+    ArrayRef<int64_t> shape = cast<MemRefType>(output.getType()).getShape();
+    int64_t width = shape.back();
+    for (StagedStore &staged : *outputStores) {
+      memref::StoreOp store = staged.store;
+      OpBuilder sb(store);
+      Location l = store.getLoc();
+      auto cl = [&](int64_t v) -> Value {
+        return arith::ConstantIndexOp::create(sb, l, v);
+      };
+      // The element's row and column in its plane: a subview's offset
+      // plus the store's index.
+      auto at = [&](int64_t d) -> Value {
+        Value index = store.getIndices()[d];
+        if (staged.offsets.empty())
+          return index;
+        Value offset =
+            getValueOrCreateConstantIndexOp(sb, l, staged.offsets[d]);
+        return arith::AddIOp::create(sb, l, offset, index);
+      };
+      int64_t rank = shape.size();
+      Value row = at(rank - 2), col = at(rank - 1);
+      Value planeRow = arith::AddIOp::create(
+          sb, l, arith::MulIOp::create(sb, l, localPlane, cl(shape[rank - 2])),
+          row);
+      Value offset = arith::AddIOp::create(
+          sb, l, arith::MulIOp::create(sb, l, planeRow, cl(width)), col);
+      memref::StoreOp::create(sb, l, store.getValueToStore(), outputCopy,
+                              offset);
+      store.erase();
+    }
+    // The subviews are unused now.
+    BlockArgument out = func.getArgument(func.getNumArguments() - 1);
+    for (Operation *user : llvm::make_early_inc_range(out.getUsers()))
+      if (isa<memref::SubViewOp>(user) && user->use_empty())
+        user->erase();
+  }
+
   inlineLoopBody(loop, guard.thenBlock(), ivs);
+
+  if (outputStores) {
+    // Every plane of the block is in shared memory: store them, those of
+    // planes past the loop's end (the last block) left out.
+    b.setInsertionPointAfter(computeLoop);
+    gpu::BarrierOp::create(b, loc);
+    BlockArgument output = func.getArgument(func.getNumArguments() - 1);
+    Value validPlanes = arith::MinUIOp::create(
+        b, loc, c(planes), arith::SubIOp::create(b, loc, c(numPlanes),
+                                                 firstPlane));
+    emitStagedStores(
+        b, loc, outputCopy, output, tid,
+        arith::MulIOp::create(b, loc, firstPlane, c(outputPlane)),
+        arith::MulIOp::create(b, loc, validPlanes, c(outputPlane)),
+        planes * outputPlane, numPlanes * outputPlane, block);
+  }
   return success();
 }
 

@@ -6,7 +6,7 @@
 // kernels were lowered), the results of its ops and its constants. The ops
 // whose result depends on the signedness are marked `fuse.unsigned` first
 // and lowered by the patterns below, with the unsigned arith ops (divui,
-// remui, maxui, cmpi ult, shrui, ...); the ops that only move elements
+// remui, maxui, cmpi ult, shrui, uitofp, fptoui, extui, ...); the ops that only move elements
 // need no mark. Any other op of unsigned elements is refused.
 //
 // BitShift (of signed or unsigned integers) is lowered here too: a shift
@@ -29,6 +29,9 @@ using namespace fuse;
 using namespace fuse::lowering;
 
 static constexpr StringLiteral kUnsignedAttr = "fuse.unsigned";
+// Which side of a marked Cast is unsigned (the mark alone says either).
+static constexpr StringLiteral kUnsignedSourceAttr = "fuse.unsigned_source";
+static constexpr StringLiteral kUnsignedResultAttr = "fuse.unsigned_result";
 
 /// `type` with a signless element type in place of an unsigned one.
 static Type toSignless(Type type) {
@@ -47,7 +50,8 @@ static bool isUnsignedTensor(Type type) { return toSignless(type) != type; }
 static bool isSignednessAware(Operation *op) {
   return isa<ONNXAddOp, ONNXSubOp, ONNXMulOp, ONNXDivOp, ONNXModOp, ONNXMaxOp,
              ONNXMinOp, ONNXSumOp, ONNXEqualOp, ONNXLessOp, ONNXLessOrEqualOp,
-             ONNXGreaterOp, ONNXGreaterOrEqualOp, ONNXBitShiftOp>(op);
+             ONNXGreaterOp, ONNXGreaterOrEqualOp, ONNXBitShiftOp, ONNXCastOp>(
+      op);
 }
 
 /// Ops that move or select elements without reading them as numbers.
@@ -77,6 +81,12 @@ LogicalResult fuse::lowering::eraseUnsignedTypes(func::FuncOp func) {
       return WalkResult::interrupt();
     }
     op->setAttr(kUnsignedAttr, UnitAttr::get(op->getContext()));
+    if (isa<ONNXCastOp>(op)) {
+      if (isUnsignedTensor(op->getOperand(0).getType()))
+        op->setAttr(kUnsignedSourceAttr, UnitAttr::get(op->getContext()));
+      if (isUnsignedTensor(op->getResult(0).getType()))
+        op->setAttr(kUnsignedResultAttr, UnitAttr::get(op->getContext()));
+    }
     return WalkResult::advance();
   });
   if (checked.wasInterrupted())
@@ -151,6 +161,33 @@ static Value buildShift(OpBuilder &b, Location loc, Value x, Value y,
 static Value compareUnsigned(OpBuilder &b, Location loc,
                              arith::CmpIPredicate predicate, Value x, Value y) {
   return arith::CmpIOp::create(b, loc, predicate, x, y);
+}
+
+/// `v` converted to `to`, reading it as unsigned when `fromUnsigned`,
+/// producing an unsigned value when `toUnsigned` (both signless here).
+static Value castUnsigned(OpBuilder &b, Location loc, Value v, Type to,
+                          bool fromUnsigned, bool toUnsigned) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (to.isInteger(1))
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                 buildScalar(b, loc, from, 0.0));
+  bool fromBool = from.isInteger(1);
+  if (isa<FloatType>(from))
+    return toUnsigned ? arith::FPToUIOp::create(b, loc, to, v).getResult()
+                      : arith::FPToSIOp::create(b, loc, to, v).getResult();
+  if (isa<FloatType>(to))
+    return fromUnsigned || fromBool
+               ? arith::UIToFPOp::create(b, loc, to, v).getResult()
+               : arith::SIToFPOp::create(b, loc, to, v).getResult();
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth < toWidth)
+    return fromUnsigned || fromBool
+               ? arith::ExtUIOp::create(b, loc, to, v).getResult()
+               : arith::ExtSIOp::create(b, loc, to, v).getResult();
+  return arith::TruncIOp::create(b, loc, to, v);
 }
 
 /// Folds `fn` over all operands (Max, Min, Sum).
@@ -242,6 +279,16 @@ struct IntegerLowering : public ConversionPattern {
               return [left, isUnsigned](OpBuilder &b, Location loc,
                                         ArrayRef<Value> x) {
                 return buildShift(b, loc, x[0], x[1], left, isUnsigned);
+              };
+            })
+            .Case([&](ONNXCastOp cast) -> Fn {
+              bool fromUnsigned = op->hasAttr(kUnsignedSourceAttr);
+              bool toUnsigned = op->hasAttr(kUnsignedResultAttr);
+              Type to = // signless by now
+                  llvm::cast<TensorType>(cast.getType()).getElementType();
+              return [=](OpBuilder &b, Location loc, ArrayRef<Value> x) {
+                return castUnsigned(b, loc, x[0], to, fromUnsigned,
+                                    toUnsigned);
               };
             })
             // A float base to an unsigned exponent.

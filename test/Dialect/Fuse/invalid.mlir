@@ -380,6 +380,13 @@ func.func @flat_planes() attributes {s = #fuse.kernel<flat, grid = 2, block = 64
 
 // -----
 
+// expected-error @+1 {{staged_output is only for the planes mapping}}
+func.func @flat_staged() attributes {s = #fuse.kernel<flat, grid = 2, block = 64, staged_output>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{planes must be at least 1}}
 func.func @no_planes() attributes {s = #fuse.kernel<planes, grid = 2, block = 64, planes = 0>} {
   return

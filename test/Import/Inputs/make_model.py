@@ -178,6 +178,14 @@ def maxpool_indices():
 
 
 @case
+def unsigned_relu():
+    """Imports; its Relu of uint8 is refused when compiled."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu_u8")]
+    return make(nodes, [tensor_input("x", [4], TensorProto.UINT8)],
+                [tensor_input("y", [4], TensorProto.UINT8)])
+
+
+@case
 def batchnorm_training():
     c = 4
     params = [numpy_helper.from_array(np.ones(c, np.float32), n)

@@ -5,6 +5,7 @@ every output with onnxruntime.
     check_model.py MODEL.onnx --fuse-compile BIN --fuse-run BIN --workdir DIR
                    [--target cpu|cuda] [--no-fuse] [--rtol R] [--atol A]
                    [--seed N] [--int-high N] [--compile-arg ARG]...
+                   [--ort-as-written]
 
 Inputs are seeded random floats in [-1, 1] (integers in [0, INT_HIGH)). Prints one line per output:
 `output NAME: max_abs_err=... max_rel_err=... PASS|FAIL`, then
@@ -46,6 +47,10 @@ def main():
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--atol", type=float, default=1e-5)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--ort-as-written", action="store_true",
+                   help="turn onnxruntime's graph optimizations off, so that "
+                   "it computes each node as specified (its QDQ fusions, "
+                   "such as QLinearConv, round differently)")
     p.add_argument("--int-high", type=int, default=2,
                    help="integer inputs are drawn from [0, INT_HIGH)")
     args = p.parse_args()
@@ -86,6 +91,9 @@ def main():
 
     options = ort.SessionOptions()
     options.log_severity_level = 3  # errors only
+    if args.ort_as_written:
+        options.graph_optimization_level = \
+            ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     session = ort.InferenceSession(args.model, options,
                                    providers=["CPUExecutionProvider"])
     expected = session.run(None, inputs)

@@ -481,9 +481,11 @@ def planes():
     56x56 maps in tiles of 4 (4 rounds of copying and computing for a
     block); a 5x5 stride-2 depthwise conv with asymmetric pads and a
     residual Add; a MaxPool 3x3/2 whose planes the blocks do not divide
-    (3208, 5 a block); an AveragePool that does not count pads; and an
+    (3208, 5 a block); an AveragePool that does not count pads; an
     8x8/8 AveragePool of 64x64 planes, each copied in 16 rounds of a
-    64-thread block."""
+    64-thread block; and stride-1 depthwise convs of 7x7 and 14x14 planes,
+    whose output planes are staged too (the 7x7 one's 9727 planes, 16 a
+    block in rows of 7, leave the last block 15)."""
     return make([node("Conv", ["x", "wd", "bd"], ["c"], group=150,
                       pads=[1, 1, 1, 1]),
                  node("Clip", ["c", "lo", "hi"], ["y"]),
@@ -495,13 +497,21 @@ def planes():
                  node("AveragePool", ["u"], ["ya"], kernel_shape=[3, 3],
                       pads=[1, 1, 1, 1], count_include_pad=0),
                  node("AveragePool", ["p"], ["yp"], kernel_shape=[8, 8],
-                      strides=[8, 8])],
+                      strides=[8, 8]),
+                 node("Conv", ["q", "wq", "bq"], ["cq"], group=137,
+                      pads=[1, 1, 1, 1]),
+                 node("Clip", ["cq", "lo", "hi"], ["yq"]),
+                 node("Conv", ["res", "w14"], ["c14"], group=600,
+                      pads=[1, 1, 1, 1]),
+                 node("Relu", ["c14"], ["y14"])],
                 [("x", [2, 150, 56, 56]), ("u", [4, 600, 28, 28]),
                  ("res", [4, 600, 14, 14]), ("v", [8, 401, 14, 14]),
-                 ("p", [1, 300, 64, 64])],
-                ["y", "yd", "ym", "ya", "yp"],
+                 ("p", [1, 300, 64, 64]), ("q", [71, 137, 7, 7])],
+                ["y", "yd", "ym", "ya", "yp", "yq", "y14"],
                 [weight("wd", [150, 1, 3, 3], 80), weight("bd", [150], 81),
                  weight("w5", [600, 1, 5, 5], 82),
+                 weight("wq", [137, 1, 3, 3], 83), weight("bq", [137], 84),
+                 weight("w14", [600, 1, 3, 3], 85),
                  const("lo", np.array(-0.5, np.float32)),
                  const("hi", np.array(0.5, np.float32))])
 
@@ -622,6 +632,42 @@ def tensor_more():
                  ints("p4", [0, 0, 4, 1, 0, 0, 2, 7]),
                  ints("reps", [1, 2, 3, 1]), ints("k", -1),
                  ints("axis", 2)], opset=18)
+
+
+@model
+def qdq():
+    """A QDQ model as quantization tools write it: the input quantized to
+    uint8 and back, int8 weights with per-channel scales, Conv + Relu, the
+    result quantized to int8 and back; DynamicQuantizeLinear; a blocked
+    DequantizeLinear (block 4 along axis 1) and int16 quantization."""
+    r = rng(90)
+    wq = r.integers(-127, 128, size=[8, 4, 3, 3]).astype(np.int8)
+    wb = r.integers(-128, 128, size=[6, 8]).astype(np.int8)
+    zb = r.integers(-5, 6, size=[6, 2]).astype(np.int8)
+    sb = (r.random([6, 2]) * 0.1 + 0.01).astype(np.float32)
+    sw = (r.random([8]) * 0.02 + 0.005).astype(np.float32)
+    return make([node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
+                 node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
+                 node("DequantizeLinear", ["wq", "sw"], ["wd"], axis=0),
+                 node("Conv", ["xd", "wd", "b"], ["c"], pads=[1, 1, 1, 1]),
+                 node("Relu", ["c"], ["cr"]),
+                 node("QuantizeLinear", ["cr", "sr", "zr"], ["rq"]),
+                 node("DequantizeLinear", ["rq", "sr", "zr"], ["y"]),
+                 node("DynamicQuantizeLinear", ["x"], ["dq", "ds", "dz"]),
+                 node("DequantizeLinear", ["dq", "ds", "dz"], ["y2"]),
+                 node("DequantizeLinear", ["wb", "sb", "zb"], ["wbd"], axis=1,
+                      block_size=4),
+                 node("Add", ["wbd", "z"], ["y3"]),
+                 node("QuantizeLinear", ["x", "s16", "z16"], ["q16"]),
+                 node("DequantizeLinear", ["q16", "s16", "z16"], ["y4"])],
+                [("x", [2, 4, 6, 6]), ("z", [6, 8])], ["y", "y2", "y3", "y4"],
+                [const("sx", np.float32(0.01)), const("zx", np.uint8(128)),
+                 numpy_helper.from_array(wq, "wq"), const("sw", sw),
+                 weight("b", [8], 91, 0.1), const("sr", np.float32(0.05)),
+                 const("zr", np.int8(-10)), numpy_helper.from_array(wb, "wb"),
+                 const("sb", sb), numpy_helper.from_array(zb, "zb"),
+                 const("s16", np.float32(0.001)),
+                 const("z16", np.int16(7))], opset=21)
 
 
 # Written with every initializer in NAME.onnx.data beside the model.

@@ -42,7 +42,7 @@ LogicalResult
 KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            Mapping mapping, int64_t grid, int64_t block,
                            int64_t rowThreads, ArrayRef<int64_t> threadTile,
-                           int64_t planes) {
+                           int64_t planes, bool stagedOutput) {
   if (grid < 1 || block < 1 || grid > INT32_MAX || block > 1024)
     return emitError() << "grid " << grid << " and block " << block
                        << " must be at least 1 (block at most 1024)";
@@ -69,6 +69,8 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "planes must be at least 1";
   if (planes != 1 && mapping != Mapping::planes)
     return emitError() << "planes is only for the planes mapping";
+  if (stagedOutput && mapping != Mapping::planes)
+    return emitError() << "staged_output is only for the planes mapping";
   if (!threadTile.empty()) {
     if (mapping == Mapping::rows)
       return emitError()
@@ -88,10 +90,11 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 /// `<mapping, grid = G, block = B[, row_threads = R][, planes = P]
-///   [, thread_tile = [..]]>`
+///   [, staged_output][, thread_tile = [..]]>`
 Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
   std::string mappingName;
   int64_t grid = 0, block = 0, rowThreads = 1, planes = 1;
+  bool stagedOutput = false;
   SmallVector<int64_t> threadTile;
   SMLoc loc = parser.getCurrentLocation();
   if (parser.parseLess() || parser.parseKeywordOrString(&mappingName) ||
@@ -117,6 +120,10 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
         return {};
       continue;
     }
+    if (succeeded(parser.parseOptionalKeyword("staged_output"))) {
+      stagedOutput = true;
+      continue;
+    }
     if (parser.parseKeyword("thread_tile") || parser.parseEqual() ||
         parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
           return parser.parseInteger(threadTile.emplace_back());
@@ -127,7 +134,7 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
     return {};
   return parser.getChecked<KernelStrategyAttr>(
       loc, parser.getContext(), *mapping, grid, block, rowThreads, threadTile,
-      planes);
+      planes, stagedOutput);
 }
 
 void KernelStrategyAttr::print(AsmPrinter &printer) const {
@@ -137,6 +144,8 @@ void KernelStrategyAttr::print(AsmPrinter &printer) const {
     printer << ", row_threads = " << getRowThreads();
   if (getPlanes() != 1)
     printer << ", planes = " << getPlanes();
+  if (getStagedOutput())
+    printer << ", staged_output";
   if (!getThreadTile().empty()) {
     printer << ", thread_tile = [";
     llvm::interleaveComma(getThreadTile(), printer);
@@ -152,7 +161,8 @@ std::string fuse::describeStrategy(Attribute strategy) {
     if (kernel.getMapping() == Mapping::rows)
       text += "(" + std::to_string(kernel.getRowThreads()) + ")";
     if (kernel.getMapping() == Mapping::planes)
-      text += "(" + std::to_string(kernel.getPlanes()) + ")";
+      text += "(" + std::to_string(kernel.getPlanes()) +
+              (kernel.getStagedOutput() ? ", staged output)" : ")");
     if (!kernel.getThreadTile().empty()) {
       text += " tile ";
       llvm::raw_string_ostream os(text);

@@ -71,7 +71,11 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     With the `planes` mapping each block computes `planes` consecutive
     planes of the output (the loop's last two dims whole; the leading dims
     counted row-major) from a copy of each windowed input's planes in
-    shared memory; `grid` covers the planes.
+    shared memory; `grid` covers the planes. With `staged_output` the
+    block also writes its output planes into shared memory and stores them
+    from there, adjacent threads to adjacent (16-byte) addresses, instead
+    of each thread storing its own tile: a thread's row of 7 outputs makes
+    every store of a warp touch 7 cache lines.
 
     With a `thread_tile` (`flat`, `planes` and `loop` mappings), each
     iteration of the parallel loop computes a tile of neighbouring outputs,
@@ -85,6 +89,8 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     #fuse.kernel<rows, grid = 16, block = 256, row_threads = 32>
     #fuse.kernel<planes, grid = 854, block = 256, planes = 36,
                  thread_tile = [1, 1, 1, 7]>
+    #fuse.kernel<planes, grid = 1920, block = 128, planes = 16,
+                 staged_output, thread_tile = [1, 1, 1, 7]>
     ```
   }];
   let parameters = (ins
@@ -93,7 +99,8 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     "int64_t":$block,
     DefaultValuedParameter<"int64_t", "1">:$rowThreads,
     OptionalArrayRefParameter<"int64_t">:$threadTile,
-    DefaultValuedParameter<"int64_t", "1">:$planes
+    DefaultValuedParameter<"int64_t", "1">:$planes,
+    DefaultValuedParameter<"bool", "false">:$stagedOutput
   );
   // The optional parameters start with a comma: a declarative format
   // could not tell them apart.
@@ -102,12 +109,13 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     AttrBuilder<(ins "Mapping":$mapping, "int64_t":$grid, "int64_t":$block,
                      CArg<"int64_t", "1">:$rowThreads), [{
       return $_get($_ctxt, mapping, grid, block, rowThreads,
-                   ::llvm::ArrayRef<int64_t>(), 1);
+                   ::llvm::ArrayRef<int64_t>(), 1, false);
     }]>,
     AttrBuilder<(ins "Mapping":$mapping, "int64_t":$grid, "int64_t":$block,
                      "int64_t":$rowThreads,
                      "::llvm::ArrayRef<int64_t>":$threadTile), [{
-      return $_get($_ctxt, mapping, grid, block, rowThreads, threadTile, 1);
+      return $_get($_ctxt, mapping, grid, block, rowThreads, threadTile, 1,
+                   false);
     }]>
   ];
   let genVerifyDecl = 1;
