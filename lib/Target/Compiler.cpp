@@ -166,8 +166,22 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
 
   // The reference is the model before fusion, outlined one op per kernel.
   OwningOpRef<ModuleOp> reference;
-  if (options.reference)
-    reference = module.clone();
+  if (options.reference) {
+    int64_t ops = 0;
+    module.walk([&](Operation *op) {
+      if (isa<ONNXDialect>(op->getDialect()) && !isa<ONNXConstantOp>(op))
+        ++ops;
+    });
+    if (options.maxReferenceKernels > 0 && ops > options.maxReferenceKernels)
+      emitWarning(module.getLoc())
+          << "no reference plan: the model has " << ops
+          << " ops, each of which would be a kernel of its own (more than "
+          << options.maxReferenceKernels
+          << "); fuse-run --check needs one (--reference-limit=0 compiles "
+             "it anyway)";
+    else
+      reference = module.clone();
+  }
 
   std::string target =
       options.target == artifact::Target::Cuda ? "cuda" : "cpu";

@@ -28,7 +28,8 @@ namespace {
 /// An anchor op (trait `AnchorTrait`) and the elementwise chain after it.
 template <template <typename> class AnchorTrait, GroupKind Kind>
 struct FormEpilogueGroup : public OpTraitRewritePattern<AnchorTrait> {
-  using OpTraitRewritePattern<AnchorTrait>::OpTraitRewritePattern;
+  FormEpilogueGroup(MLIRContext *ctx, int64_t maxOps)
+      : OpTraitRewritePattern<AnchorTrait>(ctx), maxOps(maxOps) {}
 
   LogicalResult matchAndRewrite(Operation *anchor,
                                 PatternRewriter &rewriter) const override {
@@ -37,13 +38,19 @@ struct FormEpilogueGroup : public OpTraitRewritePattern<AnchorTrait> {
     if (anchor->getNumResults() != 1)
       return rewriter.notifyMatchFailure(anchor, "not a single-result op");
     SmallVector<Operation *> chain{anchor};
-    while (Operation *next = getFusibleConsumer(chain.back()->getResult(0)))
-      chain.push_back(next);
+    while (int64_t(chain.size()) < maxOps)
+      if (Operation *next = getFusibleConsumer(chain.back()->getResult(0)))
+        chain.push_back(next);
+      else
+        break;
     if (chain.size() < 2)
       return rewriter.notifyMatchFailure(anchor,
                                          "no elementwise consumer to fuse");
     return formGroup(rewriter, Kind, chain);
   }
+
+private:
+  int64_t maxOps;
 };
 
 using FormPoolEpilogueGroup =
@@ -55,7 +62,8 @@ using FormContractionEpilogueGroup =
 /// result cannot be fused any further.
 struct FormElementwiseGroup
     : public OpTraitRewritePattern<ONNXTrait::Elementwise> {
-  using OpTraitRewritePattern::OpTraitRewritePattern;
+  FormElementwiseGroup(MLIRContext *ctx, int64_t maxOps)
+      : OpTraitRewritePattern(ctx), maxOps(maxOps) {}
 
   LogicalResult matchAndRewrite(Operation *root,
                                 PatternRewriter &rewriter) const override {
@@ -66,13 +74,17 @@ struct FormElementwiseGroup
           root, "not a root: it fuses into its consumer's group");
 
     // Grow backwards to a fixpoint: a producer joins once all its users
-    // have (so diamonds are found in any visiting order).
+    // have (so diamonds are found in any visiting order), up to maxOps ops;
+    // the producers left out form groups of their own.
     llvm::SmallPtrSet<Operation *, 8> members{root};
     SmallVector<Operation *> ops{root};
-    for (bool changed = true; changed;) {
+    for (bool changed = true; changed && int64_t(ops.size()) < maxOps;) {
       changed = false;
-      for (size_t i = 0; i < ops.size(); ++i) {
+      for (size_t i = 0; i < ops.size() && int64_t(ops.size()) < maxOps;
+           ++i) {
         for (Value operand : ops[i]->getOperands()) {
+          if (int64_t(ops.size()) >= maxOps)
+            break;
           Operation *producer = operand.getDefiningOp();
           if (!producer || members.contains(producer) ||
               !isUngrouped(producer) || !isElementwiseOp(producer) ||
@@ -98,6 +110,9 @@ struct FormElementwiseGroup
         ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     return formGroup(rewriter, GroupKind::elementwise, ops);
   }
+
+private:
+  int64_t maxOps;
 };
 
 /// A reduction (Softmax, LayerNormalization, Reduce*) with the elementwise
@@ -105,7 +120,8 @@ struct FormElementwiseGroup
 /// scores, or bias and residual adds) and the chain that consumes its
 /// result.
 struct FormReductionGroup : public OpTraitRewritePattern<ONNXTrait::Reduction> {
-  using OpTraitRewritePattern::OpTraitRewritePattern;
+  FormReductionGroup(MLIRContext *ctx, int64_t maxOps)
+      : OpTraitRewritePattern(ctx), maxOps(maxOps) {}
 
   LogicalResult matchAndRewrite(Operation *anchor,
                                 PatternRewriter &rewriter) const override {
@@ -123,7 +139,8 @@ struct FormReductionGroup : public OpTraitRewritePattern<ONNXTrait::Reduction> {
     llvm::SmallPtrSet<Operation *, 8> members{anchor};
     SmallVector<Operation *> ops{anchor};
     SmallVector<Value> frontier{input};
-    while (!frontier.empty()) {
+    // The prologue takes at most half of maxOps, the epilogue the rest.
+    while (!frontier.empty() && int64_t(ops.size()) < maxOps / 2) {
       Value value = frontier.pop_back_val();
       Operation *producer = value.getDefiningOp();
       if (!producer || members.contains(producer) || !isUngrouped(producer) ||
@@ -139,7 +156,8 @@ struct FormReductionGroup : public OpTraitRewritePattern<ONNXTrait::Reduction> {
       llvm::append_range(frontier, producer->getOperands());
     }
     // Epilogue: the elementwise chain after it.
-    for (Operation *next = getFusibleConsumer(anchor->getResult(0)); next;
+    for (Operation *next = getFusibleConsumer(anchor->getResult(0));
+         next && int64_t(ops.size()) < maxOps;
          next = getFusibleConsumer(next->getResult(0))) {
       if (members.contains(next))
         break;
@@ -152,7 +170,18 @@ struct FormReductionGroup : public OpTraitRewritePattern<ONNXTrait::Reduction> {
         ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     return formGroup(rewriter, GroupKind::reduction, ops);
   }
+
+private:
+  int64_t maxOps;
 };
+
+/// The ops of `group`'s body that compute (not cloned constants).
+static int64_t countComputeOps(GroupOp group) {
+  return llvm::count_if(group.getBodyBlock().without_terminator(),
+                        [](Operation &op) {
+                          return !op.hasTrait<OpTrait::ConstantLike>();
+                        });
+}
 
 /// Moves the body of `group` back into the parent block and erases the
 /// group; returns its compute ops (not cloned constants) in order.
@@ -177,7 +206,8 @@ static SmallVector<Operation *> unwrapGroup(RewriterBase &rewriter,
 /// joins that op's epilogue: e.g. MatMul + bias + GELU, where the bias add
 /// has two users inside the GELU and so ended the epilogue chain.
 struct MergeElementwiseIntoEpilogue : public OpRewritePattern<GroupOp> {
-  using OpRewritePattern::OpRewritePattern;
+  MergeElementwiseIntoEpilogue(MLIRContext *ctx, int64_t maxOps)
+      : OpRewritePattern(ctx), maxOps(maxOps) {}
 
   LogicalResult matchAndRewrite(GroupOp group,
                                 PatternRewriter &rewriter) const override {
@@ -203,6 +233,9 @@ struct MergeElementwiseIntoEpilogue : public OpRewritePattern<GroupOp> {
         kind = GroupKind::pool_epilogue;
       else
         continue;
+      if (countComputeOps(group) + (producer ? countComputeOps(producer) : 1) >
+          maxOps)
+        continue;
       SmallVector<Operation *> ops =
           producer ? unwrapGroup(rewriter, producer)
                    : SmallVector<Operation *>{def};
@@ -211,6 +244,9 @@ struct MergeElementwiseIntoEpilogue : public OpRewritePattern<GroupOp> {
     }
     return rewriter.notifyMatchFailure(group, "no producer to merge into");
   }
+
+private:
+  int64_t maxOps;
 };
 
 struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
@@ -225,7 +261,7 @@ struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
 
     if (reductions) {
       RewritePatternSet rows(ctx);
-      populateReductionFusionPatterns(rows);
+      populateReductionFusionPatterns(rows, maxGroupOps);
       if (failed(applyPatternsGreedily(getOperation(), std::move(rows),
                                        config)))
         return signalPassFailure();
@@ -233,9 +269,9 @@ struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
 
     RewritePatternSet epilogues(ctx);
     if (poolEpilogues)
-      populatePoolEpiloguePatterns(epilogues);
+      populatePoolEpiloguePatterns(epilogues, maxGroupOps);
     if (contractionEpilogues)
-      populateContractionEpiloguePatterns(epilogues);
+      populateContractionEpiloguePatterns(epilogues, maxGroupOps);
     if (failed(applyPatternsGreedily(getOperation(), std::move(epilogues),
                                      config)))
       return signalPassFailure();
@@ -243,7 +279,7 @@ struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
     if (!elementwise)
       return;
     RewritePatternSet chains(ctx);
-    populateElementwiseFusionPatterns(chains);
+    populateElementwiseFusionPatterns(chains, maxGroupOps);
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(chains), config)))
       return signalPassFailure();
@@ -251,7 +287,7 @@ struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
     if (!contractionEpilogues && !poolEpilogues)
       return;
     RewritePatternSet merges(ctx);
-    merges.add<MergeElementwiseIntoEpilogue>(ctx);
+    merges.add<MergeElementwiseIntoEpilogue>(ctx, maxGroupOps);
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(merges), config)))
       return signalPassFailure();
@@ -265,18 +301,22 @@ struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
 
 } // namespace
 
-void fuse::populatePoolEpiloguePatterns(RewritePatternSet &patterns) {
-  patterns.add<FormPoolEpilogueGroup>(patterns.getContext());
+void fuse::populatePoolEpiloguePatterns(RewritePatternSet &patterns,
+                                        int64_t maxOps) {
+  patterns.add<FormPoolEpilogueGroup>(patterns.getContext(), maxOps);
 }
 
-void fuse::populateContractionEpiloguePatterns(RewritePatternSet &patterns) {
-  patterns.add<FormContractionEpilogueGroup>(patterns.getContext());
+void fuse::populateContractionEpiloguePatterns(RewritePatternSet &patterns,
+                                               int64_t maxOps) {
+  patterns.add<FormContractionEpilogueGroup>(patterns.getContext(), maxOps);
 }
 
-void fuse::populateReductionFusionPatterns(RewritePatternSet &patterns) {
-  patterns.add<FormReductionGroup>(patterns.getContext());
+void fuse::populateReductionFusionPatterns(RewritePatternSet &patterns,
+                                           int64_t maxOps) {
+  patterns.add<FormReductionGroup>(patterns.getContext(), maxOps);
 }
 
-void fuse::populateElementwiseFusionPatterns(RewritePatternSet &patterns) {
-  patterns.add<FormElementwiseGroup>(patterns.getContext());
+void fuse::populateElementwiseFusionPatterns(RewritePatternSet &patterns,
+                                             int64_t maxOps) {
+  patterns.add<FormElementwiseGroup>(patterns.getContext(), maxOps);
 }

@@ -5,6 +5,7 @@
 // RUN: fuse-opt %s -split-input-file -fuse-chains=pool-epilogue=false | FileCheck %s --check-prefix=NOPOOL
 // RUN: fuse-opt %s -split-input-file -fuse-chains=elementwise=false | FileCheck %s --check-prefix=NOELEM
 // RUN: fuse-opt %s -split-input-file -fuse-chains=reduction=false | FileCheck %s --check-prefix=NORED
+// RUN: fuse-opt %s -split-input-file -fuse-chains=max-group-ops=3 | FileCheck %s --check-prefix=CAP
 
 // The seed case: AveragePool followed by Relu becomes one pool_epilogue group.
 // CHECK-LABEL: func @avgpool_relu
@@ -557,3 +558,54 @@ func.func @no_merge_other_shape(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %c: 
   return %2 : tensor<2x4x8xf32>
 }
 
+// -----
+
+// Groups take at most max-group-ops compute ops (default 256): with 3, a
+// chain of 7 elementwise ops is cut from its end into groups of 3, 3 and
+// a lone op; a MatMul's group stops at 3 ops (the MatMul and 2 of its
+// epilogue), and the rest of the chain is its own group, which does not
+// merge back into it.
+// CAP-LABEL: func @capped
+// CAP: onnx.Neg
+// CAP-NEXT: fuse.group elementwise
+// CAP-COUNT-3: onnx.
+// CAP-NEXT: fuse.yield
+// CAP: fuse.group elementwise
+// CAP-COUNT-3: onnx.
+// CAP-NEXT: fuse.yield
+// CAP: fuse.group contraction_epilogue
+// CAP-NEXT: ^bb0
+// CAP-NEXT: onnx.MatMul
+// CAP-NEXT: onnx.Relu
+// CAP-NEXT: onnx.Neg
+// CAP-NEXT: fuse.yield
+// CAP: fuse.group elementwise
+// CAP-NEXT: ^bb0
+// CAP-NEXT: onnx.Exp
+// CAP-NEXT: onnx.Relu
+// CAP-NEXT: onnx.Neg
+// CAP-NEXT: fuse.yield
+// The default keeps each chain whole.
+// CHECK-LABEL: func @capped
+// CHECK: fuse.group elementwise
+// CHECK-COUNT-7: onnx.
+// CHECK-NEXT: fuse.yield
+// CHECK: fuse.group contraction_epilogue
+// CHECK-COUNT-6: onnx.
+// CHECK-NEXT: fuse.yield
+func.func @capped(%x: tensor<16xf32>, %a: tensor<4x8xf32>, %b: tensor<8x8xf32>) -> (tensor<16xf32>, tensor<4x8xf32>) {
+  %0 = onnx.Neg(%x) : (tensor<16xf32>) -> tensor<16xf32>
+  %1 = onnx.Relu(%0) : (tensor<16xf32>) -> tensor<16xf32>
+  %2 = onnx.Exp(%1) : (tensor<16xf32>) -> tensor<16xf32>
+  %3 = onnx.Neg(%2) : (tensor<16xf32>) -> tensor<16xf32>
+  %4 = onnx.Relu(%3) : (tensor<16xf32>) -> tensor<16xf32>
+  %5 = onnx.Exp(%4) : (tensor<16xf32>) -> tensor<16xf32>
+  %6 = onnx.Neg(%5) : (tensor<16xf32>) -> tensor<16xf32>
+  %m = onnx.MatMul(%a, %b) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %7 = onnx.Relu(%m) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %8 = onnx.Neg(%7) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %9 = onnx.Exp(%8) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %10 = onnx.Relu(%9) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %11 = onnx.Neg(%10) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %6, %11 : tensor<16xf32>, tensor<4x8xf32>
+}

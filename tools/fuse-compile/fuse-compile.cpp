@@ -75,6 +75,12 @@ static cl::opt<bool> noReference(
     cl::desc("Leave out the unfused reference plan that fuse-run --check "
              "compares against"),
     cl::cat(compileCategory));
+static cl::opt<int64_t> referenceLimit(
+    "reference-limit",
+    cl::desc("Leave out the reference plan, with a warning, when the model "
+             "has more ops than this (each is a kernel of its own); 0: no "
+             "limit"),
+    cl::init(1024), cl::cat(compileCategory));
 static cl::opt<bool>
     fusionReport("fusion-report",
                  cl::desc("Print the fusion groups, how each runs and what "
@@ -245,6 +251,11 @@ int main(int argc, char **argv) {
   options.cudaPath = cudaPath.empty() ? defaultCudaPath() : cudaPath.getValue();
   options.fuse = !noFuse;
   options.reference = !noReference;
+  if (referenceLimit < 0) {
+    errs() << "fuse-compile: --reference-limit must not be negative\n";
+    return 1;
+  }
+  options.maxReferenceKernels = referenceLimit;
   options.fusionReport = fusionReport;
   options.strategy = strategy;
   options.depthwise = depthwise;

@@ -925,7 +925,8 @@ int main(int argc, char **argv) {
     long reference = findPlan(model, "reference");
     if (reference < 0)
       error("the artifact has no 'reference' plan to check against (it was "
-            "compiled without one)");
+            "compiled without one: fuse-compile --no-reference, or a model "
+            "of more ops than its --reference-limit)");
     std::vector<Tensor> got = runPlan(model, plans[0]);
     std::vector<Tensor> want = runPlan(model, size_t(reference));
     std::printf("check: plan '%s' against 'reference', rtol=%g atol=%g\n",

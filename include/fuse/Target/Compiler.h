@@ -50,6 +50,10 @@ struct CompileOptions {
   bool fuse = true;
   /// Also compile the model unfused, as plan "reference".
   bool reference = true;
+  /// The reference is left out, with a warning, when the model has more
+  /// compute ops than this (each is a kernel of its own: 20,000 of them
+  /// took minutes); 0: no limit.
+  int64_t maxReferenceKernels = 1024;
   /// Print the fusion report (to stderr) after strategy selection.
   bool fusionReport = false;
   /// fuse-select-strategies' strategy: "auto", "generated" or "library".

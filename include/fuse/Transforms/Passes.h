@@ -19,21 +19,33 @@ namespace fuse {
 #define GEN_PASS_DECL
 #include "fuse/Transforms/Passes.h.inc"
 
+/// The most compute ops a group takes by default (fuse-chains'
+/// `max-group-ops`): a longer chain is cut into several groups, so that
+/// compile time stays linear in the model's size. Real models' groups have
+/// a few dozen ops at most.
+constexpr int64_t kDefaultMaxGroupOps = 256;
+
 /// Patterns forming `pool_epilogue` groups: a pooling op and the chain of
-/// elementwise ops that follows it.
-void populatePoolEpiloguePatterns(mlir::RewritePatternSet &patterns);
+/// elementwise ops that follows it, at most `maxOps` ops.
+void populatePoolEpiloguePatterns(mlir::RewritePatternSet &patterns,
+                                  int64_t maxOps = kDefaultMaxGroupOps);
 
 /// Patterns forming `contraction_epilogue` groups: a Conv, Gemm or MatMul
-/// and the chain of elementwise ops that follows it.
-void populateContractionEpiloguePatterns(mlir::RewritePatternSet &patterns);
+/// and the chain of elementwise ops that follows it, at most `maxOps` ops.
+void populateContractionEpiloguePatterns(mlir::RewritePatternSet &patterns,
+                                         int64_t maxOps = kDefaultMaxGroupOps);
 
 /// Patterns forming `reduction` groups: Softmax, LayerNormalization or
-/// Reduce* with the elementwise ops before and after it. Run first.
-void populateReductionFusionPatterns(mlir::RewritePatternSet &patterns);
+/// Reduce* with the elementwise ops before and after it, at most `maxOps`
+/// ops. Run first.
+void populateReductionFusionPatterns(mlir::RewritePatternSet &patterns,
+                                     int64_t maxOps = kDefaultMaxGroupOps);
 
 /// Patterns forming `elementwise` groups from maximal DAGs of elementwise
-/// ops. Run after the epilogue patterns, which claim their chains first.
-void populateElementwiseFusionPatterns(mlir::RewritePatternSet &patterns);
+/// ops (cut at `maxOps` ops). Run after the epilogue patterns, which claim
+/// their chains first.
+void populateElementwiseFusionPatterns(mlir::RewritePatternSet &patterns,
+                                       int64_t maxOps = kDefaultMaxGroupOps);
 
 #define GEN_PASS_REGISTRATION
 #include "fuse/Transforms/Passes.h.inc"

@@ -55,6 +55,11 @@ def FuseChains : Pass<"fuse-chains", "mlir::func::FuncOp"> {
        epilogue (MatMul + bias + GELU, where the bias add feeds two ops
        of the GELU and so ends the chain of phase 2).
 
+    No group takes more than `max-group-ops` compute ops: a chain of 20,000
+    elementwise ops becomes groups of 256, each one kernel (one group of
+    them took minutes to compile, its lowering growing faster than its
+    length).
+
     A value is fused into its consumer only when that consumer is its only
     user (an intermediate with another user outside the chain is not
     swallowed) and the consumer's result has the value's (static) shape, so
@@ -90,6 +95,9 @@ def FuseChains : Pass<"fuse-chains", "mlir::func::FuncOp"> {
     Option<"reductions", "reduction", "bool", "true",
            "Fuse elementwise ops around Softmax, LayerNormalization and "
            "Reduce*">,
+    Option<"maxGroupOps", "max-group-ops", "int64_t", "256",
+           "The most compute ops in a group: a longer chain becomes several "
+           "groups (compile time stays linear in the chain's length)">,
   ];
 }
 
