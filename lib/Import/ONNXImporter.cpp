@@ -22,6 +22,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -362,6 +363,9 @@ LogicalResult ModelImporter::readInputValues(
     if (!info)
       return mlir::emitError(fileLoc) << "--input-value names '" << name
                                       << "', which is not a graph input";
+    if (std::string why = checkModelFile(path); !why.empty())
+      return mlir::emitError(fileLoc) << "--input-value " << name << ": "
+                                      << why;
     auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                              /*RequiresNullTerminator=*/false);
     if (!bytes)
@@ -901,4 +905,22 @@ OwningOpRef<ModuleOp> fuse::importONNXModel(StringRef bytes,
   }
   return ModelImporter(context, sourceName, options)
       .run(model, isText ? bytes : StringRef());
+}
+
+std::string fuse::checkModelFile(StringRef path, uint64_t maxBytes) {
+  if (path == "-")
+    return "";
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return "cannot open '" + path.str() + "': " + ec.message();
+  if (status.type() == llvm::sys::fs::file_type::directory_file)
+    return "cannot read '" + path.str() + "': it is a directory";
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return "cannot read '" + path.str() + "': it is not a regular file";
+  if (status.getSize() > maxBytes)
+    return "cannot read '" + path.str() + "': it is " +
+           std::to_string(status.getSize()) + " bytes, more than the " +
+           std::to_string(maxBytes) +
+           " of one protobuf message (keep weights in external data)";
+  return "";
 }

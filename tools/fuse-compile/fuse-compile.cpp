@@ -219,6 +219,10 @@ int main(int argc, char **argv) {
   FailureOr<fuse::ImportOptions> importOptions = fuse::getImportOptionsFromCL();
   if (failed(importOptions))
     return 1;
+  if (std::string why = fuse::checkModelFile(inputFilename); !why.empty()) {
+    errs() << "fuse-compile: " << why << "\n";
+    return 1;
+  }
   std::string error;
   std::unique_ptr<MemoryBuffer> file = openInputFile(inputFilename, &error);
   if (!file) {

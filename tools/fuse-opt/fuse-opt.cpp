@@ -79,6 +79,12 @@ int main(int argc, char **argv) {
       ".onnxtxt text) which is imported first.\n"
       "  Example: fuse-opt model.onnx --fuse-chains --fusion-report\n",
       registry);
+  // MLIR or ONNX, a device such as /dev/zero would be read until memory
+  // runs out.
+  if (std::string why = fuse::checkModelFile(inputFilename); !why.empty()) {
+    llvm::errs() << "error: " << why << "\n";
+    return EXIT_FAILURE;
+  }
   if (!isONNXFile(inputFilename))
     return asMainReturnCode(
         MlirOptMain(argc, argv, inputFilename, outputFilename, registry));

@@ -10,6 +10,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <sys/stat.h>
 #include <zlib.h>
 
 using fuse::artifact::DType;
@@ -589,7 +590,24 @@ void setElement(Tensor &t, uint64_t i, double value) {
 }
 
 bool readFile(const std::string &path, std::vector<uint8_t> &bytes,
-              std::string &error) {
+              std::string &error, uint64_t maxBytes) {
+  // Checked before reading: a device such as /dev/zero would be read until
+  // memory runs out.
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0)
+    return failWith(error,
+                    "cannot open '" + path + "': " + std::strerror(errno));
+  if (!S_ISREG(info.st_mode))
+    return failWith(error, "cannot read '" + path + "': " +
+                               (S_ISDIR(info.st_mode)
+                                    ? "it is a directory"
+                                    : "it is not a regular file"));
+  if (uint64_t(info.st_size) > maxBytes)
+    return failWith(error, "cannot read '" + path + "': it is " +
+                               std::to_string(info.st_size) +
+                               " bytes, more than the " +
+                               std::to_string(maxBytes) +
+                               " that the model's inputs can take");
   FILE *file = std::fopen(path.c_str(), "rb");
   if (!file)
     return failWith(error,

@@ -40,9 +40,10 @@ double getElement(const Tensor &tensor, uint64_t i);
 void setElement(Tensor &tensor, uint64_t i, double value);
 
 // Readers and writers return false and set `error` on failure. `path`
-// names the file in messages.
+// names the file in messages. readFile refuses what is not a regular file
+// and files of more than `maxBytes`, before reading.
 bool readFile(const std::string &path, std::vector<uint8_t> &bytes,
-              std::string &error);
+              std::string &error, uint64_t maxBytes = UINT64_MAX);
 bool writeFile(const std::string &path, const std::vector<uint8_t> &bytes,
                std::string &error);
 

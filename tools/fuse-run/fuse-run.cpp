@@ -341,7 +341,12 @@ public:
               "holds input_0.pb, input_1.pb, ...)");
       return;
     }
-    if (!readFile(path, bytes, message))
+    // No input file holds more than every input's data, three times over
+    // (a .pb's varints: up to 10 bytes an int32), and 1 MiB of headers.
+    uint64_t limit = 1 << 20;
+    for (const Tensor &input : inputs)
+      limit += 3 * uint64_t(input.data.size());
+    if (!readFile(path, bytes, message, limit))
       error(message);
     if (endsWith(path, ".npz")) {
       // No member may be larger than the largest input and a .npy header

@@ -42,8 +42,30 @@ static void registerImportONNX() {
       });
 }
 
+/// The input file among the arguments (mlirTranslateMain reads it before a
+/// translation sees it): the first one that is no option nor the value of
+/// `-o`.
+static llvm::StringRef findInputArgument(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "-o") {
+      ++i;
+      continue;
+    }
+    if (arg == "-" || !arg.starts_with("-"))
+      return arg;
+  }
+  return "-";
+}
+
 int main(int argc, char **argv) {
   registerImportONNX();
   fuse::registerImportCLOptions();
+  // A device such as /dev/zero would be read until memory runs out.
+  if (std::string why = fuse::checkModelFile(findInputArgument(argc, argv));
+      !why.empty()) {
+    llvm::errs() << "fuse-translate: " << why << "\n";
+    return 1;
+  }
   return failed(mlirTranslateMain(argc, argv, "fuse translation tool"));
 }

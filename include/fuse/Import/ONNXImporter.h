@@ -63,6 +63,17 @@ mlir::OwningOpRef<mlir::ModuleOp> importONNXModel(llvm::StringRef bytes,
                                                   mlir::MLIRContext *context,
                                                   const ImportOptions &options);
 
+/// The most bytes of a model file (and of a `--input-value` tensor):
+/// protobuf's limit for one message; larger weights go in external data.
+constexpr uint64_t kMaxModelFileBytes = uint64_t(2) << 30;
+
+/// Why `path` cannot be read as a model (or tensor) file before anything is
+/// read from it: not there, not a regular file (a device such as /dev/zero
+/// or a pipe would be read until memory runs out), or larger than
+/// `maxBytes`. Empty when it can; "-" (standard input) always can.
+std::string checkModelFile(llvm::StringRef path,
+                           uint64_t maxBytes = kMaxModelFileBytes);
+
 /// Registers `--input-shape` and `--onnx-format` with LLVM's command line,
 /// for tools that import models. Call before parsing the command line.
 void registerImportCLOptions();
