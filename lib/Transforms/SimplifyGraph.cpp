@@ -14,7 +14,8 @@
 //  5. replaces results with no elements (a dim of 0) by empty constants,
 //     and drops such inputs of a Concat;
 //  6. replaces a Reduce* of a tensor with no elements by the reduction's
-//     identity (0 for sums, 1 for products, -inf for max, ...);
+//     identity (0 for sums, 1 for products, -inf for max, ...), and a Pad
+//     of one by its pad value;
 //
 // then erases what is dead and updates the function's result types.
 //
@@ -219,6 +220,57 @@ bool GraphSimplifier::tryFoldEmptyReduction(Operation *op) {
   return true;
 }
 
+/// A Pad (constant mode) of a tensor with no elements whose result has
+/// elements is the pad value everywhere: a constant, or the value expanded
+/// to the result's shape (a kernel would read an empty buffer). The other modes have no edge to repeat: an error at the node.
+/// Returns failure after an error; sets `folded`.
+static LogicalResult tryFoldEmptyPad(Operation *op, bool &folded) {
+  folded = false;
+  auto pad = dyn_cast<ONNXPadOp>(op);
+  if (!pad || !isEmptyTensor(pad.getData().getType()))
+    return success();
+  auto type = dyn_cast<RankedTensorType>(pad.getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() == 0)
+    return success();
+  if (pad.getMode() != "constant")
+    return pad.emitOpError("pads a tensor with no elements in mode '")
+           << pad.getMode() << "', which has no edge to repeat";
+  Attribute value;
+  OpBuilder builder(op);
+  if (Value fill = pad.getConstantValue()) {
+    auto constant = fill.getDefiningOp<ONNXConstantOp>();
+    auto dense =
+        constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+    if (!dense || !dense.isSplat()) {
+      // Not known here: the value broadcast to the result's shape.
+      auto shapeType = RankedTensorType::get({type.getRank()},
+                                             builder.getI64Type());
+      Value shape = ONNXConstantOp::create(
+          builder, op->getLoc(), shapeType,
+          DenseElementsAttr::get(shapeType, type.getShape()));
+      Value expanded =
+          ONNXExpandOp::create(builder, op->getLoc(), type, fill, shape);
+      op->getResult(0).replaceAllUsesWith(expanded);
+      op->erase();
+      folded = true;
+      return success();
+    }
+    value = dense.getSplatValue<Attribute>();
+  } else if (auto floatType = dyn_cast<FloatType>(type.getElementType())) {
+    value = FloatAttr::get(floatType, 0.0);
+  } else if (isa<IntegerType>(type.getElementType())) {
+    value = IntegerAttr::get(type.getElementType(), 0);
+  } else {
+    return success();
+  }
+  auto constant = ONNXConstantOp::create(builder, op->getLoc(), type,
+                                         DenseElementsAttr::get(type, value));
+  op->getResult(0).replaceAllUsesWith(constant.getResult());
+  op->erase();
+  folded = true;
+  return success();
+}
+
 /// A Concat's inputs with no elements add nothing to it; a Concat left
 /// with one input is that input.
 void GraphSimplifier::dropEmptyInputs(ONNXConcatOp concat) {
@@ -361,6 +413,11 @@ LogicalResult GraphSimplifier::run() {
     if (failed(refineResultTypes(&op)))
       return failure();
     if (tryFoldEmpty(&op) || tryFoldEmptyReduction(&op) || tryFold(&op))
+      continue;
+    bool folded;
+    if (failed(tryFoldEmptyPad(&op, folded)))
+      return failure();
+    if (folded)
       continue;
     // May erase the Concat: nothing below applies to one anyway.
     if (auto concat = dyn_cast<ONNXConcatOp>(op)) {

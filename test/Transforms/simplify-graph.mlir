@@ -303,6 +303,27 @@ func.func @fold_mod() -> (tensor<4xi64>, tensor<4xi64>) {
 
 // -----
 
+// A Pad of a tensor with no elements is its pad value everywhere (0 by
+// default); a pad value not known here is expanded to the result's shape.
+// CHECK-LABEL: func @empty_pad
+// CHECK-DAG: %[[ZERO:.*]] = onnx.Constant dense<0.000000e+00> : tensor<2x3xf32>
+// CHECK-DAG: %[[FILL:.*]] = onnx.Constant dense<2.500000e+00> : tensor<3x1xf32>
+// CHECK-DAG: %[[SHAPE:.*]] = onnx.Constant dense<[3, 1]> : tensor<2xi64>
+// CHECK: %[[EXPANDED:.*]] = onnx.Expand(%arg1, %[[SHAPE]]) : (tensor<f32>, tensor<2xi64>) -> tensor<3x1xf32>
+// CHECK-NOT: onnx.Pad
+// CHECK: return %[[ZERO]], %[[FILL]], %[[EXPANDED]]
+func.func @empty_pad(%x: tensor<2x0xf32>, %v: tensor<f32>) -> (tensor<2x3xf32>, tensor<3x1xf32>, tensor<3x1xf32>) {
+  %p = onnx.Constant dense<[0, 1, 0, 2]> : tensor<4xi64>
+  %q = onnx.Constant dense<[1, 1, 0, 0]> : tensor<4xi64>
+  %c = onnx.Constant dense<2.5> : tensor<f32>
+  %0 = onnx.Pad(%x, %p) : (tensor<2x0xf32>, tensor<4xi64>) -> tensor<2x3xf32>
+  %1 = onnx.Pad(%x, %q) constant_value(%c) : (tensor<2x0xf32>, tensor<4xi64>, tensor<f32>) -> tensor<3x1xf32>
+  %2 = onnx.Pad(%x, %q) constant_value(%v) : (tensor<2x0xf32>, tensor<4xi64>, tensor<f32>) -> tensor<3x1xf32>
+  return %0, %1, %2 : tensor<2x3xf32>, tensor<3x1xf32>, tensor<3x1xf32>
+}
+
+// -----
+
 // A Reduce* of a tensor with no elements is its reduction's identity (the
 // lowering cannot loop over nothing): 0 for sums, 1 for products, -inf
 // and +inf for max and min (false and true for bools), log(0) = -inf for
