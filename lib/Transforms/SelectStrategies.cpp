@@ -21,9 +21,9 @@
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <numeric>
-#include "llvm/Support/MathExtras.h"
 
 namespace fuse {
 #define GEN_PASS_DEF_SELECTSTRATEGIES

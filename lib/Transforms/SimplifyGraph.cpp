@@ -84,6 +84,7 @@ private:
   LogicalResult refineResultTypes(Operation *op);
   bool tryFoldEmpty(Operation *op);
   bool tryFoldEmptyReduction(Operation *op);
+  bool tryFoldEmptyPad(Operation *op);
   void dropEmptyInputs(ONNXConcatOp concat);
   bool tryFold(Operation *op);
   bool tryFoldBatchNorm(ONNXBatchNormalizationOp bn);
@@ -220,31 +221,29 @@ bool GraphSimplifier::tryFoldEmptyReduction(Operation *op) {
   return true;
 }
 
-/// A Pad (constant mode) of a tensor with no elements whose result has
-/// elements is the pad value everywhere: a constant, or the value expanded
-/// to the result's shape (a kernel would read an empty buffer). The other modes have no edge to repeat: an error at the node.
-/// Returns failure after an error; sets `folded`.
-static LogicalResult tryFoldEmptyPad(Operation *op, bool &folded) {
-  folded = false;
+/// A Pad of a tensor with no elements whose result has elements (constant
+/// mode: the Pad verifier refuses the others for an empty padded dim) is
+/// the pad value everywhere: a constant, or the value expanded to the
+/// result's shape (a kernel would read an empty buffer).
+bool GraphSimplifier::tryFoldEmptyPad(Operation *op) {
   auto pad = dyn_cast<ONNXPadOp>(op);
-  if (!pad || !isEmptyTensor(pad.getData().getType()))
-    return success();
+  if (!pad || pad.getMode() != "constant" ||
+      !isEmptyTensor(pad.getData().getType()))
+    return false;
   auto type = dyn_cast<RankedTensorType>(pad.getType());
   if (!type || !type.hasStaticShape() || type.getNumElements() == 0)
-    return success();
-  if (pad.getMode() != "constant")
-    return pad.emitOpError("pads a tensor with no elements in mode '")
-           << pad.getMode() << "', which has no edge to repeat";
+    return false;
+  Type elementType = type.getElementType();
   Attribute value;
-  OpBuilder builder(op);
   if (Value fill = pad.getConstantValue()) {
     auto constant = fill.getDefiningOp<ONNXConstantOp>();
     auto dense =
         constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
     if (!dense || !dense.isSplat()) {
       // Not known here: the value broadcast to the result's shape.
-      auto shapeType = RankedTensorType::get({type.getRank()},
-                                             builder.getI64Type());
+      builder.setInsertionPoint(op);
+      auto shapeType =
+          RankedTensorType::get({type.getRank()}, builder.getI64Type());
       Value shape = ONNXConstantOp::create(
           builder, op->getLoc(), shapeType,
           DenseElementsAttr::get(shapeType, type.getShape()));
@@ -252,23 +251,18 @@ static LogicalResult tryFoldEmptyPad(Operation *op, bool &folded) {
           ONNXExpandOp::create(builder, op->getLoc(), type, fill, shape);
       op->getResult(0).replaceAllUsesWith(expanded);
       op->erase();
-      folded = true;
-      return success();
+      return true;
     }
     value = dense.getSplatValue<Attribute>();
-  } else if (auto floatType = dyn_cast<FloatType>(type.getElementType())) {
+  } else if (auto floatType = dyn_cast<FloatType>(elementType)) {
     value = FloatAttr::get(floatType, 0.0);
-  } else if (isa<IntegerType>(type.getElementType())) {
-    value = IntegerAttr::get(type.getElementType(), 0);
+  } else if (isa<IntegerType>(elementType)) {
+    value = IntegerAttr::get(elementType, 0);
   } else {
-    return success();
+    return false;
   }
-  auto constant = ONNXConstantOp::create(builder, op->getLoc(), type,
-                                         DenseElementsAttr::get(type, value));
-  op->getResult(0).replaceAllUsesWith(constant.getResult());
-  op->erase();
-  folded = true;
-  return success();
+  replaceWithConstant(op, DenseElementsAttr::get(type, value));
+  return true;
 }
 
 /// A Concat's inputs with no elements add nothing to it; a Concat left
@@ -412,12 +406,8 @@ LogicalResult GraphSimplifier::run() {
       continue;
     if (failed(refineResultTypes(&op)))
       return failure();
-    if (tryFoldEmpty(&op) || tryFoldEmptyReduction(&op) || tryFold(&op))
-      continue;
-    bool folded;
-    if (failed(tryFoldEmptyPad(&op, folded)))
-      return failure();
-    if (folded)
+    if (tryFoldEmpty(&op) || tryFoldEmptyReduction(&op) || tryFold(&op) ||
+        tryFoldEmptyPad(&op))
       continue;
     // May erase the Concat: nothing below applies to one anyway.
     if (auto concat = dyn_cast<ONNXConcatOp>(op)) {

@@ -159,6 +159,66 @@ struct StagedInput {
   SmallVector<memref::LoadOp> loads;
 };
 
+/// Whether an access of a buffer of `shape` at `indices` (plus the
+/// offsets of a subview it goes through, when given) is at the plane the
+/// iteration of `loop` computes: its leading indices are the loop's
+/// induction variables in order, 0 for dims of extent 1.
+static bool accessesIterationPlane(ArrayRef<int64_t> shape, ValueRange indices,
+                                   ArrayRef<OpFoldResult> offsets,
+                                   scf::ParallelOp loop) {
+  auto isZero = [](OpFoldResult v) {
+    std::optional<int64_t> c = getConstantIntValue(v);
+    return c && *c == 0;
+  };
+  ValueRange ivs = loop.getInductionVars();
+  unsigned next = 0;
+  for (int64_t d = 0, e = shape.size() - 2; d < e; ++d) {
+    bool noOffset = offsets.empty() || isZero(offsets[d]);
+    if (shape[d] == 1) {
+      if (!noOffset || !isZero(indices[d]))
+        return false;
+      continue;
+    }
+    if (next >= ivs.size())
+      return false;
+    Value iv = ivs[next++];
+    bool atIndex = noOffset && indices[d] == iv;
+    bool atOffset = !noOffset && isZero(indices[d]) &&
+                    llvm::dyn_cast_if_present<Value>(offsets[d]) == iv;
+    if (!atIndex && !atOffset)
+      return false;
+  }
+  return true;
+}
+
+/// Offset (localPlane * height + row) * width + col into a block's shared
+/// copy of its planes.
+static Value buildPlaneOffset(OpBuilder &b, Location loc, Value localPlane,
+                              int64_t height, int64_t width, Value row,
+                              Value col) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value planeRow = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, localPlane, c(height)), row);
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, planeRow, c(width)), col);
+}
+
+/// A shared buffer of `elements` of `elementType` in `func`, 16-byte
+/// aligned so that its accesses may be 128-bit ones.
+static Value addSharedCopy(OpBuilder &b, gpu::GPUFuncOp func,
+                           int64_t elements, Type elementType, Location loc) {
+  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  Value copy = func.addWorkgroupAttribution(
+      MemRefType::get({elements}, elementType, AffineMap(), workgroup), loc);
+  func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
+                                   LLVM::LLVMDialect::getAlignAttrName(),
+                                   b.getI64IntegerAttr(16));
+  return copy;
+}
+
 /// Whether `loads` of `buffer` in `loop` read the same plane as the
 /// iteration computes, and a window of it: more loads than outputs (a
 /// thread tile's), or a load in a loop of the body.
@@ -187,18 +247,8 @@ matchStagedInput(BlockArgument buffer, scf::ParallelOp loop,
     auto load = dyn_cast<memref::LoadOp>(user);
     if (!load || !loop->isProperAncestor(load))
       return std::nullopt;
-    ValueRange indices = load.getIndices();
-    unsigned next = 0;
-    for (int64_t d = 0; d < rank - 2; ++d) {
-      if (shape[d] == 1) {
-        std::optional<int64_t> zero = getConstantIntValue(indices[d]);
-        if (!zero || *zero != 0)
-          return std::nullopt;
-        continue;
-      }
-      if (indices[d] != loop.getInductionVars()[next++])
-        return std::nullopt;
-    }
+    if (!accessesIterationPlane(shape, load.getIndices(), {}, loop))
+      return std::nullopt;
     inInnerLoop |= load->getParentOp() != loop.getOperation() &&
                    load->getParentOfType<LoopLikeOpInterface>() != loop;
     input.loads.push_back(load);
@@ -322,56 +372,27 @@ struct StagedStore {
 /// extent 1): a block's output planes can then be written to shared memory
 /// first. None otherwise.
 static std::optional<SmallVector<StagedStore>>
-matchStagedOutput(gpu::GPUFuncOp func, scf::ParallelOp loop,
-                  ArrayRef<int64_t> leadingExtents) {
-  BlockArgument output = func.getArgument(func.getNumArguments() - 1);
+matchStagedOutput(BlockArgument output, scf::ParallelOp loop) {
   auto type = dyn_cast<MemRefType>(output.getType());
   if (!type || !type.hasStaticShape() || type.getRank() < 3 ||
       !type.getLayout().isIdentity())
     return std::nullopt;
   ArrayRef<int64_t> shape = type.getShape();
-  int64_t rank = type.getRank();
-  auto isZero = [](OpFoldResult v) {
-    std::optional<int64_t> c = getConstantIntValue(v);
-    return c && *c == 0;
-  };
-  // Whether the leading indices (offset + index) are the plane's.
-  auto leadingMatch = [&](ArrayRef<OpFoldResult> offsets, ValueRange indices) {
-    unsigned next = 0;
-    for (int64_t d = 0; d < rank - 2; ++d) {
-      OpFoldResult offset = offsets.empty() ? OpFoldResult() : offsets[d];
-      bool noOffset = offsets.empty() || isZero(offset);
-      if (shape[d] == 1) {
-        if (!noOffset || !isZero(indices[d]))
-          return false;
-        continue;
-      }
-      if (next >= leadingExtents.size())
-        return false;
-      Value iv = loop.getInductionVars()[next++];
-      bool atIndex = noOffset && indices[d] == iv;
-      bool atOffset = !noOffset && isZero(indices[d]) &&
-                      llvm::dyn_cast_if_present<Value>(offset) == iv;
-      if (!atIndex && !atOffset)
-        return false;
-    }
-    return true;
-  };
   SmallVector<StagedStore> stores;
   auto addStore = [&](Operation *user, Value memref,
                       ArrayRef<OpFoldResult> offsets) {
     auto store = dyn_cast<memref::StoreOp>(user);
     if (!store || store.getMemRef() != memref ||
         !loop->isProperAncestor(store) ||
-        !leadingMatch(offsets, store.getIndices()))
+        !accessesIterationPlane(shape, store.getIndices(), offsets, loop))
       return false;
     stores.push_back({store, SmallVector<OpFoldResult>(offsets)});
     return true;
   };
   for (Operation *user : output.getUsers()) {
     if (auto subview = dyn_cast<memref::SubViewOp>(user)) {
-      if (subview.getSourceType().getRank() != rank ||
-          subview.getType().getRank() != rank ||
+      if (subview.getSourceType().getRank() != type.getRank() ||
+          subview.getType().getRank() != type.getRank() ||
           !llvm::all_of(subview.getStaticStrides(),
                         [](int64_t s) { return s == 1; }))
         return std::nullopt;
@@ -483,20 +504,11 @@ static LogicalResult distributePlanes(OpBuilder &b, gpu::GPUFuncOp func,
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value firstPlane = arith::MulIOp::create(b, loc, bid, c(planes));
-  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                              gpu::AddressSpace::Workgroup);
   SmallVector<Value> copies;
   for (StagedInput &input : staged) {
     auto type = cast<MemRefType>(input.buffer.getType());
     int64_t elements = planes * input.planeElements;
-    Value copy = func.addWorkgroupAttribution(
-        MemRefType::get({elements}, type.getElementType(), AffineMap(),
-                        workgroup),
-        loc);
-    // The copy's stores may be 128-bit ones.
-    func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
-                                     LLVM::LLVMDialect::getAlignAttrName(),
-                                     b.getI64IntegerAttr(16));
+    Value copy = addSharedCopy(b, func, elements, type.getElementType(), loc);
     copies.push_back(copy);
     emitStagingCopy(b, loc, input.buffer, copy, tid,
                     arith::MulIOp::create(b, loc, firstPlane,
@@ -508,26 +520,22 @@ static LogicalResult distributePlanes(OpBuilder &b, gpu::GPUFuncOp func,
 
   // A staged output: the iterations store into shared memory, then the
   // block stores its planes (below).
+  BlockArgument output = func.getArgument(func.getNumArguments() - 1);
+  auto outputType = cast<MemRefType>(output.getType());
+  int64_t outputHeight = outputType.getShape().take_back(2)[0];
+  int64_t outputWidth = outputType.getShape().back();
+  int64_t outputPlane = outputHeight * outputWidth;
   std::optional<SmallVector<StagedStore>> outputStores;
   Value outputCopy;
-  int64_t outputPlane = 0;
   if (strategy.getStagedOutput()) {
-    BlockArgument output = func.getArgument(func.getNumArguments() - 1);
-    auto type = cast<MemRefType>(output.getType());
-    outputPlane = type.getShape().take_back(2)[0] * type.getShape().back();
-    int64_t bytes = planes * outputPlane * type.getElementTypeBitWidth() / 8;
-    outputStores = matchStagedOutput(func, loop, leadingExtents);
-    if (outputStores && sharedBytes + bytes <= kMaxStaticSharedBytes) {
-      outputCopy = func.addWorkgroupAttribution(
-          MemRefType::get({planes * outputPlane}, type.getElementType(),
-                          AffineMap(), workgroup),
-          loc);
-      func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
-                                       LLVM::LLVMDialect::getAlignAttrName(),
-                                       b.getI64IntegerAttr(16));
-    } else {
+    int64_t bytes =
+        planes * outputPlane * outputType.getElementTypeBitWidth() / 8;
+    outputStores = matchStagedOutput(output, loop);
+    if (outputStores && sharedBytes + bytes <= kMaxStaticSharedBytes)
+      outputCopy = addSharedCopy(b, func, planes * outputPlane,
+                                 outputType.getElementType(), loc);
+    else
       outputStores.reset();
-    }
   }
 
   // The block's iterations, a thread each in turn.
@@ -557,15 +565,10 @@ static LogicalResult distributePlanes(OpBuilder &b, gpu::GPUFuncOp func,
     for (memref::LoadOp load : input.loads) {
       OpBuilder lb(load);
       Location l = load.getLoc();
-      auto cl = [&](int64_t v) -> Value {
-        return arith::ConstantIndexOp::create(lb, l, v);
-      };
       ValueRange indices = load.getIndices();
-      Value row = indices[indices.size() - 2], col = indices.back();
-      Value planeRow = arith::AddIOp::create(
-          lb, l, arith::MulIOp::create(lb, l, localPlane, cl(height)), row);
-      Value offset = arith::AddIOp::create(
-          lb, l, arith::MulIOp::create(lb, l, planeRow, cl(width)), col);
+      Value offset =
+          buildPlaneOffset(lb, l, localPlane, height, width,
+                           indices[indices.size() - 2], indices.back());
       Value value = memref::LoadOp::create(lb, l, copy, offset);
       load.replaceAllUsesWith(value);
       load.erase();
@@ -573,16 +576,12 @@ static LogicalResult distributePlanes(OpBuilder &b, gpu::GPUFuncOp func,
   }
 
   if (outputStores) {
-    BlockArgument output = func.getArgument(func.getNumArguments() - 1);
-    ArrayRef<int64_t> shape = cast<MemRefType>(output.getType()).getShape();
-    int64_t width = shape.back();
+    // Staged stores write the block's copy at the same place.
+    int64_t rank = outputType.getRank();
     for (StagedStore &staged : *outputStores) {
       memref::StoreOp store = staged.store;
       OpBuilder sb(store);
       Location l = store.getLoc();
-      auto cl = [&](int64_t v) -> Value {
-        return arith::ConstantIndexOp::create(sb, l, v);
-      };
       // The element's row and column in its plane: a subview's offset
       // plus the store's index.
       auto at = [&](int64_t d) -> Value {
@@ -593,20 +592,16 @@ static LogicalResult distributePlanes(OpBuilder &b, gpu::GPUFuncOp func,
             getValueOrCreateConstantIndexOp(sb, l, staged.offsets[d]);
         return arith::AddIOp::create(sb, l, offset, index);
       };
-      int64_t rank = shape.size();
-      Value row = at(rank - 2), col = at(rank - 1);
-      Value planeRow = arith::AddIOp::create(
-          sb, l, arith::MulIOp::create(sb, l, localPlane, cl(shape[rank - 2])),
-          row);
-      Value offset = arith::AddIOp::create(
-          sb, l, arith::MulIOp::create(sb, l, planeRow, cl(width)), col);
+      Value row = at(rank - 2);
+      Value col = at(rank - 1);
+      Value offset = buildPlaneOffset(sb, l, localPlane, outputHeight,
+                                      outputWidth, row, col);
       memref::StoreOp::create(sb, l, store.getValueToStore(), outputCopy,
                               offset);
       store.erase();
     }
     // The subviews are unused now.
-    BlockArgument out = func.getArgument(func.getNumArguments() - 1);
-    for (Operation *user : llvm::make_early_inc_range(out.getUsers()))
+    for (Operation *user : llvm::make_early_inc_range(output.getUsers()))
       if (isa<memref::SubViewOp>(user) && user->use_empty())
         user->erase();
   }
@@ -618,7 +613,6 @@ static LogicalResult distributePlanes(OpBuilder &b, gpu::GPUFuncOp func,
     // planes past the loop's end (the last block) left out.
     b.setInsertionPointAfter(computeLoop);
     gpu::BarrierOp::create(b, loc);
-    BlockArgument output = func.getArgument(func.getNumArguments() - 1);
     Value validPlanes = arith::MinUIOp::create(
         b, loc, c(planes), arith::SubIOp::create(b, loc, c(numPlanes),
                                                  firstPlane));
