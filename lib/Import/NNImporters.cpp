@@ -35,6 +35,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -103,6 +104,24 @@ LogicalResult fuse::detail::importLogSoftmax(NodeImporter &n) {
 }
 
 LogicalResult fuse::detail::importHardmax(NodeImporter &n) {
+  // The index along the axis is a constant of the axis's length (before
+  // opset 13, of the dims from the axis on, flattened): bounded, as
+  // OneHot's depth is (a dim of 2^63-1 ran the fuzzer out of memory).
+  constexpr int64_t kMaxAxisLength = int64_t(1) << 24;
+  auto type = dyn_cast<RankedTensorType>(n.input(0).getType());
+  const auto *axisAttr = n.findAttr("axis");
+  int64_t axisValue = axisAttr ? axisAttr->i() : (n.version >= 13 ? -1 : 1);
+  if (type && type.hasStaticShape())
+    if (FailureOr<int64_t> axis = normalizeAxis(axisValue, type.getRank());
+        succeeded(axis)) {
+      int64_t end = n.version >= 13 ? *axis + 1 : type.getRank();
+      int64_t length = 1;
+      for (int64_t i = *axis; i < end; ++i)
+        if (llvm::MulOverflow(length, type.getDimSize(i), length) ||
+            length > kMaxAxisLength)
+          return n.emitError() << "the axis of Hardmax has more than "
+                               << kMaxAxisLength << " elements";
+    }
   return importAlongAxis(n, hardmax);
 }
 
