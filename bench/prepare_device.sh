@@ -34,6 +34,25 @@ for name in mini_bert light_squeezenet; do
   "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
     --gpu-arch="$ARCH" >/dev/null
 done
+# fuse's generated contractions (the `tiles` mapping) against onnxruntime:
+# the models with contractions compiled with --strategy=generated, as
+# gen_NAME (convolutions as im2col and a matmul), and tiled_contractions
+# with each thread tile forced, as genRC_NAME.
+variant() { # PREFIX NAME FLAGS...
+  local prefix=$1 name=$2; shift 2
+  cp "$OUT/models/$name.onnx" "$OUT/models/${prefix}_$name.onnx"
+  "$BUILD/bin/fuse-compile" "$OUT/models/${prefix}_$name.onnx" \
+    -o "$OUT/${prefix}_$name.fbin" --gpu-arch="$ARCH" "$@" >/dev/null
+}
+for name in tiled_contractions gemm_bias_relu library_calls matmul_reshape \
+    conv_gemm mini_bert; do
+  variant gen "$name" --strategy=generated --conv=gemm
+done
+for tile in 8,8 8,4 4,4 4,2 2,1; do
+  variant "gen${tile/,/}" tiled_contractions --strategy=generated \
+    --gpu-contraction-tile="$tile"
+done
+variant gen0 tiled_contractions --strategy=generated --gpu-k-tile=0
 mkdir -p .device/runtime
 cp "$BUILD/lib/libfuse_runtime.so" "$BUILD/bin/fuse-run" .device/runtime/
 bench/avgpool_relu/prepare.sh

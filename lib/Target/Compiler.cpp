@@ -211,6 +211,8 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
         select.gpuContractionTile.assign(options.gpuContractionTile.begin(),
                                          options.gpuContractionTile.end());
         select.gpuStagePlanes = options.gpuStagePlanes;
+        select.gpuTileContractions = options.gpuTileContractions;
+        select.gpuKTile = options.gpuKTile;
         pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
         if (options.fusionReport)
           pm.addPass(createFusionReport());

@@ -378,6 +378,13 @@ struct GpuKernelOptions {
   SmallVector<int64_t> contractionTile;
   /// Whether window kernels may stage their input planes.
   bool stagePlanes = true;
+  /// Whether MatMul and Gemm kernels get the `tiles` mapping, and how many
+  /// reduction iterations their blocks stage at a time.
+  bool tileContractions = true;
+  int64_t kTile = 16;
+  /// Whether `contractionTile` was given (it is then the only thread tile
+  /// `tiles` tries).
+  bool userTile = false;
 };
 } // namespace
 
@@ -421,7 +428,7 @@ static KernelStrategyAttr chooseStagedOutputPlanes(Operation *root,
       1024, llvm::alignTo(planes * threadsPerPlane, 32));
   return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid,
                                  block, 1, tile, planes,
-                                 /*stagedOutput=*/true);
+                                 /*stagedOutput=*/true, {}, 0);
 }
 
 /// The `planes` strategy of a kernel whose result op reads windows of one
@@ -496,7 +503,107 @@ static KernelStrategyAttr choosePlanes(Operation *root,
       kFlatBlock, llvm::alignTo(planes * planeIterations, 32));
   return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid(),
                                  block, 1, tile, planes,
-                                 /*stagedOutput=*/false);
+                                 /*stagedOutput=*/false, {}, 0);
+}
+
+/// Sizes a `tiles` thread tile tries along each of its two dims.
+static constexpr int64_t kTileSizes[] = {8, 4, 2, 1};
+/// Threads along the last dim of a `tiles` block, and in all.
+static constexpr int64_t kTileColumnsThreads = 16;
+static constexpr int64_t kTileThreads = 256;
+/// Blocks a `tiles` kernel should launch at least: one per SM of the H100
+/// (smaller thread tiles give more).
+static constexpr int64_t kMinTileBlocks = 132;
+
+/// The `tiles` strategy for a generated MatMul or Gemm whose epilogue
+/// keeps the product's shape, or null. The kernel's loop is the result's
+/// dims of extent more than 1; its last two are tiled (the last alone for
+/// a loop of one dim), `rows` x `columns` outputs a thread (each shrunk to
+/// a divisor of its dim: a GPU kernel's loop has no remainder copy), 16
+/// threads along the last dim and up to 256 in all. Of the thread tiles
+/// whose sizes are 8, 4, 2 or 1 before shrinking, the one with the most
+/// outputs that still launches a block per SM is taken (ties: more rows;
+/// BERT-base at batch 1 on the H100 took 4.6 ms with 2 x 1 tiles, 5.6 with
+/// 1 x 2), else the one that launches the most blocks (ties: fewer
+/// outputs, more threads).
+/// A 7x7 map's 49 columns take 7 (ResNet-50's layer4 at batch 32: a
+/// 512 x 49 output per image in 8 x 7 tiles, not 8 x 1).
+static KernelStrategyAttr chooseContractionTiles(
+    Operation *root, const GpuKernelOptions &options) {
+  Operation *contraction = nullptr;
+  for (Operation *op : kernelOps(root))
+    if (isa<ONNXMatMulOp, ONNXGemmOp>(op))
+      contraction = op;
+  if (!contraction || root->getNumResults() != 1)
+    return {};
+  auto type = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+  if (!type || !type.hasStaticShape() ||
+      contraction->getResult(0).getType() != type)
+    return {};
+  SmallVector<int64_t> loop;
+  for (int64_t extent : type.getShape())
+    if (extent != 1)
+      loop.push_back(extent);
+  if (loop.empty())
+    return {};
+  int64_t rank = loop.size();
+  SmallVector<std::pair<int64_t, int64_t>> candidates;
+  for (int64_t rows : kTileSizes)
+    for (int64_t columns : kTileSizes)
+      candidates.push_back({rows, columns});
+  if (options.userTile)
+    candidates = {{options.contractionTile[0], options.contractionTile[1]}};
+  KernelStrategyAttr chosen;
+  int64_t chosenOutputs = 0, chosenBlocks = 0;
+  for (auto [rows, columns] : candidates) {
+    SmallVector<int64_t> threadTile(rank, 1), blockTile(rank, 1);
+    int64_t n = loop.back();
+    threadTile.back() = tileDivisor(n, columns, columns);
+    int64_t columnThreads = std::min<int64_t>(
+        kTileColumnsThreads,
+        llvm::PowerOf2Ceil(llvm::divideCeil(n, threadTile.back())));
+    blockTile.back() = columnThreads * threadTile.back();
+    int64_t rowThreads = 1;
+    if (rank >= 2) {
+      int64_t m = loop[rank - 2];
+      threadTile[rank - 2] = tileDivisor(m, rows, rows);
+      rowThreads = std::min<int64_t>(
+          kTileThreads / columnThreads,
+          llvm::PowerOf2Ceil(llvm::divideCeil(m, threadTile[rank - 2])));
+      blockTile[rank - 2] = rowThreads * threadTile[rank - 2];
+    } else {
+      // One dim: the whole block along it.
+      columnThreads = std::min<int64_t>(
+          kTileThreads,
+          llvm::PowerOf2Ceil(llvm::divideCeil(n, threadTile.back())));
+      blockTile.back() = columnThreads * threadTile.back();
+    }
+    int64_t blocks = 1;
+    for (auto [extent, size] : llvm::zip(loop, blockTile))
+      blocks *= llvm::divideCeil(extent, size);
+    int64_t outputs = computeProduct(threadTile);
+    bool enough = blocks >= kMinTileBlocks;
+    bool better;
+    if (!chosen)
+      better = true;
+    else if (enough != (chosenBlocks >= kMinTileBlocks))
+      better = enough;
+    else if (enough)
+      better = std::make_tuple(outputs, -threadTile.back()) >
+               std::make_tuple(chosenOutputs,
+                               -chosen.getThreadTile().back());
+    else
+      better = std::make_tuple(blocks, -outputs) >
+               std::make_tuple(chosenBlocks, -chosenOutputs);
+    if (!better)
+      continue;
+    chosen = KernelStrategyAttr::get(
+        root->getContext(), Mapping::tiles, blocks, columnThreads * rowThreads,
+        1, threadTile, 1, false, blockTile, options.kTile);
+    chosenOutputs = outputs;
+    chosenBlocks = blocks;
+  }
+  return chosen;
 }
 
 static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
@@ -543,6 +650,9 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
     return KernelStrategyAttr::get(ctx, Mapping::rows, iterations, threads,
                                    threads);
   }
+  if (loop.rowLength == 1 && gpuOptions.tileContractions)
+    if (KernelStrategyAttr tiles = chooseContractionTiles(root, gpuOptions))
+      return tiles;
   SmallVector<int64_t> tile;
   if (loop.rowLength == 1) {
     // Tiles shrink (or go) to keep two blocks per SM: at batch 1, BERT-base's
@@ -667,6 +777,9 @@ struct SelectStrategiesPass
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-contraction-tile must be two "
                 "powers of two from 1 to 16 (rows,columns)";
+    if (gpuKTile < 0 || gpuKTile > 256)
+      return emitError(UnknownLoc::get(context))
+             << "fuse-select-strategies: gpu-k-tile must be from 0 to 256";
     if (depthwise != "library" && depthwise != "kernel")
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: depthwise must be library or kernel, "
@@ -685,6 +798,9 @@ struct SelectStrategiesPass
       gpuOptions.contractionTile = {kContractionRowsGpu,
                                     kContractionColumnsGpu};
     gpuOptions.stagePlanes = gpuStagePlanes;
+    gpuOptions.tileContractions = gpuTileContractions;
+    gpuOptions.kTile = gpuKTile;
+    gpuOptions.userTile = !gpuContractionTile.empty();
     bool libraries = gpu && strategy != "generated";
     // Depthwise convolutions are fuse's kernels by default: with their whole
     // epilogue fused they beat cuDNN's on the H100 (MobileNetV2 0.67 vs

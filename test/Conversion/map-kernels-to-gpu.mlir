@@ -429,3 +429,153 @@ func.func @planes_grid(%x: memref<2x3x6x6xf32>, %out: memref<2x3x6x6xf32>) attri
   }
   return
 }
+
+// -----
+
+// `tiles`: blocks of 4 x 8 outputs (2 x 4 thread tiles of 2 x 2), a grid
+// of 2 x 2 blocks over the 8 x 12 output, whose last block column is
+// partial (12 is no multiple of 8): its threads past the end compute the
+// last tile again and store nothing. The reduction runs in chunks of 16;
+// each chunk's 4 x 16 box of A is staged transposed (reduction dim first,
+// rows padded to 8 floats: 16 x 8) and B's 16 x 8 box as it is, both read
+// in 128-bit runs (4 floats), between two barriers; the products read the
+// copies.
+// CHECK-LABEL: gpu.func @tiles_matmul
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<128xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[B:.*]] : memref<128xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: known_block_size = array<i32: 8, 1, 1>, known_grid_size = array<i32: 4, 1, 1>
+// CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %[[COL:.*]], %c6
+// CHECK: %[[VALID:.*]] = arith.andi %{{.*}}, %[[INSIDE]]
+// CHECK: arith.minui %[[COL]], %c5
+// CHECK: %[[SUMS:.*]]:4 = scf.for %[[CHUNK:.*]] = %c0 to %c32 step %c16 iter_args
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<8x32xf32> into memref<256xf32>
+// CHECK-COUNT-4: memref.load %collapse_shape[
+// CHECK: scf.if
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[A]][
+// CHECK: memref.collapse_shape %arg1 {{\[\[}}0, 1]] : memref<32x12xf32> into memref<384xf32>
+// CHECK: memref.store %{{.*}}, %[[B]][
+// CHECK: gpu.barrier
+// CHECK: %[[END:.*]] = arith.addi %[[CHUNK]], %c16
+// CHECK: scf.for %[[K:.*]] = %[[CHUNK]] to %[[END]] step %c1
+// CHECK: arith.subi %[[K]], %[[CHUNK]]
+// CHECK-COUNT-2: memref.load %[[A]][
+// CHECK-COUNT-2: memref.load %[[B]][
+// CHECK-NOT: memref.load %arg
+// CHECK: scf.yield
+// CHECK: scf.if %[[VALID]] {
+// CHECK-NEXT: memref.store %[[SUMS]]#0, %arg2
+func.func @tiles_matmul(%a: memref<8x32xf32>, %b: memref<32x12xf32>, %c: memref<8x12xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 8, thread_tile = [2, 2], block_tile = [4, 8], k_tile = 16>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c12 = arith.constant 12 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c12) step (%c2, %c2) {
+    %i1 = arith.addi %i, %c1 : index
+    %j1 = arith.addi %j, %c1 : index
+    %row1 = memref.subview %a[%i1, 0] [1, 32] [1, 1] : memref<8x32xf32> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+    %r:4 = scf.for %k = %c0 to %c32 step %c1 iter_args(%s00 = %zero, %s01 = %zero, %s10 = %zero, %s11 = %zero) -> (f32, f32, f32, f32) {
+      %a0 = memref.load %a[%i, %k] : memref<8x32xf32>
+      %a1 = memref.load %row1[%c0, %k] : memref<1x32xf32, strided<[32, 1], offset: ?>>
+      %b0 = memref.load %b[%k, %j] : memref<32x12xf32>
+      %b1 = memref.load %b[%k, %j1] : memref<32x12xf32>
+      %p00 = arith.mulf %a0, %b0 : f32
+      %p01 = arith.mulf %a0, %b1 : f32
+      %p10 = arith.mulf %a1, %b0 : f32
+      %p11 = arith.mulf %a1, %b1 : f32
+      %t00 = arith.addf %s00, %p00 : f32
+      %t01 = arith.addf %s01, %p01 : f32
+      %t10 = arith.addf %s10, %p10 : f32
+      %t11 = arith.addf %s11, %p11 : f32
+      scf.yield %t00, %t01, %t10, %t11 : f32, f32, f32, f32
+    }
+    memref.store %r#0, %c[%i, %j] : memref<8x12xf32>
+    memref.store %r#1, %c[%i, %j1] : memref<8x12xf32>
+    memref.store %r#2, %c[%i1, %j] : memref<8x12xf32>
+    memref.store %r#3, %c[%i1, %j1] : memref<8x12xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A reduction of 40 in chunks of 16: the last chunk stops at 40. One row
+// (a loop of one dim): the threads share A's row, which is staged, but
+// each reads its own columns of B, which stay in global memory.
+// CHECK-LABEL: gpu.func @tiles_row
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<16xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-NOT: workgroup
+// CHECK: scf.for %[[CHUNK:.*]] = %c0 to %c40 step %c16
+// CHECK: %[[NEXT:.*]] = arith.addi %[[CHUNK]], %c16
+// CHECK: %[[END:.*]] = arith.minsi %[[NEXT]], %c40
+// CHECK: scf.for %{{.*}} = %[[CHUNK]] to %[[END]] step %c1
+// CHECK: memref.load %[[A]][
+// CHECK: memref.load %arg1[
+func.func @tiles_row(%a: memref<1x40xf32>, %b: memref<40x64xf32>, %c: memref<1x64xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<tiles, grid = 2, block = 32, thread_tile = [1], block_tile = [32], k_tile = 16>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c40 = arith.constant 40 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+    %r = scf.for %k = %c0 to %c40 step %c1 iter_args(%s = %zero) -> (f32) {
+      %x = memref.load %a[%c0, %k] : memref<1x40xf32>
+      %y = memref.load %b[%k, %j] : memref<40x64xf32>
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      scf.yield %t : f32
+    }
+    memref.store %r, %c[%c0, %j] : memref<1x64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// k_tile = 0: block and thread tiles only; every load stays in global
+// memory and no thread is past the end (no guard).
+// CHECK-LABEL: gpu.func @tiles_unstaged
+// CHECK-NOT: workgroup(
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: scf.if
+// CHECK: memref.load %arg0
+// CHECK: memref.store %{{.*}}, %arg2
+func.func @tiles_unstaged(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %c: memref<4x4xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<tiles, grid = 1, block = 16, thread_tile = [1, 1], block_tile = [4, 4]>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4) step (%c1, %c1) {
+    %r = scf.for %k = %c0 to %c8 step %c1 iter_args(%s = %zero) -> (f32) {
+      %x = memref.load %a[%i, %k] : memref<4x8xf32>
+      %y = memref.load %b[%k, %j] : memref<8x4xf32>
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %s, %p : f32
+      scf.yield %t : f32
+    }
+    memref.store %r, %c[%i, %j] : memref<4x4xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The loop must step by the thread tile (fuse-jam-thread-tiles' work).
+func.func @tiles_unjammed(%c: memref<4x4xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<tiles, grid = 1, block = 4, thread_tile = [2, 2], block_tile = [4, 4]>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{dim 0 steps by 1, not by the thread tile of #fuse.kernel<tiles, grid = 1, block = 4, thread_tile = [2, 2], block_tile = [4, 4]>}}
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c4) step (%c1, %c1) {
+    memref.store %zero, %c[%i, %j] : memref<4x4xf32>
+    scf.reduce
+  }
+  return
+}

@@ -10,6 +10,10 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-contraction-tile=1,1" | FileCheck %s --check-prefix=UNTILED
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-contraction-tile=8,8" | FileCheck %s --check-prefix=SHRINK
 // RUN: not fuse-opt %s -fuse-select-strategies=gpu-contraction-tile=3,2 2>&1 | FileCheck %s --check-prefix=BADTILE
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-tile-contractions=false" | FileCheck %s --check-prefix=FLAT
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-k-tile=32" | FileCheck %s --check-prefix=K32
+// RUN: not fuse-opt %s -fuse-select-strategies=gpu-k-tile=-1 2>&1 | FileCheck %s --check-prefix=BADK
+// BADK: fuse-select-strategies: gpu-k-tile must be from 0 to 256
 // BADREGS: fuse-select-strategies: cpu-vector-registers must be 16 or 32, not 8
 // BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns)
 // BADOPT: fuse-select-strategies: unknown strategy 'fast' (auto, generated or library)
@@ -23,8 +27,21 @@
 // CHECK-NEXT: onnx.Add
 // CHECK-NEXT: onnx.Relu
 // CHECK-NEXT: fuse.yield
+// Generated: the `tiles` mapping. 128 x 768 outputs in 8 x 8 thread tiles
+// (blocks of 128 x 128) would make 6 blocks, fewer than the H100's 132
+// SMs; the largest thread tile that makes 132 or more has 2 outputs, and
+// of 1 x 2 and 2 x 1 the one with more rows wins: blocks of 32 x 16
+// (16 threads along the last dim), 4 x 48 = 192 of them.
 // GEN-LABEL: func @matmul_bias_relu
-// GEN: {strategy = #fuse.kernel<flat, grid = 384, block = 256>}
+// GEN: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [2, 1], block_tile = [32, 16], k_tile = 16>}
+// K32: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [2, 1], block_tile = [32, 16], k_tile = 32>}
+// A forced thread tile is the only one tried.
+// SHRINK-LABEL: func @matmul_bias_relu
+// SHRINK: {strategy = #fuse.kernel<tiles, grid = 6, block = 256, thread_tile = [8, 8], block_tile = [128, 128], k_tile = 16>}
+// Without tiles: one output per thread (a thread tile would leave fewer
+// than two blocks per SM).
+// FLAT-LABEL: func @matmul_bias_relu
+// FLAT: {strategy = #fuse.kernel<flat, grid = 384, block = 256>}
 // On the cpu, 8 x 8 outputs per iteration (register blocking: each row of
 // A and column of B loaded once for 8 outputs); the unit batch is no dim
 // of the loop.

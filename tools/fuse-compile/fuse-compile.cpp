@@ -116,6 +116,17 @@ static cl::list<int64_t> gpuContractionTile(
              "rows,columns (default 4,2; each a power of two up to 16; "
              "shrunk where the output is small): for measurements"),
     cl::CommaSeparated, cl::Hidden, cl::cat(compileCategory));
+static cl::opt<bool> gpuTileContractions(
+    "gpu-tile-contractions",
+    cl::desc("Generated MatMul and Gemm kernels on cuda in block and thread "
+             "tiles with their operands staged in shared memory (default "
+             "true; false: a thread tile each, flat): for measurements"),
+    cl::init(true), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<int64_t> gpuKTile(
+    "gpu-k-tile",
+    cl::desc("Reduction iterations a tiled contraction block stages at a "
+             "time (default 16; 0 stages nothing): for measurements"),
+    cl::init(16), cl::Hidden, cl::cat(compileCategory));
 static cl::opt<bool> gpuStagePlanes(
     "gpu-stage-planes",
     cl::desc("Stage the input planes of depthwise convolutions and poolings "
@@ -276,6 +287,12 @@ int main(int argc, char **argv) {
                                       gpuContractionTile.end());
   }
   options.gpuStagePlanes = gpuStagePlanes;
+  if (gpuKTile < 0 || gpuKTile > 256) {
+    errs() << "fuse-compile: --gpu-k-tile must be from 0 to 256\n";
+    return 1;
+  }
+  options.gpuTileContractions = gpuTileContractions;
+  options.gpuKTile = gpuKTile;
   options.conv = conv;
   options.stopAfter = emit;
 

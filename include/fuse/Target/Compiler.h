@@ -68,6 +68,9 @@ struct CompileOptions {
   std::vector<int64_t> gpuContractionTile;
   /// fuse-select-strategies' gpu-stage-planes.
   bool gpuStagePlanes = true;
+  /// fuse-select-strategies' gpu-tile-contractions and gpu-k-tile.
+  bool gpuTileContractions = true;
+  int64_t gpuKTile = 16;
   CompileStage stopAfter = CompileStage::Artifact;
   /// The x86-64 level the cpu kernels are compiled for (resolveCpuLevel).
   std::string cpu = "x86-64";

@@ -164,7 +164,10 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
       dims of at least 32 elements, `rows` (a warp or a block per row), or,
       for a depthwise convolution or a pooling whose input planes fit in
       shared memory, `planes` (a block per group of output planes, its
-      input planes staged in shared memory); on cpu `loop`.
+      input planes staged in shared memory), or, for a MatMul or Gemm
+      whose epilogue keeps its shape, `tiles` (a block per tile of the
+      output, a thread per tile of that, the operands' tiles staged in
+      shared memory); on cpu `loop`.
 
     ```mlir
     %y = fuse.group contraction_epilogue ins(%x, %w, %b : ...)
@@ -193,6 +196,14 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
                "rows (output channels, a matmul's rows) and columns (the "
                "last dim), default 4,2: shrunk to divide the output and to "
                "keep two blocks per SM; 1,1 is one output per thread">,
+    Option<"gpuTileContractions", "gpu-tile-contractions", "bool", "true",
+           "On cuda, generated MatMul and Gemm kernels (with an epilogue "
+           "that keeps their shape) use the `tiles` mapping: block and "
+           "thread tiles of the output, operand tiles staged in shared "
+           "memory; else `flat` with a thread tile">,
+    Option<"gpuKTile", "gpu-k-tile", "int64_t", "16",
+           "Iterations of the reduction loop a `tiles` block stages at a "
+           "time (0: it stages nothing)">,
     Option<"gpuStagePlanes", "gpu-stage-planes", "bool", "true",
            "On cuda, window kernels (depthwise convolutions, poolings) "
            "whose input planes fit stage them in shared memory, a block "

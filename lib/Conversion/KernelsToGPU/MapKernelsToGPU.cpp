@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fuse/Codegen/GPUMapping.h"
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/runtime/Artifact.h"
@@ -37,75 +38,6 @@ using namespace mlir;
 using namespace fuse;
 
 static constexpr StringLiteral kModuleName = "fuse_kernels";
-
-/// The constant value of an index operand, or nullopt.
-static std::optional<int64_t> getConstantIndex(Value v) {
-  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
-    return c.value();
-  return std::nullopt;
-}
-
-/// The constant bounds of a parallel loop, per dim: lower bound, step and
-/// number of iterations.
-struct LoopBounds {
-  SmallVector<int64_t> lbs, steps, extents;
-
-  int64_t total() const {
-    int64_t total = 1;
-    for (int64_t e : extents)
-      total *= e;
-    return total;
-  }
-};
-
-/// The bounds of `loop`, or failure for non-constant bounds.
-static FailureOr<LoopBounds> getLoopBounds(scf::ParallelOp loop) {
-  LoopBounds bounds;
-  for (auto [lb, ub, step] :
-       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-    std::optional<int64_t> l = getConstantIndex(lb), u = getConstantIndex(ub),
-                           s = getConstantIndex(step);
-    if (!l || !u || !s || *s <= 0)
-      return failure();
-    bounds.lbs.push_back(*l);
-    bounds.steps.push_back(*s);
-    bounds.extents.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
-  }
-  return bounds;
-}
-
-/// Sets `ivs[from, to)` to the induction variables of `linear`, an
-/// iteration counted row-major over dims [from, to) of `bounds` (the last
-/// dim varies fastest).
-static void delinearize(OpBuilder &b, Location loc, Value linear,
-                        const LoopBounds &bounds, int64_t from, int64_t to,
-                        MutableArrayRef<Value> ivs) {
-  auto c = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value rest = linear;
-  for (int64_t i = to - 1; i >= from; --i) {
-    Value idx = arith::RemUIOp::create(b, loc, rest, c(bounds.extents[i]));
-    rest = arith::DivUIOp::create(b, loc, rest, c(bounds.extents[i]));
-    ivs[i] = arith::AddIOp::create(
-        b, loc, c(bounds.lbs[i]),
-        arith::MulIOp::create(b, loc, idx, c(bounds.steps[i])));
-  }
-}
-
-/// Moves the body of `loop` to the end of `target` (before its
-/// terminator), its induction variables replaced by `ivs`, and erases the
-/// loop.
-static void inlineLoopBody(scf::ParallelOp loop, Block *target,
-                           ArrayRef<Value> ivs) {
-  Block *body = loop.getBody();
-  body->getTerminator()->erase(); // scf.reduce, with no operands here
-  target->getOperations().splice(std::prev(target->end()),
-                                 body->getOperations());
-  for (auto [arg, iv] : llvm::zip(body->getArguments(), ivs))
-    arg.replaceAllUsesWith(iv);
-  loop.erase();
-}
 
 /// Replaces the top-level `loop` by the iteration of the calling thread (or
 /// row of threads).
@@ -145,9 +77,6 @@ static FailureOr<int64_t> distributeLoop(OpBuilder &b, scf::ParallelOp loop,
   inlineLoopBody(loop, guard.thenBlock(), ivs);
   return total;
 }
-
-/// Static shared memory a block may have without opting in to more.
-static constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 /// An input of a `planes` kernel whose planes the block copies into shared
 /// memory: every access to it is a load in the kernel's loop whose leading
@@ -203,20 +132,6 @@ static Value buildPlaneOffset(OpBuilder &b, Location loc, Value localPlane,
       b, loc, arith::MulIOp::create(b, loc, localPlane, c(height)), row);
   return arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, planeRow, c(width)), col);
-}
-
-/// A shared buffer of `elements` of `elementType` in `func`, 16-byte
-/// aligned so that its accesses may be 128-bit ones.
-static Value addSharedCopy(OpBuilder &b, gpu::GPUFuncOp func,
-                           int64_t elements, Type elementType, Location loc) {
-  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                              gpu::AddressSpace::Workgroup);
-  Value copy = func.addWorkgroupAttribution(
-      MemRefType::get({elements}, elementType, AffineMap(), workgroup), loc);
-  func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
-                                   LLVM::LLVMDialect::getAlignAttrName(),
-                                   b.getI64IntegerAttr(16));
-  return copy;
 }
 
 /// Whether `loads` of `buffer` in `loop` read the same plane as the
@@ -283,15 +198,6 @@ static FailureOr<int64_t> getLeadingPlaneDims(gpu::GPUFuncOp func,
   return static_cast<int64_t>(leading.size());
 }
 
-/// `buffer` as one dim.
-static Value collapseToFlat(OpBuilder &b, Location loc, Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  ReassociationIndices all =
-      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  return memref::CollapseShapeOp::create(b, loc, buffer,
-                                         ArrayRef<ReassociationIndices>{all});
-}
-
 /// Elements a thread moves at once between a block's shared copy of
 /// `elements` and a buffer of `total`: 4 (one 128-bit access) where every
 /// run stays 16-byte aligned, else 1.
@@ -303,14 +209,13 @@ static int64_t copyVectorWidth(int64_t elements, int64_t total) {
 /// shared `copy` (a read past `total` reads its last element instead and
 /// goes nowhere). Adjacent threads copy adjacent runs of `vector` elements
 /// (4 where the range stays 16-byte aligned, so LLVM makes each run one
-/// 128-bit load), and each thread issues the loads of kRounds rounds
-/// before their stores: a loop of load-store pairs would wait out the
+/// 128-bit load), and each thread issues the loads of a few rounds
+/// before their stores (emitRoundGroups): a loop of load-store pairs would wait out the
 /// latency of every load in turn (7x7 planes ran at 42% of the copy
 /// bandwidth that way, against 66% without staging).
 static void emitStagingCopy(OpBuilder &b, Location loc, Value buffer,
                             Value copy, Value tid, Value base,
                             int64_t elements, int64_t total, int64_t block) {
-  constexpr int64_t kRounds = 4;
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -347,15 +252,7 @@ static void emitStagingCopy(OpBuilder &b, Location loc, Value buffer,
             arith::AddIOp::create(b, loc, offsets[r], c(j)).getResult());
     }
   };
-  if (rounds <= kRounds) {
-    emitRounds(c(0), rounds);
-    return;
-  }
-  // Groups of kRounds rounds; the last group may reach past the range.
-  auto groups = scf::ForOp::create(b, loc, c(0), c(rounds), c(kRounds));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(groups.getBody());
-  emitRounds(groups.getInductionVar(), kRounds);
+  emitRoundGroups(b, loc, rounds, emitRounds);
 }
 
 /// A store of a `planes` kernel's output: directly, or through a subview
@@ -830,6 +727,12 @@ struct MapKernelsToGPUPass
       int64_t perBlock = strategy.getCapacity() / strategy.getGrid();
       int64_t needed = std::max<int64_t>(
           1, (iterations + perBlock - 1) / perBlock);
+      if (strategy.getMapping() == Mapping::tiles && !loops.empty()) {
+        FailureOr<int64_t> tiles = getTileGridSize(loops.front(), strategy);
+        if (failed(tiles))
+          return signalPassFailure();
+        needed = *tiles;
+      }
       if (strategy.getGrid() != needed) {
         gpuFunc.emitOpError("strategy ")
             << strategy << " launches " << strategy.getGrid()
@@ -855,6 +758,10 @@ struct MapKernelsToGPUPass
         guardSingleThread(b, gpuFunc);
       else if (strategy.getMapping() == Mapping::planes)
         (void)distributePlanes(b, gpuFunc, loops.front(), strategy);
+      else if (strategy.getMapping() == Mapping::tiles) {
+        if (failed(distributeTiles(b, gpuFunc, loops.front(), strategy)))
+          return signalPassFailure();
+      }
       else
         (void)distributeLoop(b, loops.front(), strategy);
       int32_t block = static_cast<int32_t>(strategy.getBlock());

@@ -391,3 +391,45 @@ func.func @flat_staged() attributes {s = #fuse.kernel<flat, grid = 2, block = 64
 func.func @no_planes() attributes {s = #fuse.kernel<planes, grid = 2, block = 64, planes = 0>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{the tiles mapping needs a thread_tile and a block_tile of one size per loop dim}}
+func.func @tiles_no_block_tile() attributes {s = #fuse.kernel<tiles, grid = 2, block = 64, thread_tile = [4, 4]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block_tile sizes must be multiples of the thread_tile's}}
+func.func @tiles_uneven() attributes {s = #fuse.kernel<tiles, grid = 2, block = 64, thread_tile = [4, 4], block_tile = [32, 30]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block 64 must be the 32 thread tiles of a block tile}}
+func.func @tiles_block() attributes {s = #fuse.kernel<tiles, grid = 2, block = 64, thread_tile = [4, 4], block_tile = [32, 16]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{k_tile must be at least 0}}
+func.func @tiles_k() attributes {s = #fuse.kernel<tiles, grid = 2, block = 32, thread_tile = [4, 4], block_tile = [32, 16], k_tile = -1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block_tile and k_tile are only for the tiles mapping}}
+func.func @flat_k_tile() attributes {s = #fuse.kernel<flat, grid = 2, block = 64, k_tile = 16>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown mapping 'tile' (loop, flat, rows, planes or tiles)}}
+func.func @bad_mapping() attributes {s = #fuse.kernel<tile, grid = 2, block = 64>} {
+  return
+}

@@ -475,6 +475,41 @@ def conv_gemm():
 
 
 @model
+def tiled_contractions():
+    """MatMul and Gemm in the shapes that test the `tiles` mapping of fuse's
+    generated contractions on cuda (block and thread tiles, operand tiles
+    staged in shared memory 16 reduction steps at a time): partial block
+    tiles (100 x 50) and a reduction of 72 (not whole chunks); Gemm with
+    transB, alpha and a bias over a reduction of 300 (blocked accumulation
+    in chunks of 256, the last one partial); a batched MatMul of odd sizes;
+    K = 1; one row (a loop of one dim: B is read once, only A is staged);
+    a 256 x 512 x 256 product with a residual and Sigmoid (full 8 x 4
+    thread tiles); a batch of A against a broadcast B."""
+    return make([node("MatMul", ["a1", "w1"], ["m1"]),
+                 node("Add", ["m1", "b1"], ["s1"]),
+                 node("Relu", ["s1"], ["y1"]),
+                 node("Gemm", ["a2", "w2", "b2"], ["y2"], transB=1,
+                      alpha=0.5),
+                 node("MatMul", ["a3", "b3"], ["y3"]),
+                 node("MatMul", ["a4", "w4"], ["y4"]),
+                 node("MatMul", ["a5", "w5"], ["y5"]),
+                 node("MatMul", ["a6", "w6"], ["m6"]),
+                 node("Add", ["m6", "r6"], ["s6"]),
+                 node("Sigmoid", ["s6"], ["y6"]),
+                 node("MatMul", ["a7", "w7"], ["y7"])],
+                [("a1", [100, 72]), ("a2", [64, 300]), ("a3", [3, 33, 17]),
+                 ("b3", [3, 17, 65]), ("a4", [64, 1]), ("a5", [1, 256]),
+                 ("a6", [256, 512]), ("r6", [256, 256]),
+                 ("a7", [2, 3, 40, 24])],
+                ["y1", "y2", "y3", "y4", "y5", "y6", "y7"],
+                [weight("w1", [72, 50], 80), weight("b1", [50], 81),
+                 weight("w2", [40, 300], 82), weight("b2", [40], 83),
+                 weight("w4", [1, 128], 84), weight("w5", [256, 96], 85),
+                 weight("w6", [512, 256], 86, 0.05),
+                 weight("w7", [24, 36], 87)])
+
+
+@model
 def planes():
     """Window kernels large enough for the `planes` mapping on cuda (input
     planes staged in shared memory): a depthwise conv + bias + Clip on

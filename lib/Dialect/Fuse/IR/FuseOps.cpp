@@ -42,7 +42,8 @@ LogicalResult
 KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            Mapping mapping, int64_t grid, int64_t block,
                            int64_t rowThreads, ArrayRef<int64_t> threadTile,
-                           int64_t planes, bool stagedOutput) {
+                           int64_t planes, bool stagedOutput,
+                           ArrayRef<int64_t> blockTile, int64_t kTile) {
   if (grid < 1 || block < 1 || grid > INT32_MAX || block > 1024)
     return emitError() << "grid " << grid << " and block " << block
                        << " must be at least 1 (block at most 1024)";
@@ -71,6 +72,27 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "planes is only for the planes mapping";
   if (stagedOutput && mapping != Mapping::planes)
     return emitError() << "staged_output is only for the planes mapping";
+  if (mapping == Mapping::tiles) {
+    if (threadTile.empty() || blockTile.size() != threadTile.size())
+      return emitError() << "the tiles mapping needs a thread_tile and a "
+                            "block_tile of one size per loop dim";
+    int64_t threads = 1;
+    for (auto [blockSize, threadSize] : llvm::zip(blockTile, threadTile)) {
+      if (threadSize < 1 || blockSize < threadSize ||
+          blockSize % threadSize != 0)
+        return emitError() << "block_tile sizes must be multiples of the "
+                              "thread_tile's";
+      threads *= blockSize / threadSize;
+    }
+    if (threads != block)
+      return emitError() << "block " << block << " must be the " << threads
+                         << " thread tiles of a block tile";
+    if (kTile < 0)
+      return emitError() << "k_tile must be at least 0";
+  } else if (!blockTile.empty() || kTile != 0) {
+    return emitError() << "block_tile and k_tile are only for the tiles "
+                          "mapping";
+  }
   if (!threadTile.empty()) {
     if (mapping == Mapping::rows)
       return emitError()
@@ -90,12 +112,13 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 /// `<mapping, grid = G, block = B[, row_threads = R][, planes = P]
-///   [, staged_output][, thread_tile = [..]]>`
+///   [, staged_output][, thread_tile = [..]][, block_tile = [..]]
+///   [, k_tile = K]>`
 Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
   std::string mappingName;
-  int64_t grid = 0, block = 0, rowThreads = 1, planes = 1;
+  int64_t grid = 0, block = 0, rowThreads = 1, planes = 1, kTile = 0;
   bool stagedOutput = false;
-  SmallVector<int64_t> threadTile;
+  SmallVector<int64_t> threadTile, blockTile;
   SMLoc loc = parser.getCurrentLocation();
   if (parser.parseLess() || parser.parseKeywordOrString(&mappingName) ||
       parser.parseComma() || parser.parseKeyword("grid") ||
@@ -106,7 +129,7 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
   std::optional<Mapping> mapping = symbolizeMapping(mappingName);
   if (!mapping) {
     parser.emitError(loc) << "unknown mapping '" << mappingName
-                          << "' (loop, flat, rows or planes)";
+                          << "' (loop, flat, rows, planes or tiles)";
     return {};
   }
   while (succeeded(parser.parseOptionalComma())) {
@@ -124,9 +147,19 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
       stagedOutput = true;
       continue;
     }
-    if (parser.parseKeyword("thread_tile") || parser.parseEqual() ||
+    if (succeeded(parser.parseOptionalKeyword("k_tile"))) {
+      if (parser.parseEqual() || parser.parseInteger(kTile))
+        return {};
+      continue;
+    }
+    SmallVector<int64_t> *tile = &threadTile;
+    if (succeeded(parser.parseOptionalKeyword("block_tile")))
+      tile = &blockTile;
+    else if (parser.parseKeyword("thread_tile"))
+      return {};
+    if (parser.parseEqual() ||
         parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-          return parser.parseInteger(threadTile.emplace_back());
+          return parser.parseInteger(tile->emplace_back());
         }))
       return {};
   }
@@ -134,7 +167,7 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
     return {};
   return parser.getChecked<KernelStrategyAttr>(
       loc, parser.getContext(), *mapping, grid, block, rowThreads, threadTile,
-      planes, stagedOutput);
+      planes, stagedOutput, blockTile, kTile);
 }
 
 void KernelStrategyAttr::print(AsmPrinter &printer) const {
@@ -151,6 +184,13 @@ void KernelStrategyAttr::print(AsmPrinter &printer) const {
     llvm::interleaveComma(getThreadTile(), printer);
     printer << "]";
   }
+  if (!getBlockTile().empty()) {
+    printer << ", block_tile = [";
+    llvm::interleaveComma(getBlockTile(), printer);
+    printer << "]";
+  }
+  if (getKTile() != 0)
+    printer << ", k_tile = " << getKTile();
   printer << ">";
 }
 
@@ -163,6 +203,13 @@ std::string fuse::describeStrategy(Attribute strategy) {
     if (kernel.getMapping() == Mapping::planes)
       text += "(" + std::to_string(kernel.getPlanes()) +
               (kernel.getStagedOutput() ? ", staged output)" : ")");
+    if (kernel.getMapping() == Mapping::tiles) {
+      llvm::raw_string_ostream os(text);
+      os << " ";
+      llvm::interleave(kernel.getBlockTile(), os, "x");
+      if (kernel.getKTile() != 0)
+        os << "x" << kernel.getKTile() << " smem";
+    }
     if (!kernel.getThreadTile().empty()) {
       text += " tile ";
       llvm::raw_string_ostream os(text);
@@ -196,6 +243,7 @@ int64_t KernelStrategyAttr::getCapacity() const {
     return getGrid() * (getBlock() / getRowThreads());
   if (getMapping() == Mapping::planes)
     return getGrid() * getPlanes();
+  // tiles: the grid's block tiles, some of which may be partial.
   return getGrid() * getBlock();
 }
 

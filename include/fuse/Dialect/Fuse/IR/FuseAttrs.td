@@ -18,7 +18,8 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
   I32EnumAttrCase<"loop", 0>,
   I32EnumAttrCase<"flat", 1>,
   I32EnumAttrCase<"rows", 2>,
-  I32EnumAttrCase<"planes", 3>
+  I32EnumAttrCase<"planes", 3>,
+  I32EnumAttrCase<"tiles", 4>
 ]> {
   // - loop: the whole loop nest on the calling thread (the cpu target);
   // - flat: one GPU thread per iteration of the kernel's parallel loop, in
@@ -30,7 +31,11 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
   // - planes: each block computes `planes` consecutive planes (the loop's
   //   last two dims, whole) of the output: it first copies the planes of
   //   each input that the loop reads a window of into shared memory, then
-  //   its threads run the planes' iterations in turn.
+  //   its threads run the planes' iterations in turn;
+  // - tiles: each block computes a `block_tile` of the loop's iterations
+  //   (a contraction's output), each thread a `thread_tile` of it; the
+  //   block stages the operand tiles its reduction loop reads, `k_tile`
+  //   iterations of it at a time, in shared memory.
   let cppNamespace = "::fuse";
   let genSpecializedAttr = 0;
 }
@@ -83,6 +88,16 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     share is loaded once and neighbouring accesses can be vector accesses;
     `grid` covers the loop's iterations after tiling.
 
+    With the `tiles` mapping (generated contractions) the loop is split
+    into tiles of `block_tile` iterations per dim, one per block (`grid`
+    counts them; tiles at the loop's end may be partial), and each block
+    into `thread_tile`s, one per thread (`block` is how many a block
+    has). The block copies what its reduction loop reads of each operand,
+    `k_tile` iterations of that loop at a time, into shared memory, and
+    its threads then read the operands from there: each element of an
+    operand tile is loaded from global memory once per block instead of
+    once per thread tile that needs it. `k_tile = 0` stages nothing.
+
     ```mlir
     #fuse.kernel<flat, grid = 392, block = 256>
     #fuse.kernel<flat, grid = 98, block = 256, thread_tile = [1, 1, 4]>
@@ -91,6 +106,8 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
                  thread_tile = [1, 1, 1, 7]>
     #fuse.kernel<planes, grid = 1920, block = 128, planes = 16,
                  staged_output, thread_tile = [1, 1, 1, 7]>
+    #fuse.kernel<tiles, grid = 96, block = 256, thread_tile = [4, 4],
+                 block_tile = [64, 64], k_tile = 16>
     ```
   }];
   let parameters = (ins
@@ -100,7 +117,9 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     DefaultValuedParameter<"int64_t", "1">:$rowThreads,
     OptionalArrayRefParameter<"int64_t">:$threadTile,
     DefaultValuedParameter<"int64_t", "1">:$planes,
-    DefaultValuedParameter<"bool", "false">:$stagedOutput
+    DefaultValuedParameter<"bool", "false">:$stagedOutput,
+    OptionalArrayRefParameter<"int64_t">:$blockTile,
+    DefaultValuedParameter<"int64_t", "0">:$kTile
   );
   // The optional parameters start with a comma: a declarative format
   // could not tell them apart.
@@ -109,20 +128,21 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     AttrBuilder<(ins "Mapping":$mapping, "int64_t":$grid, "int64_t":$block,
                      CArg<"int64_t", "1">:$rowThreads), [{
       return $_get($_ctxt, mapping, grid, block, rowThreads,
-                   ::llvm::ArrayRef<int64_t>(), 1, false);
+                   ::llvm::ArrayRef<int64_t>(), 1, false,
+                   ::llvm::ArrayRef<int64_t>(), 0);
     }]>,
     AttrBuilder<(ins "Mapping":$mapping, "int64_t":$grid, "int64_t":$block,
                      "int64_t":$rowThreads,
                      "::llvm::ArrayRef<int64_t>":$threadTile), [{
       return $_get($_ctxt, mapping, grid, block, rowThreads, threadTile, 1,
-                   false);
+                   false, ::llvm::ArrayRef<int64_t>(), 0);
     }]>
   ];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Iterations of the kernel's parallel loop the configuration covers:
     /// rows for `rows`, elements (thread tiles) for `flat`, planes for
-    /// `planes`.
+    /// `planes`, thread tiles for `tiles`.
     int64_t getCapacity() const;
   }];
 }

@@ -1,0 +1,88 @@
+//===- GPUMapping.h - Mapping a kernel's loop to GPU blocks and threads ---===//
+//
+// What fuse-map-kernels-to-gpu's mappings share: the constant bounds of a
+// kernel's parallel loop, delinearization of a block's or thread's index,
+// moving the loop body into the gpu.func, and shared-memory buffers; and
+// the `tiles` mapping of generated contractions (ContractionTiles.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_CODEGEN_GPUMAPPING_H
+#define FUSE_CODEGEN_GPUMAPPING_H
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace fuse {
+
+/// The constant bounds of a parallel loop, per dim: lower bound, step and
+/// number of iterations.
+struct LoopBounds {
+  llvm::SmallVector<int64_t> lbs, steps, extents;
+
+  int64_t total() const {
+    int64_t total = 1;
+    for (int64_t e : extents)
+      total *= e;
+    return total;
+  }
+};
+
+/// The bounds of `loop`, or failure for non-constant bounds.
+mlir::FailureOr<LoopBounds> getLoopBounds(mlir::scf::ParallelOp loop);
+
+/// Sets `ivs[from, to)` to the induction variables of `linear`, an
+/// iteration counted row-major over dims [from, to) of `bounds` (the last
+/// dim varies fastest).
+void delinearize(mlir::OpBuilder &b, mlir::Location loc, mlir::Value linear,
+                 const LoopBounds &bounds, int64_t from, int64_t to,
+                 llvm::MutableArrayRef<mlir::Value> ivs);
+
+/// Moves the body of `loop` to the end of `target` (before its
+/// terminator), its induction variables replaced by `ivs`, and erases the
+/// loop.
+void inlineLoopBody(mlir::scf::ParallelOp loop, mlir::Block *target,
+                    llvm::ArrayRef<mlir::Value> ivs);
+
+/// A shared buffer of `elements` of `elementType` in `func`, 16-byte
+/// aligned so that its accesses may be 128-bit ones.
+mlir::Value addSharedCopy(mlir::OpBuilder &b, mlir::gpu::GPUFuncOp func,
+                          int64_t elements, mlir::Type elementType,
+                          mlir::Location loc);
+
+/// `buffer` as one dim.
+mlir::Value collapseToFlat(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value buffer);
+
+/// Runs `emitRounds(first, count)` for `rounds` rounds of a block's copy
+/// between global and shared memory: once for all of them when they are
+/// few, else in a loop over groups of a few rounds (the last group may
+/// reach past `rounds`: the rounds check their range). A thread issues a
+/// group's loads before its stores, so their latencies overlap.
+void emitRoundGroups(
+    mlir::OpBuilder &b, mlir::Location loc, int64_t rounds,
+    llvm::function_ref<void(mlir::Value first, int64_t count)> emitRounds);
+
+/// Static shared memory a block may have without opting in to more.
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+
+/// Maps `loop`, the parallel loop of the gpu.func `func`, with the `tiles`
+/// strategy: block and thread tiles of its iterations, the operand tiles
+/// of its reduction loop staged in shared memory.
+mlir::LogicalResult distributeTiles(mlir::OpBuilder &b,
+                                    mlir::gpu::GPUFuncOp func,
+                                    mlir::scf::ParallelOp loop,
+                                    KernelStrategyAttr strategy);
+
+/// The blocks a `tiles` strategy needs for `loop`, whose dims must step by
+/// the strategy's thread tile (fuse-jam-thread-tiles' work); an error on
+/// the loop otherwise.
+mlir::FailureOr<int64_t> getTileGridSize(mlir::scf::ParallelOp loop,
+                                         KernelStrategyAttr strategy);
+
+} // namespace fuse
+
+#endif // FUSE_CODEGEN_GPUMAPPING_H

@@ -1,0 +1,712 @@
+//===- ContractionTiles.cpp - Contractions in block and thread tiles ------===//
+//
+// The `tiles` mapping of a generated contraction: a MatMul's or Gemm's
+// kernel after fuse-jam-thread-tiles, whose parallel loop steps by the
+// thread tile and whose body keeps the tile's accumulators in one
+// reduction loop, then applies the epilogue to each and stores it.
+//
+// Each block takes `block_tile` iterations per dim of the loop, each of its
+// threads one thread tile of them. The reduction loop runs `k_tile`
+// iterations at a time: the block first copies what those iterations read
+// of each operand that several of its threads share (a matmul's rows of A,
+// which the threads along N share, and B's columns, shared along M) into
+// shared memory, in coalesced loads (128-bit where the rows allow), and
+// its threads then read them from there. The reduction dim comes first in
+// the shared copy, so that a thread's tile reads neighbouring elements
+// (one 128-bit shared load for 4 of them); a copy whose reduction dim was
+// the innermost in global memory has its rows padded by 4 elements, so
+// that the transposing stores do not all fall into one bank.
+//
+// A thread past the loop's end (a partial block tile) computes the last
+// thread tile again and stores nothing: every thread must reach the
+// block's barriers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Codegen/GPUMapping.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace fuse;
+
+namespace {
+/// An index as a sum of integer multiples of symbols (induction variables)
+/// and a constant.
+struct IndexExpr {
+  llvm::SmallMapVector<Value, int64_t, 4> terms;
+  int64_t constant = 0;
+
+  void add(const IndexExpr &other, int64_t scale = 1) {
+    for (auto [value, coefficient] : other.terms)
+      terms[value] += coefficient * scale;
+    constant += other.constant * scale;
+  }
+  /// The terms whose coefficient is not 0.
+  SmallVector<std::pair<Value, int64_t>> nonZeroTerms() const {
+    SmallVector<std::pair<Value, int64_t>> result;
+    for (auto [value, coefficient] : terms)
+      if (coefficient != 0)
+        result.push_back({value, coefficient});
+    return result;
+  }
+};
+
+/// How one dim of an operand is indexed in the reduction loop.
+enum class DimKind {
+  Loop,      // a dim of the parallel loop, plus a constant in its step
+  Reduction, // the reduction loop's induction variable
+  Fixed      // a constant
+};
+
+struct DimUse {
+  DimKind kind;
+  int64_t loopDim = -1;  // for Loop
+  int64_t constant = 0;  // for Loop (the offset in the tile) and Fixed
+};
+
+/// A load in the reduction loop: the function argument it reads and its
+/// indices into it (through subviews).
+struct Access {
+  memref::LoadOp load;
+  BlockArgument buffer;
+  SmallVector<DimUse> dims;
+};
+
+/// An operand the block stages: the shape of its box (the part of it one
+/// chunk of the reduction loop reads), in its own dims, and the strides of
+/// the shared copy, whose dims are in `layout` order.
+struct StagedOperand {
+  BlockArgument buffer;
+  SmallVector<DimUse> dims;
+  SmallVector<int64_t> box;
+  SmallVector<int64_t> sharedStrides;
+  int64_t sharedElements = 0;
+  SmallVector<Access, 4> accesses;
+  Value copy;
+};
+} // namespace
+
+static std::optional<IndexExpr> decompose(Value v, ArrayRef<Value> symbols) {
+  IndexExpr expr;
+  if (std::optional<int64_t> c = getConstantIntValue(v)) {
+    expr.constant = *c;
+    return expr;
+  }
+  if (llvm::is_contained(symbols, v)) {
+    expr.terms[v] = 1;
+    return expr;
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op || op->getNumOperands() != 2)
+    return std::nullopt;
+  std::optional<IndexExpr> lhs = decompose(op->getOperand(0), symbols);
+  std::optional<IndexExpr> rhs = decompose(op->getOperand(1), symbols);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (isa<arith::AddIOp>(op)) {
+    lhs->add(*rhs);
+    return lhs;
+  }
+  if (isa<arith::SubIOp>(op)) {
+    lhs->add(*rhs, -1);
+    return lhs;
+  }
+  if (isa<arith::MulIOp>(op)) {
+    if (lhs->nonZeroTerms().empty()) {
+      IndexExpr product;
+      product.add(*rhs, lhs->constant);
+      return product;
+    }
+    if (rhs->nonZeroTerms().empty()) {
+      IndexExpr product;
+      product.add(*lhs, rhs->constant);
+      return product;
+    }
+  }
+  return std::nullopt;
+}
+
+static std::optional<IndexExpr> decompose(OpFoldResult value,
+                                          ArrayRef<Value> symbols) {
+  if (std::optional<int64_t> c = getConstantIntValue(value)) {
+    IndexExpr expr;
+    expr.constant = *c;
+    return expr;
+  }
+  if (auto v = dyn_cast<Value>(value))
+    return decompose(v, symbols);
+  return std::nullopt;
+}
+
+/// How `expr` indexes a dim: by one of the loop's induction variables
+/// `ivs` plus a constant within its step (a thread tile's offset), by the
+/// reduction's `k`, or by a constant.
+static std::optional<DimUse> classify(const IndexExpr &expr,
+                                      ArrayRef<Value> ivs, Value k,
+                                      ArrayRef<int64_t> steps) {
+  SmallVector<std::pair<Value, int64_t>> terms = expr.nonZeroTerms();
+  if (terms.empty())
+    return DimUse{DimKind::Fixed, -1, expr.constant};
+  if (terms.size() != 1 || terms.front().second != 1)
+    return std::nullopt;
+  Value symbol = terms.front().first;
+  if (symbol == k)
+    return expr.constant == 0 ? std::optional<DimUse>(DimUse{DimKind::Reduction})
+                              : std::nullopt;
+  for (auto [d, iv] : llvm::enumerate(ivs))
+    if (iv == symbol && expr.constant >= 0 && expr.constant < steps[d])
+      return DimUse{DimKind::Loop, int64_t(d), expr.constant};
+  return std::nullopt;
+}
+
+/// The access of `load` when it reads a function argument of static shape
+/// and identity layout, directly or through subviews of unit strides that
+/// keep the rank, at indices `classify` understands.
+static std::optional<Access> getAccess(memref::LoadOp load, ArrayRef<Value> ivs,
+                                       Value k, ArrayRef<int64_t> steps) {
+  SmallVector<Value> symbols(ivs);
+  symbols.push_back(k);
+  SmallVector<IndexExpr> indices;
+  for (Value index : load.getIndices()) {
+    std::optional<IndexExpr> expr = decompose(index, symbols);
+    if (!expr)
+      return std::nullopt;
+    indices.push_back(*expr);
+  }
+  Value memref = load.getMemRef();
+  while (auto subview = memref.getDefiningOp<memref::SubViewOp>()) {
+    if (subview.getSourceType().getRank() != subview.getType().getRank() ||
+        !llvm::all_of(subview.getStaticStrides(),
+                      [](int64_t s) { return s == 1; }))
+      return std::nullopt;
+    for (auto [d, offset] : llvm::enumerate(subview.getMixedOffsets())) {
+      std::optional<IndexExpr> expr = decompose(offset, symbols);
+      if (!expr)
+        return std::nullopt;
+      indices[d].add(*expr);
+    }
+    memref = subview.getSource();
+  }
+  auto buffer = dyn_cast<BlockArgument>(memref);
+  if (!buffer || !isa<gpu::GPUFuncOp>(buffer.getOwner()->getParentOp()))
+    return std::nullopt;
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    return std::nullopt;
+  Access access{load, buffer, {}};
+  for (const IndexExpr &expr : indices) {
+    std::optional<DimUse> use = classify(expr, ivs, k, steps);
+    if (!use)
+      return std::nullopt;
+    access.dims.push_back(*use);
+  }
+  return access;
+}
+
+/// Whether `v` is known to be a multiple of `m` (constants, and loop
+/// induction variables, sums and products of such).
+static bool isKnownMultiple(Value v, int64_t m) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return *c % m == 0;
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+      return arg == loop.getInductionVar() &&
+             isKnownMultiple(loop.getLowerBound(), m) &&
+             isKnownMultiple(loop.getStep(), m);
+  Operation *op = v.getDefiningOp();
+  if (isa_and_present<arith::AddIOp, arith::SubIOp>(op))
+    return isKnownMultiple(op->getOperand(0), m) &&
+           isKnownMultiple(op->getOperand(1), m);
+  if (isa_and_present<arith::MulIOp>(op))
+    return isKnownMultiple(op->getOperand(0), m) ||
+           isKnownMultiple(op->getOperand(1), m);
+  return false;
+}
+
+/// The kernel's reduction loop: the one innermost scf.for whose body loads
+/// at indices that use its induction variable, reached from the function
+/// body through scf.for ops only (every thread runs it: the block's
+/// barriers go inside it). Null when there is no such loop, or several.
+static scf::ForOp findReductionLoop(gpu::GPUFuncOp func) {
+  SmallVector<scf::ForOp> candidates;
+  func.walk([&](scf::ForOp loop) {
+    bool innermost = loop.getBody()
+                         ->walk([&](scf::ForOp inner) {
+                           return inner == loop ? WalkResult::advance()
+                                                : WalkResult::interrupt();
+                         })
+                         .wasInterrupted() == false;
+    if (!innermost)
+      return;
+    bool reads = llvm::any_of(
+        loop.getBody()->getOps<memref::LoadOp>(), [&](memref::LoadOp load) {
+          return llvm::any_of(load.getIndices(), [&](Value index) {
+            return index == loop.getInductionVar() ||
+                   (index.getDefiningOp() &&
+                    llvm::is_contained(index.getDefiningOp()->getOperands(),
+                                       loop.getInductionVar()));
+          });
+        });
+    if (reads)
+      candidates.push_back(loop);
+  });
+  if (candidates.size() != 1)
+    return nullptr;
+  scf::ForOp loop = candidates.front();
+  if (getConstantIntValue(loop.getStep()) != 1)
+    return nullptr;
+  for (Operation *parent = loop->getParentOp(); parent != func;
+       parent = parent->getParentOp())
+    if (!isa<scf::ForOp>(parent))
+      return nullptr;
+  return loop;
+}
+
+FailureOr<int64_t> fuse::getTileGridSize(scf::ParallelOp loop,
+                                         KernelStrategyAttr strategy) {
+  FailureOr<LoopBounds> bounds = getLoopBounds(loop);
+  if (failed(bounds))
+    return loop.emitOpError("needs constant bounds for the tiles mapping");
+  ArrayRef<int64_t> blockTile = strategy.getBlockTile();
+  ArrayRef<int64_t> threadTile = strategy.getThreadTile();
+  if (blockTile.size() != bounds->extents.size())
+    return loop.emitOpError("has ")
+           << bounds->extents.size() << " dims but the block tile of "
+           << strategy << " has " << blockTile.size();
+  int64_t grid = 1;
+  for (auto [d, extent] : llvm::enumerate(bounds->extents)) {
+    if (bounds->steps[d] != threadTile[d])
+      return loop.emitOpError("dim ")
+             << d << " steps by " << bounds->steps[d]
+             << ", not by the thread tile of " << strategy;
+    grid *= llvm::divideCeil(extent, blockTile[d] / threadTile[d]);
+  }
+  return grid;
+}
+
+/// Plans the operands of `reduction` the block stages: every load of the
+/// operand in the loop is understood, the operand has one reduction dim,
+/// and some tiled dim of the loop does not index it (threads along it
+/// share what it reads). Operands that would pass the shared memory
+/// budget are left in global memory.
+static SmallVector<StagedOperand, 4>
+planStagedOperands(scf::ForOp reduction, ArrayRef<Value> ivs,
+                   ArrayRef<int64_t> steps, ArrayRef<int64_t> tilesPerBlock,
+                   int64_t kTile) {
+  llvm::MapVector<BlockArgument, SmallVector<Access, 4>> byBuffer;
+  DenseSet<BlockArgument> refused;
+  Value k = reduction.getInductionVar();
+  for (memref::LoadOp load : reduction.getBody()->getOps<memref::LoadOp>()) {
+    std::optional<Access> access = getAccess(load, ivs, k, steps);
+    if (!access) {
+      // A load we cannot place may still read a staged operand: then that
+      // operand's copy is not the only reader, which is fine.
+      continue;
+    }
+    byBuffer[access->buffer].push_back(std::move(*access));
+  }
+  SmallVector<StagedOperand, 4> staged;
+  int64_t sharedBytes = 0;
+  for (auto &[buffer, accesses] : byBuffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    // The buffer must not be written (the kernel's output is its last
+    // argument; any store to it rules it out).
+    bool written = llvm::any_of(buffer.getUsers(), [](Operation *user) {
+      return !isa<memref::LoadOp, memref::SubViewOp>(user);
+    });
+    if (written)
+      continue;
+    SmallVector<DimUse> dims = accesses.front().dims;
+    bool consistent = llvm::all_of(accesses, [&](const Access &a) {
+      for (auto [x, y] : llvm::zip(a.dims, dims))
+        if (x.kind != y.kind || x.loopDim != y.loopDim ||
+            (x.kind == DimKind::Fixed && x.constant != y.constant))
+          return false;
+      return true;
+    });
+    int64_t reductionDims = llvm::count_if(
+        dims, [](const DimUse &u) { return u.kind == DimKind::Reduction; });
+    if (!consistent || reductionDims != 1)
+      continue;
+    SmallVector<bool> indexedBy(ivs.size(), false);
+    for (const DimUse &use : dims)
+      if (use.kind == DimKind::Loop)
+        indexedBy[use.loopDim] = true;
+    bool shared = false;
+    for (auto [d, count] : llvm::enumerate(tilesPerBlock))
+      shared |= count > 1 && !indexedBy[d];
+    if (!shared)
+      continue;
+
+    StagedOperand operand;
+    operand.buffer = buffer;
+    operand.dims = dims;
+    int64_t rank = type.getRank(), reductionDim = -1;
+    for (auto [d, use] : llvm::enumerate(dims)) {
+      switch (use.kind) {
+      case DimKind::Loop:
+        operand.box.push_back(tilesPerBlock[use.loopDim] * steps[use.loopDim]);
+        break;
+      case DimKind::Reduction:
+        operand.box.push_back(kTile);
+        reductionDim = d;
+        break;
+      case DimKind::Fixed:
+        operand.box.push_back(1);
+        break;
+      }
+    }
+    // The shared copy: the reduction dim first, then the others in order;
+    // rows padded when that transposes the operand.
+    SmallVector<int64_t> layout = {reductionDim};
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != reductionDim)
+        layout.push_back(d);
+    bool transposed = reductionDim == rank - 1 && rank > 1 &&
+                      operand.box[layout.back()] > 1;
+    operand.sharedStrides.assign(rank, 0);
+    int64_t stride = 1;
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      int64_t d = layout[i];
+      operand.sharedStrides[d] = stride;
+      int64_t extent = operand.box[d];
+      if (i == rank - 1 && transposed)
+        extent += 4;
+      stride *= extent;
+    }
+    operand.sharedElements = stride;
+    int64_t bytes = stride * type.getElementTypeBitWidth() / 8;
+    if (sharedBytes + bytes > kMaxStaticSharedBytes)
+      continue;
+    sharedBytes += bytes;
+    operand.accesses = accesses;
+    staged.push_back(std::move(operand));
+  }
+  return staged;
+}
+
+/// Copies the box of `operand` at `origin` (one value per dim of the
+/// operand) into its shared copy: adjacent threads read adjacent elements
+/// of the box in global memory, 4 at once where the box's rows stay
+/// 16-byte aligned; elements past the operand's end are stored as 0.
+static void emitOperandCopy(OpBuilder &b, Location loc,
+                            const StagedOperand &operand,
+                            ArrayRef<Value> origin, bool originAligned,
+                            Value tid, int64_t threads) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto type = cast<MemRefType>(operand.buffer.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = type.getRank();
+  ArrayRef<int64_t> box = operand.box;
+  int64_t elements = computeProduct(box);
+  int64_t vector =
+      originAligned && box.back() % 4 == 0 && shape.back() % 4 == 0 ? 4 : 1;
+  int64_t rounds = llvm::divideCeil(elements, threads * vector);
+  Value flat = collapseToFlat(b, loc, operand.buffer);
+  SmallVector<int64_t> globalStrides = computeStrides(shape);
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(type.getElementType()));
+
+  auto emitRounds = [&](Value first, int64_t count) {
+    struct Round {
+      Value inBox, sharedOffset;
+      SmallVector<Value> values;
+    };
+    SmallVector<Round, 4> pending;
+    for (int64_t r = 0; r < count; ++r) {
+      Round round;
+      Value index = arith::AddIOp::create(b, loc, first, c(r));
+      Value element = arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, index, c(threads)), tid),
+          c(vector));
+      round.inBox = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          element, c(elements));
+      // The element's place in the box, row-major.
+      SmallVector<Value> coords(rank);
+      Value rest = element;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        coords[d] = arith::RemUIOp::create(b, loc, rest, c(box[d]));
+        rest = arith::DivUIOp::create(b, loc, rest, c(box[d]));
+      }
+      Value inside = round.inBox;
+      Value globalOffset = c(0), sharedOffset = c(0);
+      for (int64_t d = 0; d < rank; ++d) {
+        Value at = arith::AddIOp::create(b, loc, origin[d], coords[d]);
+        if (operand.dims[d].kind != DimKind::Fixed)
+          inside = arith::AndIOp::create(
+              b, loc, inside,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at,
+                                    c(shape[d])));
+        int64_t last = shape[d] - (d == rank - 1 ? vector : 1);
+        Value clamped = arith::MinUIOp::create(b, loc, at, c(last));
+        globalOffset = arith::AddIOp::create(
+            b, loc, globalOffset,
+            arith::MulIOp::create(b, loc, clamped, c(globalStrides[d])));
+        sharedOffset = arith::AddIOp::create(
+            b, loc, sharedOffset,
+            arith::MulIOp::create(b, loc, coords[d],
+                                  c(operand.sharedStrides[d])));
+      }
+      round.sharedOffset = sharedOffset;
+      for (int64_t j = 0; j < vector; ++j) {
+        Value value = memref::LoadOp::create(
+            b, loc, flat,
+            ValueRange{arith::AddIOp::create(b, loc, globalOffset, c(j))});
+        round.values.push_back(
+            arith::SelectOp::create(b, loc, inside, value, zero));
+      }
+      pending.push_back(std::move(round));
+    }
+    // Every load of the rounds is issued before their stores: one round's
+    // latency, not one per round.
+    int64_t innerStride = operand.sharedStrides[rank - 1];
+    for (Round &round : pending) {
+      auto ifInBox = scf::IfOp::create(b, loc, round.inBox, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifInBox.thenBlock());
+      for (auto [j, value] : llvm::enumerate(round.values))
+        memref::StoreOp::create(
+            b, loc, value, operand.copy,
+            ValueRange{arith::AddIOp::create(b, loc, round.sharedOffset,
+                                             c(int64_t(j) * innerStride))});
+    }
+  };
+  emitRoundGroups(b, loc, rounds, emitRounds);
+}
+
+/// `upper - lower` when it is a constant: both constants, or `upper` is
+/// `lower` plus a constant (a block of a blocked accumulation).
+static std::optional<int64_t> getConstantTripSpan(Value lower, Value upper) {
+  std::optional<int64_t> l = getConstantIntValue(lower);
+  std::optional<int64_t> u = getConstantIntValue(upper);
+  if (l && u)
+    return *u - *l;
+  if (auto add = upper.getDefiningOp<arith::AddIOp>()) {
+    if (add.getLhs() == lower)
+      return getConstantIntValue(add.getRhs());
+    if (add.getRhs() == lower)
+      return getConstantIntValue(add.getLhs());
+  }
+  return std::nullopt;
+}
+
+/// Splits `reduction` into chunks of `kTile` iterations; at the start of
+/// each, the block copies the chunk's boxes of the staged operands into
+/// shared memory between two barriers, and the loads of the staged
+/// operands in the loop read the copies.
+static void stageReduction(OpBuilder &b, scf::ForOp reduction,
+                           MutableArrayRef<StagedOperand> operands,
+                           ArrayRef<Value> blockStart,
+                           ArrayRef<bool> blockStartAligned,
+                           ArrayRef<Value> threadOffset, Value tid,
+                           int64_t threads, int64_t kTile) {
+  Location loc = reduction.getLoc();
+  auto c = [&](OpBuilder &builder, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, v);
+  };
+  b.setInsertionPoint(reduction);
+  Value lower = reduction.getLowerBound(), upper = reduction.getUpperBound();
+  auto chunks = scf::ForOp::create(b, loc, lower, upper, c(b, kTile),
+                                   reduction.getInitArgs());
+  reduction->replaceAllUsesWith(chunks.getResults());
+  Block *body = chunks.getBody();
+  // (scf.for made a terminator if the loop carries no values.)
+  if (!body->empty())
+    body->back().erase();
+  b.setInsertionPointToStart(body);
+  Value chunk = chunks.getInductionVar();
+  // The previous chunk's readers are done with the copies.
+  gpu::BarrierOp::create(b, loc);
+  bool chunkAligned = kTile % 4 == 0 && isKnownMultiple(lower, 4);
+  for (StagedOperand &operand : operands) {
+    SmallVector<Value> origin;
+    bool aligned = true;
+    for (auto [d, use] : llvm::enumerate(operand.dims)) {
+      bool last = d + 1 == operand.dims.size();
+      switch (use.kind) {
+      case DimKind::Loop:
+        origin.push_back(blockStart[use.loopDim]);
+        aligned &= !last || blockStartAligned[use.loopDim];
+        break;
+      case DimKind::Reduction:
+        origin.push_back(chunk);
+        aligned &= !last || chunkAligned;
+        break;
+      case DimKind::Fixed:
+        origin.push_back(c(b, use.constant));
+        aligned &= !last || use.constant % 4 == 0;
+        break;
+      }
+    }
+    emitOperandCopy(b, loc, operand, origin, aligned, tid, threads);
+  }
+  gpu::BarrierOp::create(b, loc);
+  // Whole chunks need no bound: the inner loop then has a constant trip
+  // count, which LLVM unrolls (and addresses shared memory with constant
+  // offsets).
+  Value end = arith::AddIOp::create(b, loc, chunk, c(b, kTile));
+  std::optional<int64_t> trip = getConstantTripSpan(lower, upper);
+  if (!trip || *trip % kTile != 0)
+    end = arith::MinSIOp::create(b, loc, end, upper);
+  reduction->moveBefore(body, body->end());
+  reduction.getLowerBoundMutable().assign(chunk);
+  reduction.getUpperBoundMutable().assign(end);
+  for (auto [init, arg] :
+       llvm::zip(reduction.getInitArgsMutable(), chunks.getRegionIterArgs()))
+    init.assign(arg);
+  b.setInsertionPointToEnd(body);
+  scf::YieldOp::create(b, loc, reduction.getResults());
+
+  // The staged loads read the copies, at their place in the box: the
+  // thread's offset in the block tile plus the load's in the thread tile,
+  // and the iteration's in the chunk.
+  Value k = reduction.getInductionVar();
+  for (StagedOperand &operand : operands) {
+    for (Access &access : operand.accesses) {
+      OpBuilder lb(access.load);
+      Value offset = c(lb, 0);
+      for (auto [d, use] : llvm::enumerate(access.dims)) {
+        Value local;
+        if (use.kind == DimKind::Fixed)
+          continue;
+        if (use.kind == DimKind::Loop)
+          local = arith::AddIOp::create(lb, loc, threadOffset[use.loopDim],
+                                        c(lb, use.constant));
+        else
+          local = arith::SubIOp::create(lb, loc, k, chunk);
+        offset = arith::AddIOp::create(
+            lb, loc, offset,
+            arith::MulIOp::create(lb, loc, local,
+                                  c(lb, operand.sharedStrides[d])));
+      }
+      Value value = memref::LoadOp::create(lb, access.load.getLoc(),
+                                           operand.copy, ValueRange{offset});
+      access.load.replaceAllUsesWith(value);
+      access.load.erase();
+    }
+  }
+}
+
+/// The function argument `memref` is a view of, or null.
+static BlockArgument getRootArgument(Value memref, gpu::GPUFuncOp func) {
+  while (Operation *op = memref.getDefiningOp()) {
+    if (!isa<ViewLikeOpInterface>(op))
+      return nullptr;
+    memref = cast<ViewLikeOpInterface>(op).getViewSource();
+  }
+  auto arg = dyn_cast<BlockArgument>(memref);
+  if (!arg || arg.getOwner() != &func.getBody().front() ||
+      arg.getArgNumber() >= func.getNumArguments())
+    return nullptr;
+  return arg;
+}
+
+LogicalResult fuse::distributeTiles(OpBuilder &b, gpu::GPUFuncOp func,
+                                    scf::ParallelOp loop,
+                                    KernelStrategyAttr strategy) {
+  Location loc = loop.getLoc();
+  if (failed(getTileGridSize(loop, strategy)))
+    return failure();
+  FailureOr<LoopBounds> bounds = getLoopBounds(loop);
+  int64_t rank = bounds->extents.size();
+  ArrayRef<int64_t> blockTile = strategy.getBlockTile();
+  ArrayRef<int64_t> threadTile = strategy.getThreadTile();
+  SmallVector<int64_t> tilesPerBlock, gridDims;
+  bool partial = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    tilesPerBlock.push_back(blockTile[d] / threadTile[d]);
+    gridDims.push_back(llvm::divideCeil(bounds->extents[d],
+                                        tilesPerBlock.back()));
+    partial |= bounds->extents[d] % tilesPerBlock.back() != 0;
+  }
+
+  b.setInsertionPoint(loop);
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  // Block tiles and thread tiles row-major, the last dim fastest: adjacent
+  // threads compute (and store) adjacent tiles of a row.
+  SmallVector<int64_t> zeros(rank, 0), ones(rank, 1);
+  LoopBounds grid{zeros, ones, gridDims}, threads{zeros, ones, tilesPerBlock};
+  SmallVector<Value> blockIndex(rank), localIndex(rank);
+  delinearize(b, loc, bid, grid, 0, rank, blockIndex);
+  delinearize(b, loc, tid, threads, 0, rank, localIndex);
+  Value valid = arith::ConstantIntOp::create(b, loc, 1, 1);
+  SmallVector<Value> ivs, blockStart, threadOffset;
+  SmallVector<bool> blockStartAligned;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t step = bounds->steps[d], extent = bounds->extents[d];
+    Value first =
+        arith::MulIOp::create(b, loc, blockIndex[d], c(tilesPerBlock[d]));
+    Value index = arith::AddIOp::create(b, loc, first, localIndex[d]);
+    if (extent % tilesPerBlock[d] != 0) {
+      valid = arith::AndIOp::create(
+          b, loc, valid,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
+                                c(extent)));
+      index = arith::MinUIOp::create(b, loc, index, c(extent - 1));
+    }
+    Value start = arith::AddIOp::create(
+        b, loc, c(bounds->lbs[d]), arith::MulIOp::create(b, loc, first, c(step)));
+    Value iv = arith::AddIOp::create(
+        b, loc, c(bounds->lbs[d]), arith::MulIOp::create(b, loc, index, c(step)));
+    ivs.push_back(iv);
+    blockStart.push_back(start);
+    blockStartAligned.push_back(bounds->lbs[d] % 4 == 0 &&
+                                (tilesPerBlock[d] * step) % 4 == 0);
+    threadOffset.push_back(arith::SubIOp::create(b, loc, iv, start));
+  }
+  inlineLoopBody(loop, &func.getBody().front(), ivs);
+
+  // Threads past the loop's end store nothing.
+  if (partial) {
+    SmallVector<memref::StoreOp> stores;
+    func.walk([&](memref::StoreOp store) {
+      if (getRootArgument(store.getMemRef(), func))
+        stores.push_back(store);
+    });
+    for (memref::StoreOp store : stores) {
+      OpBuilder sb(store);
+      auto ifValid = scf::IfOp::create(sb, store.getLoc(), valid, false);
+      store->moveBefore(ifValid.thenBlock()->getTerminator());
+    }
+  }
+
+  int64_t kTile = strategy.getKTile();
+  if (kTile == 0)
+    return success();
+  scf::ForOp reduction = findReductionLoop(func);
+  if (!reduction)
+    return success();
+  SmallVector<StagedOperand, 4> operands = planStagedOperands(
+      reduction, ivs, bounds->steps, tilesPerBlock, kTile);
+  if (operands.empty())
+    return success();
+  b.setInsertionPointToStart(&func.getBody().front());
+  for (StagedOperand &operand : operands)
+    operand.copy = addSharedCopy(
+        b, func, operand.sharedElements,
+        cast<MemRefType>(operand.buffer.getType()).getElementType(), loc);
+  stageReduction(b, reduction, operands, blockStart, blockStartAligned,
+                 threadOffset, tid, strategy.getBlock(), kTile);
+  // Views that only the staged loads read.
+  SmallVector<Operation *> dead;
+  func.walk([&](memref::SubViewOp view) {
+    if (view->use_empty())
+      dead.push_back(view);
+  });
+  for (Operation *op : llvm::reverse(dead))
+    op->erase();
+  return success();
+}
