@@ -559,8 +559,9 @@ static KernelStrategyAttr chooseContractionTiles(
     SmallVector<int64_t> threadTile(rank, 1), blockTile(rank, 1);
     int64_t n = loop.back();
     threadTile.back() = tileDivisor(n, columns, columns);
+    // A loop of one dim has the whole block along it.
     int64_t columnThreads = std::min<int64_t>(
-        kTileColumnsThreads,
+        rank >= 2 ? kTileColumnsThreads : kTileThreads,
         llvm::PowerOf2Ceil(llvm::divideCeil(n, threadTile.back())));
     blockTile.back() = columnThreads * threadTile.back();
     int64_t rowThreads = 1;
@@ -571,12 +572,6 @@ static KernelStrategyAttr chooseContractionTiles(
           kTileThreads / columnThreads,
           llvm::PowerOf2Ceil(llvm::divideCeil(m, threadTile[rank - 2])));
       blockTile[rank - 2] = rowThreads * threadTile[rank - 2];
-    } else {
-      // One dim: the whole block along it.
-      columnThreads = std::min<int64_t>(
-          kTileThreads,
-          llvm::PowerOf2Ceil(llvm::divideCeil(n, threadTile.back())));
-      blockTile.back() = columnThreads * threadTile.back();
     }
     int64_t blocks = 1;
     for (auto [extent, size] : llvm::zip(loop, blockTile))

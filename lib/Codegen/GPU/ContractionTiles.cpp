@@ -235,13 +235,11 @@ static bool isKnownMultiple(Value v, int64_t m) {
 static scf::ForOp findReductionLoop(gpu::GPUFuncOp func) {
   SmallVector<scf::ForOp> candidates;
   func.walk([&](scf::ForOp loop) {
-    bool innermost = loop.getBody()
-                         ->walk([&](scf::ForOp inner) {
-                           return inner == loop ? WalkResult::advance()
-                                                : WalkResult::interrupt();
-                         })
-                         .wasInterrupted() == false;
-    if (!innermost)
+    bool hasInnerLoop =
+        loop.getBody()
+            ->walk([](scf::ForOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
+    if (hasInnerLoop)
       return;
     bool reads = llvm::any_of(
         loop.getBody()->getOps<memref::LoadOp>(), [&](memref::LoadOp load) {
@@ -289,6 +287,16 @@ FailureOr<int64_t> fuse::getTileGridSize(scf::ParallelOp loop,
   return grid;
 }
 
+/// Whether every use of `memref`, and of the views of it, is a load.
+static bool isOnlyRead(Value memref) {
+  return llvm::all_of(memref.getUsers(), [](Operation *user) {
+    if (isa<memref::LoadOp>(user))
+      return true;
+    auto view = dyn_cast<ViewLikeOpInterface>(user);
+    return view && isOnlyRead(view->getResult(0));
+  });
+}
+
 /// Plans the operands of `reduction` the block stages: every load of the
 /// operand in the loop is understood, the operand has one reduction dim,
 /// and some tiled dim of the loop does not index it (threads along it
@@ -314,12 +322,9 @@ planStagedOperands(scf::ForOp reduction, ArrayRef<Value> ivs,
   int64_t sharedBytes = 0;
   for (auto &[buffer, accesses] : byBuffer) {
     auto type = cast<MemRefType>(buffer.getType());
-    // The buffer must not be written (the kernel's output is its last
-    // argument; any store to it rules it out).
-    bool written = llvm::any_of(buffer.getUsers(), [](Operation *user) {
-      return !isa<memref::LoadOp, memref::SubViewOp>(user);
-    });
-    if (written)
+    // The block's copy must stay what the buffer holds: nothing may write
+    // the buffer, directly or through a view.
+    if (!isOnlyRead(buffer))
       continue;
     SmallVector<DimUse> dims = accesses.front().dims;
     bool consistent = llvm::all_of(accesses, [&](const Access &a) {
