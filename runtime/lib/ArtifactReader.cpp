@@ -14,6 +14,7 @@
 #include "Error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 using namespace fuse::artifact;
@@ -453,6 +454,78 @@ fuse_status validateLaunch(const Artifact &a, Plan &plan, size_t index) {
   return FUSE_OK;
 }
 
+uint64_t addSaturating(uint64_t a, uint64_t b) {
+  return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+/// A plan's choices: at least two candidates each, every candidate a
+/// non-empty run of launches starting where the one before it ends, the
+/// choices in launch order without overlapping, inside the plan; a
+/// selection in range, a tuned flag of 0 or 1, times finite and not
+/// negative.
+fuse_status validateChoices(const Plan &plan) {
+  const char *name = plan.name.c_str();
+  // Where the previous choice ends (its last candidate's end).
+  uint64_t previousEnd = 0;
+  for (size_t c = 0; c < plan.choices.size(); ++c) {
+    const ChoiceDesc &choice = plan.choices[c];
+    const std::vector<CandidateDesc> &candidates = choice.candidates;
+    if (candidates.size() < 2)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' choice %zu '%s' has %zu candidate%s; "
+                  "a choice has at least 2",
+                  name, c, choice.key.c_str(), candidates.size(),
+                  candidates.size() == 1 ? "" : "s");
+    if (choice.selected >= candidates.size())
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' choice %zu '%s' selects candidate %u "
+                  "but has %zu candidates",
+                  name, c, choice.key.c_str(), choice.selected,
+                  candidates.size());
+    if (choice.tuned > 1)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' choice %zu '%s' has tuned flag %u, "
+                  "not 0 or 1",
+                  name, c, choice.key.c_str(), choice.tuned);
+    if (c > 0 && candidates[0].firstLaunch < previousEnd)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' choice %zu '%s' starts at launch %u, "
+                  "before choice %zu ends (launch %llu): choices are in "
+                  "launch order and do not overlap",
+                  name, c, choice.key.c_str(), candidates[0].firstLaunch,
+                  c - 1, ull(previousEnd));
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const CandidateDesc &candidate = candidates[i];
+      std::string where =
+          format("plan '%s' choice %zu candidate %zu '%s'", name, c, i,
+                 candidate.label.c_str());
+      uint64_t end = uint64_t(candidate.firstLaunch) + candidate.numLaunches;
+      if (candidate.numLaunches == 0)
+        return fail(FUSE_ERROR_FORMAT, "artifact: %s has no launches",
+                    where.c_str());
+      if (i > 0 && candidate.firstLaunch != previousEnd)
+        return fail(FUSE_ERROR_FORMAT,
+                    "artifact: %s starts at launch %u, not where candidate "
+                    "%zu ends (launch %llu)",
+                    where.c_str(), candidate.firstLaunch, i - 1,
+                    ull(previousEnd));
+      if (end > plan.launches.size())
+        return fail(FUSE_ERROR_FORMAT,
+                    "artifact: %s has launches [%u, %llu), past the plan's "
+                    "%zu launches",
+                    where.c_str(), candidate.firstLaunch, ull(end),
+                    plan.launches.size());
+      if (!std::isfinite(candidate.timeMs) || candidate.timeMs < 0)
+        return fail(FUSE_ERROR_FORMAT,
+                    "artifact: %s has time %g ms; a time is finite and not "
+                    "negative (0: not measured)",
+                    where.c_str(), double(candidate.timeMs));
+      previousEnd = end;
+    }
+  }
+  return FUSE_OK;
+}
+
 fuse_status validatePlan(Artifact &a, Plan &plan) {
   const char *name = plan.name.c_str();
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
@@ -518,7 +591,7 @@ fuse_status validatePlan(Artifact &a, Plan &plan) {
     }
   }
 
-  plan.bytesMoved = 0;
+  plan.launchBytes.assign(plan.launches.size(), 0);
   for (size_t i = 0; i < plan.launches.size(); ++i) {
     if (fuse_status s = validateLaunch(a, plan, i))
       return s;
@@ -530,13 +603,16 @@ fuse_status validatePlan(Artifact &a, Plan &plan) {
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()),
                    distinct.end());
-    for (uint32_t arg : distinct) {
-      uint64_t bytes = plan.buffers[arg].bytes;
-      plan.bytesMoved = bytes > UINT64_MAX - plan.bytesMoved
-                            ? UINT64_MAX
-                            : plan.bytesMoved + bytes;
-    }
+    for (uint32_t arg : distinct)
+      plan.launchBytes[i] = addSaturating(plan.launchBytes[i],
+                                          plan.buffers[arg].bytes);
   }
+  if (fuse_status s = validateChoices(plan))
+    return s;
+  plan.running.clear();
+  for (const ChoiceDesc &choice : plan.choices)
+    plan.running.push_back(choice.selected);
+  updateRuns(plan);
   return FUSE_OK;
 }
 
@@ -588,6 +664,7 @@ fuse_status readPlanSection(const Blob &section, Artifact &a) {
       plan.launches.emplace_back();
       static_cast<LaunchDesc &>(plan.launches.back()) = std::move(launch);
     }
+    plan.choices = std::move(from.choices);
     if (plan.name.empty())
       return fail(FUSE_ERROR_FORMAT, "artifact: plan %zu has an empty name", i);
     for (size_t j = 0; j < i; ++j)
@@ -701,6 +778,8 @@ fuse_status readSections(const uint8_t *bytes, uint64_t size,
       return s;
   if (fuse_status s = readPlanSection(plan, a))
     return s;
+  a.planSectionOffset = uint64_t(plan.data - bytes);
+  a.planSectionSize = plan.size;
 
   const char *target = a.target == Target::Cpu ? "cpu" : "cuda";
   if (!a.kernelImage.present)
@@ -767,6 +846,27 @@ std::string describeLaunch(const Artifact &a, const Launch &launch) {
   return a.kernels[launch.kernel].name;
 }
 
+void updateRuns(Plan &plan) {
+  plan.runs.assign(plan.launches.size(), 1);
+  for (size_t c = 0; c < plan.choices.size(); ++c) {
+    const ChoiceDesc &choice = plan.choices[c];
+    for (size_t i = 0; i < choice.candidates.size(); ++i) {
+      const CandidateDesc &candidate = choice.candidates[i];
+      uint8_t runs = plan.running[c] == kAllCandidates || plan.running[c] == i;
+      std::fill_n(plan.runs.begin() + candidate.firstLaunch,
+                  candidate.numLaunches, runs);
+    }
+  }
+}
+
+uint64_t bytesMoved(const Plan &plan) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < plan.launches.size(); ++i)
+    if (plan.runs[i])
+      total = addSaturating(total, plan.launchBytes[i]);
+  return total;
+}
+
 fuse_status readArtifact(const void *data, size_t size, Artifact &a) {
   const uint8_t *bytes = static_cast<const uint8_t *>(data);
   if (size == 0 ||
@@ -819,6 +919,7 @@ fuse_status readArtifact(const void *data, size_t size, Artifact &a) {
   if (!archEnd)
     return fail(FUSE_ERROR_FORMAT,
                 "artifact: the header's arch string is not NUL-terminated");
+  a.checksum = header.checksum;
   a.target = static_cast<Target>(header.target);
   a.arch.assign(header.arch, size_t(archEnd - header.arch));
   return readSections(bytes, size, header, a);

@@ -23,6 +23,8 @@ namespace fuse {
 namespace runtime {
 
 using artifact::BufferDesc;
+using artifact::CandidateDesc;
+using artifact::ChoiceDesc;
 using artifact::KernelDesc;
 using artifact::LaunchDesc;
 using artifact::TensorDesc;
@@ -45,8 +47,17 @@ struct Plan {
   std::vector<uint32_t> inputBuffers;
   std::vector<uint32_t> outputBuffers;
   std::vector<Launch> launches;
-  /// fuse_model_plan_bytes: per launch, the bytes of its distinct buffers.
-  uint64_t bytesMoved = 0;
+  /// Groups with several candidates; `selected` and `tuned` are what
+  /// fuse_model_save writes.
+  std::vector<ChoiceDesc> choices;
+  /// Per choice: the candidate that runs, or kAllCandidates (a tuner timing
+  /// them all); starts as the artifact's `selected`.
+  std::vector<uint32_t> running;
+  /// Per launch: 1 when it runs under `running` (see updateRuns).
+  std::vector<uint8_t> runs;
+  /// Per launch: the bytes of its distinct buffers (fuse_model_plan_bytes
+  /// sums those of the launches that run).
+  std::vector<uint64_t> launchBytes;
   /// Where the arena starts in the model's one allocation.
   uint64_t arenaOffset = 0;
 };
@@ -80,7 +91,22 @@ struct Artifact {
   /// only when it is used).
   size_t matmulLaunches = 0;
   size_t convLaunches = 0;
+  /// Where the Plan section is in the file and the header's checksum, for
+  /// fuse_model_save to find the section again in the same file.
+  uint64_t planSectionOffset = 0;
+  uint64_t planSectionSize = 0;
+  uint64_t checksum = 0;
 };
+
+/// Plan::running of a choice whose candidates all run, one after another.
+constexpr uint32_t kAllCandidates = 0xffffffffu;
+
+/// Recomputes `plan.runs` from `plan.running`: launches outside every
+/// choice run, and of a choice's candidates only the running one(s).
+void updateRuns(Plan &plan);
+
+/// fuse_model_plan_bytes: the bytes the launches that run move.
+uint64_t bytesMoved(const Plan &plan);
 
 /// Alignment of each region (weights, arenas) in the allocation; more than
 /// the artifact's 64 so that every region starts on a GPU memory

@@ -29,18 +29,24 @@ public:
   virtual fuse_status copyIn(uint64_t offset, const void *data,
                              uint64_t bytes) = 0;
   virtual fuse_status copyOut(uint64_t offset, void *data, uint64_t bytes) = 0;
-  /// Runs a plan to completion.
+  /// Runs a plan to completion: the launches whose Plan::runs is set.
   virtual fuse_status run(size_t plan) = 0;
   /// fuse_model_benchmark, inputs already in place.
   virtual fuse_status benchmark(size_t plan, int warmup, int iterations,
                                 double *timesMs) = 0;
-  /// fuse_model_profile: iterations x launches times, inputs in place.
+  /// fuse_model_profile: iterations x launches times, inputs in place; 0
+  /// for a launch that does not run.
   virtual fuse_status profile(size_t plan, int warmup, int iterations,
                               double *timesMs, double *overheadMs) = 0;
   /// fuse_model_measure_limits.
   virtual fuse_status measureLimits(double *copyGBps, double *fp32GFlops) = 0;
   /// fuse_model_device_name.
   virtual const char *deviceName() const = 0;
+  /// fuse_model_device_driver.
+  virtual const char *driver() const = 0;
+  /// The launches that run in `plan` (Plan::runs) changed: what was
+  /// prepared for the old ones (CUDA graphs) must not be replayed.
+  virtual fuse_status selectionChanged(size_t plan) = 0;
   /// fuse_model_libraries.
   virtual const char *libraries() const { return ""; }
 };

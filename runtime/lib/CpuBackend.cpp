@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArtifactFile.h"
 #include "Backend.h"
 #include "Error.h"
 
@@ -116,19 +117,6 @@ std::optional<bool> hostHasLevel(const std::string &arch) {
 #endif
 }
 
-bool writeAll(int fd, const uint8_t *data, uint64_t size) {
-  while (size > 0) {
-    ssize_t n = write(fd, data, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    data += n;
-    size -= static_cast<uint64_t>(n);
-  }
-  return true;
-}
-
 class CpuBackend : public Backend {
 public:
   ~CpuBackend() override {
@@ -195,6 +183,7 @@ public:
       }
       plans.push_back(std::move(launches));
     }
+    artifact = &a;
     return FUSE_OK;
   }
 
@@ -212,10 +201,16 @@ public:
   }
 
   fuse_status run(size_t plan) override {
-    for (CpuLaunch &launch : plans[plan])
-      launch.kernel(launch.args.data());
+    const std::vector<uint8_t> &runs = artifact->plans[plan].runs;
+    std::vector<CpuLaunch> &launches = plans[plan];
+    for (size_t l = 0; l < launches.size(); ++l)
+      if (runs[l])
+        launches[l].kernel(launches[l].args.data());
     return FUSE_OK;
   }
+
+  /// Nothing is prepared per selection: run() reads Plan::runs each time.
+  fuse_status selectionChanged(size_t) override { return FUSE_OK; }
 
   fuse_status profile(size_t plan, int warmup, int iterations,
                       double *timesMs, double *overheadMs) override {
@@ -224,8 +219,13 @@ public:
     for (int i = 0; i < warmup; ++i)
       run(plan);
     std::vector<CpuLaunch> &launches = plans[plan];
+    const std::vector<uint8_t> &runs = artifact->plans[plan].runs;
     for (int i = 0; i < iterations; ++i)
       for (size_t l = 0; l < launches.size(); ++l) {
+        if (!runs[l]) {
+          timesMs[size_t(i) * launches.size() + l] = 0;
+          continue;
+        }
         auto start = std::chrono::steady_clock::now();
         launches[l].kernel(launches[l].args.data());
         auto end = std::chrono::steady_clock::now();
@@ -256,6 +256,7 @@ public:
   }
 
   const char *deviceName() const override { return "cpu"; }
+  const char *driver() const override { return "cpu"; }
 
   fuse_status benchmark(size_t plan, int warmup, int iterations,
                         double *timesMs) override {
@@ -316,6 +317,8 @@ private:
   uint8_t *memory = nullptr;
   size_t mappedBytes = 0;
   std::vector<std::vector<CpuLaunch>> plans;
+  /// For Plan::runs, which the C API changes.
+  const Artifact *artifact = nullptr;
 };
 
 } // namespace

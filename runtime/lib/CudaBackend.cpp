@@ -94,6 +94,9 @@ public:
     if (cu->cuDeviceGetName(deviceName, sizeof(deviceName) - 1, device) ==
         CUDA_SUCCESS)
       name = deviceName;
+    int version = 0;
+    if (cu->cuDriverGetVersion(&version) == CUDA_SUCCESS)
+      driverInfo = format("CUDA driver %d", version);
 
     if (!a.kernels.empty()) {
       if (fuse_status s = loadModule(a))
@@ -177,6 +180,7 @@ public:
       if (fuse_status s = capture(a, p, nullptr, graphs.back()))
         return s;
     }
+    stale.assign(a.plans.size(), false);
     profiling.resize(a.plans.size());
     artifact = &a;
     return FUSE_OK;
@@ -214,6 +218,8 @@ public:
                         double *timesMs) override {
     if (fuse_status s = makeCurrent())
       return s;
+    if (fuse_status s = recaptureIfStale(plan))
+      return s;
     for (int i = 0; i < warmup; ++i)
       if (fuse_status s = launch(plan))
         return s;
@@ -245,12 +251,15 @@ public:
     size_t empties = emptyKernel ? kTimedEmptyKernels : 0;
     if (!prof.graph) {
       // kCalibration + 1 events back to back, one after each of `empties`
-      // empty kernels, then one after each launch.
-      prof.events.assign(kCalibration + 1 + empties + n, nullptr);
-      for (CUevent &event : prof.events)
-        if (fuse_status s =
-                cu->check(cu->cuEventCreate(&event, 0), "cuEventCreate"))
-          return s;
+      // empty kernels, then one after each launch that runs (kept when a
+      // new selection recaptures the graph).
+      if (prof.events.empty()) {
+        prof.events.assign(kCalibration + 1 + empties + n, nullptr);
+        for (CUevent &event : prof.events)
+          if (fuse_status s =
+                  cu->check(cu->cuEventCreate(&event, 0), "cuEventCreate"))
+            return s;
+      }
       if (fuse_status s =
               capture(*artifact, plan, &prof.events, prof.graph, empties))
         return s;
@@ -295,11 +304,15 @@ public:
         overhead = std::max(0.0, median(timed) - plain);
       }
       overheads.push_back(overhead);
+      // The events follow the launches that run, in order.
+      size_t timed = 0;
       for (size_t l = 0; l < n; ++l) {
         float ms = 0;
-        if (fuse_status s = elapsed(kCalibration + empties + l, ms))
-          return s;
-        timesMs[size_t(i) * n + l] = std::max(0.0, double(ms) - overhead);
+        if (p.runs[l])
+          if (fuse_status s = elapsed(kCalibration + empties + timed++, ms))
+            return s;
+        timesMs[size_t(i) * n + l] =
+            p.runs[l] ? std::max(0.0, double(ms) - overhead) : 0.0;
       }
     }
     if (overheadMs && !overheads.empty()) {
@@ -330,6 +343,20 @@ public:
   }
 
   const char *deviceName() const override { return name.c_str(); }
+  const char *driver() const override { return driverInfo.c_str(); }
+
+  /// The plan's graphs hold the old launches: the replayed one is captured
+  /// again before its next launch, the profiling one when next profiled.
+  fuse_status selectionChanged(size_t plan) override {
+    if (fuse_status s = makeCurrent())
+      return s;
+    Profiling &prof = profiling[plan];
+    if (prof.graph)
+      cu->cuGraphExecDestroy(prof.graph);
+    prof.graph = nullptr;
+    stale[plan] = true;
+    return FUSE_OK;
+  }
 
 private:
   struct Profiling {
@@ -513,7 +540,22 @@ private:
     return cu->check(cu->cuCtxSetCurrent(context), "cuCtxSetCurrent");
   }
 
+  /// Captures the plan's graph again after its selection changed.
+  fuse_status recaptureIfStale(size_t plan) {
+    if (!stale[plan])
+      return FUSE_OK;
+    if (graphs[plan])
+      cu->cuGraphExecDestroy(graphs[plan]);
+    graphs[plan] = nullptr;
+    if (fuse_status s = capture(*artifact, plan, nullptr, graphs[plan]))
+      return s;
+    stale[plan] = false;
+    return FUSE_OK;
+  }
+
   fuse_status launch(size_t plan) {
+    if (fuse_status s = recaptureIfStale(plan))
+      return s;
     if (!graphs[plan]) // A plan without launches.
       return FUSE_OK;
     return cu->check(cu->cuGraphLaunch(graphs[plan], stream), "cuGraphLaunch");
@@ -589,7 +631,8 @@ private:
     return format("sm_%d%d", major, minor);
   }
 
-  /// Records a plan's launches into a graph and instantiates it; with
+  /// Records the plan's launches that run into a graph and instantiates it;
+  /// with
   /// `events`, first records kCalibration + 1 of them back to back, then
   /// launches `empties` empty kernels with one after each, then one after
   /// each launch (each launch is timed from the event before it).
@@ -619,8 +662,12 @@ private:
       if (!status)
         status = record(kCalibration + 1 + e);
     }
+    // Events after the launches that run only (see profile).
+    size_t timed = 0;
     for (size_t i = 0; i < plan.launches.size() && !status; ++i) {
       const Launch &launch = plan.launches[i];
+      if (!plan.runs[i])
+        continue;
       if (launch.isLibrary()) {
         status = calls[planIndex][i]->enqueue(stream);
       } else {
@@ -643,7 +690,7 @@ private:
                    plan.name.c_str(), i, k.name.c_str()));
       }
       if (!status && events)
-        status = record(kCalibration + 1 + empties + i);
+        status = record(kCalibration + 1 + empties + timed++);
     }
     return endCapture(status, what, exec);
   }
@@ -677,6 +724,8 @@ private:
   CUevent start = nullptr;
   CUevent stop = nullptr;
   std::vector<CUgraphExec> graphs;
+  /// Per plan: its selection changed since `graphs` was captured.
+  std::vector<bool> stale;
   std::vector<CUfunction> functions;
   const CublasLt *cublasLt = nullptr;
   const Cudnn *cudnn = nullptr;
@@ -688,6 +737,7 @@ private:
   const Artifact *artifact = nullptr;
   std::string name = "cuda";
   std::string libraryInfo;
+  std::string driverInfo = "CUDA driver unknown";
   std::map<std::string, std::pair<bool, int>> convChoices;
 };
 

@@ -53,6 +53,7 @@ constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
   X(cuGetErrorString, "cuGetErrorString", nullptr, CUresult,                   \
     (CUresult, const char **))                                                 \
   X(cuInit, "cuInit", nullptr, CUresult, (unsigned))                           \
+  X(cuDriverGetVersion, "cuDriverGetVersion", nullptr, CUresult, (int *))     \
   X(cuDeviceGetCount, "cuDeviceGetCount", nullptr, CUresult, (int *))          \
   X(cuDeviceGet, "cuDeviceGet", nullptr, CUresult, (CUdevice *, int))          \
   X(cuDeviceGetAttribute, "cuDeviceGetAttribute", nullptr, CUresult,           \

@@ -9,15 +9,14 @@
 
 #include "fuse/runtime.h"
 
+#include "ArtifactFile.h"
 #include "ArtifactReader.h"
 #include "Backend.h"
 #include "Error.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
 
 using namespace fuse::runtime;
 using fuse::artifact::Target;
@@ -31,46 +30,17 @@ struct fuse_model {
   std::vector<std::vector<std::string>> launchNames;
   /// The plan whose outputs get_output returns; -1 before the first run.
   long lastPlan = -1;
+  /// The file the model was read from (absolute where it can be), which
+  /// fuse_model_save reads again; empty for a model from bytes.
+  std::string sourcePath;
+  /// The header checksum that file has; fuse_model_save, which takes a
+  /// const model, updates it when it rewrites the file.
+  mutable uint64_t sourceChecksum = 0;
 };
 
 namespace {
 
 using ull = unsigned long long;
-
-fuse_status readFile(const char *path, std::vector<uint8_t> &bytes) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return fail(FUSE_ERROR_IO, "cannot open '%s': %s", path,
-                std::strerror(errno));
-  struct stat info;
-  const char *notFile = nullptr;
-  if (fstat(fd, &info) != 0)
-    notFile = std::strerror(errno);
-  else if (!S_ISREG(info.st_mode))
-    notFile = S_ISDIR(info.st_mode) ? "it is a directory"
-                                    : "it is not a regular file";
-  if (notFile) {
-    close(fd);
-    return fail(FUSE_ERROR_IO, "cannot read '%s': %s", path, notFile);
-  }
-  bytes.resize(static_cast<size_t>(info.st_size));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = read(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      int error = errno;
-      close(fd);
-      return fail(FUSE_ERROR_IO, "cannot read '%s': %s", path,
-                  n == 0 ? "the file shrank while being read"
-                         : std::strerror(error));
-    }
-    done += static_cast<size_t>(n);
-  }
-  close(fd);
-  return FUSE_OK;
-}
 
 fuse_status checkModel(const fuse_model *model) {
   if (!model)
@@ -192,6 +162,35 @@ fuse_status tensorInfo(const fuse_model *model, bool output, size_t index,
   return FUSE_OK;
 }
 
+/// `path` made absolute, so that a later chdir does not lose the file
+/// fuse_model_save reads again.
+std::string absolutePath(const char *path) {
+  char resolved[PATH_MAX];
+  return realpath(path, resolved) ? std::string(resolved) : std::string(path);
+}
+
+fuse_status checkChoice(const fuse_model *model, size_t plan, size_t choice) {
+  if (fuse_status s = checkPlanIndex(model, plan))
+    return s;
+  const Plan &p = model->artifact.plans[plan];
+  if (choice >= p.choices.size())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "choice %zu is out of range (plan '%s' has %zu choices)",
+                choice, p.name.c_str(), p.choices.size());
+  return FUSE_OK;
+}
+
+/// Makes `candidate` (or kAllCandidates) run for the choice.
+fuse_status runCandidate(fuse_model *model, size_t plan, size_t choice,
+                         uint32_t candidate) {
+  Plan &p = model->artifact.plans[plan];
+  if (p.running[choice] == candidate)
+    return FUSE_OK;
+  p.running[choice] = candidate;
+  updateRuns(p);
+  return model->backend ? model->backend->selectionChanged(plan) : FUSE_OK;
+}
+
 } // namespace
 
 extern "C" {
@@ -204,7 +203,11 @@ fuse_status fuse_model_load(const char *path, fuse_model **model) {
   std::vector<uint8_t> bytes;
   if (fuse_status s = readFile(path, bytes))
     return s;
-  return fuse_model_load_bytes(bytes.data(), bytes.size(), model);
+  if (fuse_status s = fuse_model_load_bytes(bytes.data(), bytes.size(), model))
+    return s;
+  (*model)->sourcePath = absolutePath(path);
+  (*model)->sourceChecksum = (*model)->artifact.checksum;
+  return FUSE_OK;
 }
 
 fuse_status fuse_model_load_bytes(const void *data, size_t size,
@@ -237,7 +240,12 @@ fuse_status fuse_model_inspect(const char *path, fuse_model **model) {
   std::vector<uint8_t> bytes;
   if (fuse_status s = readFile(path, bytes))
     return s;
-  return fuse_model_inspect_bytes(bytes.data(), bytes.size(), model);
+  if (fuse_status s =
+          fuse_model_inspect_bytes(bytes.data(), bytes.size(), model))
+    return s;
+  (*model)->sourcePath = absolutePath(path);
+  (*model)->sourceChecksum = (*model)->artifact.checksum;
+  return FUSE_OK;
 }
 
 fuse_status fuse_model_inspect_bytes(const void *data, size_t size,
@@ -403,7 +411,7 @@ fuse_status fuse_model_plan_buffer(const fuse_model *model, size_t plan,
 uint64_t fuse_model_plan_bytes(const fuse_model *model, size_t plan) {
   if (!model || plan >= model->artifact.plans.size())
     return 0;
-  return model->artifact.plans[plan].bytesMoved;
+  return bytesMoved(model->artifact.plans[plan]);
 }
 
 fuse_status fuse_model_set_input(fuse_model *model, size_t index,
@@ -506,6 +514,112 @@ const char *fuse_model_device_name(const fuse_model *model) {
   if (!model || !model->backend)
     return "";
   return model->backend->deviceName();
+}
+
+const char *fuse_model_device_driver(const fuse_model *model) {
+  if (!model || !model->backend)
+    return "";
+  return model->backend->driver();
+}
+
+size_t fuse_model_plan_num_choices(const fuse_model *model, size_t plan) {
+  if (!model || plan >= model->artifact.plans.size())
+    return 0;
+  return model->artifact.plans[plan].choices.size();
+}
+
+fuse_status fuse_model_plan_choice(const fuse_model *model, size_t plan,
+                                   size_t choice, fuse_choice_info *info) {
+  if (fuse_status s = checkChoice(model, plan, choice))
+    return s;
+  if (!info)
+    return fail(FUSE_ERROR_ARGUMENT, "info is NULL");
+  const Plan &p = model->artifact.plans[plan];
+  const ChoiceDesc &c = p.choices[choice];
+  info->key = c.key.c_str();
+  info->selected = p.running[choice];
+  info->tuned = c.tuned;
+  info->num_candidates = static_cast<uint32_t>(c.candidates.size());
+  return FUSE_OK;
+}
+
+fuse_status fuse_model_plan_candidate(const fuse_model *model, size_t plan,
+                                      size_t choice, size_t candidate,
+                                      fuse_candidate_info *info) {
+  if (fuse_status s = checkChoice(model, plan, choice))
+    return s;
+  const ChoiceDesc &c = model->artifact.plans[plan].choices[choice];
+  if (candidate >= c.candidates.size())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "candidate %zu is out of range (choice %zu has %zu "
+                "candidates)",
+                candidate, choice, c.candidates.size());
+  if (!info)
+    return fail(FUSE_ERROR_ARGUMENT, "info is NULL");
+  const CandidateDesc &d = c.candidates[candidate];
+  info->label = d.label.c_str();
+  info->first_launch = d.firstLaunch;
+  info->num_launches = d.numLaunches;
+  info->time_ms = d.timeMs;
+  return FUSE_OK;
+}
+
+fuse_status fuse_model_plan_select(fuse_model *model, size_t plan,
+                                   size_t choice, uint32_t candidate) {
+  if (fuse_status s = checkChoice(model, plan, choice))
+    return s;
+  ChoiceDesc &c = model->artifact.plans[plan].choices[choice];
+  if (candidate != FUSE_ALL_CANDIDATES && candidate >= c.candidates.size())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "candidate %u is out of range (choice %zu has %zu "
+                "candidates)",
+                candidate, choice, c.candidates.size());
+  if (candidate != FUSE_ALL_CANDIDATES && candidate != c.selected) {
+    // No longer the tuner's pick.
+    c.selected = candidate;
+    c.tuned = 0;
+  }
+  return runCandidate(model, plan, choice, candidate);
+}
+
+fuse_status fuse_model_plan_record_times(fuse_model *model, size_t plan,
+                                         size_t choice,
+                                         const double *times_ms) {
+  if (fuse_status s = checkChoice(model, plan, choice))
+    return s;
+  if (!times_ms)
+    return fail(FUSE_ERROR_ARGUMENT, "times_ms is NULL");
+  ChoiceDesc &c = model->artifact.plans[plan].choices[choice];
+  uint32_t fastest = 0;
+  for (uint32_t i = 0; i < c.candidates.size(); ++i) {
+    // Stored as float: a time must fit one.
+    if (!(times_ms[i] >= 0) || !std::isfinite(float(times_ms[i])))
+      return fail(FUSE_ERROR_ARGUMENT,
+                  "time %g ms of candidate %u is not a finite, non-negative "
+                  "float",
+                  times_ms[i], i);
+    if (times_ms[i] < times_ms[fastest])
+      fastest = i;
+  }
+  for (size_t i = 0; i < c.candidates.size(); ++i)
+    c.candidates[i].timeMs = float(times_ms[i]);
+  c.selected = fastest;
+  c.tuned = 1;
+  return runCandidate(model, plan, choice, fastest);
+}
+
+fuse_status fuse_model_save(const fuse_model *model, const char *path) {
+  if (fuse_status s = checkModel(model))
+    return s;
+  if (!path)
+    return fail(FUSE_ERROR_ARGUMENT, "fuse_model_save: path is NULL");
+  if (model->sourcePath.empty())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "fuse_model_save: the model was loaded from bytes; only a "
+                "model loaded from a file can be saved (the runtime keeps "
+                "no copy of the weights)");
+  return saveArtifact(model->artifact, model->sourcePath,
+                      model->sourceChecksum, path);
 }
 
 } // extern "C"

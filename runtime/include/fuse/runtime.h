@@ -140,8 +140,9 @@ fuse_status fuse_model_plan_buffer(const fuse_model *model, size_t plan,
 fuse_status fuse_model_plan_launch(const fuse_model *model, size_t plan,
                                    size_t index, fuse_launch_info *info);
 
-/* Bytes the plan's kernels must move at least: the sum, over launches, of
- * the sizes of the buffers each launch takes (read or written). Divided by
+/* Bytes the plan's kernels must move at least: the sum, over the launches
+ * that run (see choices), of the sizes of the buffers each launch takes
+ * (read or written). Divided by
  * a run's time, this is the achieved bandwidth `fuse-run --bench` reports. */
 uint64_t fuse_model_plan_bytes(const fuse_model *model, size_t plan);
 
@@ -167,6 +168,69 @@ fuse_status fuse_model_group_node(const fuse_model *model, size_t group,
                                   size_t node, const char **name,
                                   const char **op_type);
 
+/* Choices: groups the compiler gave several candidates, each a run of
+ * consecutive launches of the plan that computes the same results (a
+ * cuBLASLt call, generated kernels of different tiles). Only the selected
+ * candidate's launches run; launches outside every choice always run.
+ * fuse-tune times the candidates and saves the fastest as the selection
+ * (docs/tuning.md). A plan has 0 choices when the compiler gave none; an
+ * out-of-range plan has 0. */
+size_t fuse_model_plan_num_choices(const fuse_model *model, size_t plan);
+
+typedef struct fuse_choice_info {
+  const char *key;         /* the group's signature, the key of timing
+                              caches; valid while the model is loaded */
+  uint32_t selected;       /* the candidate that runs, or
+                              FUSE_ALL_CANDIDATES */
+  uint32_t tuned;          /* 1: a tuner picked it by measuring; 0: the
+                              compiler's heuristic (or a caller) did */
+  uint32_t num_candidates; /* at least 2 */
+} fuse_choice_info;
+
+fuse_status fuse_model_plan_choice(const fuse_model *model, size_t plan,
+                                   size_t choice, fuse_choice_info *info);
+
+typedef struct fuse_candidate_info {
+  const char *label;     /* how it runs ("cublaslt 1x128x768x768 bias");
+                            valid while the model is loaded */
+  uint32_t first_launch; /* its launches: [first_launch, */
+  uint32_t num_launches; /*   first_launch + num_launches) */
+  double time_ms;        /* its measured median time; 0 if not measured */
+} fuse_candidate_info;
+
+fuse_status fuse_model_plan_candidate(const fuse_model *model, size_t plan,
+                                      size_t choice, size_t candidate,
+                                      fuse_candidate_info *info);
+
+/* fuse_model_plan_select's candidate that runs them all. */
+#define FUSE_ALL_CANDIDATES 0xffffffffu
+
+/* Which candidate of a choice runs from now on (CUDA graphs are captured
+ * again before the next run). FUSE_ALL_CANDIDATES runs all of them, one
+ * after another, each writing the same results: how a tuner times them in
+ * one fuse_model_profile. Selecting another candidate clears the choice's
+ * tuned flag; fuse_model_save writes the last candidate selected (never
+ * FUSE_ALL_CANDIDATES). Works on an inspected model too. */
+fuse_status fuse_model_plan_select(fuse_model *model, size_t plan,
+                                   size_t choice, uint32_t candidate);
+
+/* Stores measured times (num_candidates of them, in ms: finite, not
+ * negative), selects the fastest (ties: the lower index) and marks the
+ * choice tuned. */
+fuse_status fuse_model_plan_record_times(fuse_model *model, size_t plan,
+                                         size_t choice,
+                                         const double *times_ms);
+
+/* Writes the artifact with the current selections, times and tuned flags
+ * to `path`; every other byte is the loaded file's (read again: the
+ * runtime keeps no copy of the weights, so a model loaded from bytes
+ * cannot be saved, and the file must not have changed since it was
+ * loaded), the checksum recomputed. The bytes go to a temporary file
+ * beside `path`, renamed over it once complete, so that a failure never
+ * leaves a half-written file. `path` may be the file the model was loaded
+ * from. */
+fuse_status fuse_model_save(const fuse_model *model, const char *path);
+
 /* Copies `bytes` (must equal the input's size) from host memory into the
  * input. Inputs stay set across runs. */
 fuse_status fuse_model_set_input(fuse_model *model, size_t index,
@@ -186,10 +250,11 @@ fuse_status fuse_model_benchmark(fuse_model *model, size_t plan,
                                  double *times_ms);
 
 /* Times each launch of a plan: `warmup` untimed runs, then `iterations`
- * runs of the plan in which every launch is timed on its own (CUDA events
+ * runs of the plan in which every launch that runs is timed on its own (CUDA events
  * recorded between the launches of one graph on the GPU, a steady clock
  * on the CPU). Writes iterations x num_launches times in milliseconds to
- * `times_ms`, one row per iteration. On the GPU each time has what timing
+ * `times_ms`, one row per iteration (0 for a launch that does not run:
+ * a candidate not selected). On the GPU each time has what timing
  * a launch adds subtracted, measured in the same runs: an empty kernel
  * timed the same way, less what one costs in a graph of empty kernels
  * alone (the gap between launches that a graph replay pays too), so that
@@ -217,6 +282,10 @@ fuse_status fuse_model_measure_limits(fuse_model *model, double *copy_gbps,
 
 /* The device a loaded model runs on ("NVIDIA H100 80GB HBM3", "cpu"). */
 const char *fuse_model_device_name(const fuse_model *model);
+/* The driver a loaded model runs on, for timing caches: "CUDA driver
+ * 13000" (cuDriverGetVersion), "cpu" on the CPU; "" for an inspected
+ * model. */
+const char *fuse_model_device_driver(const fuse_model *model);
 
 #if defined(FUSE_BUILDING_SHARED) && defined(__GNUC__)
 #pragma GCC visibility pop

@@ -26,6 +26,13 @@ void add_relu_0_packed(void **args) {
   }
 }
 
+/* add_relu_0 done many times over: the slow candidate of the choices
+ * model, which a tuner must not pick. */
+void add_relu_slow_packed(void **args) {
+  for (volatile int r = 0; r < 20000; ++r)
+    add_relu_0_packed(args);
+}
+
 /* The reference plan of addrelu, one kernel per op: t = x + w, y = relu(t). */
 void add_1_packed(void **args) {
   const float *x = args[0], *w = args[1];

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes fuse artifacts (.fbin, format version 2) for the runtime tests.
+"""Writes fuse artifacts (.fbin, format version 3) for the runtime tests.
 
     make_artifact.py MODEL OUT.fbin [--image KERNELS.so] [--target cuda]
                      [--arch ARCH] [--ptx FILE] [--defect NAME]
@@ -12,7 +12,8 @@ docs/artifact-format.md and runtime/include/fuse/runtime/Artifact.h: it
 doubles as a check that the spec can be implemented from its text. MODEL is
 one of MODELS below; the kernel image is a shared object compiled from
 kernels.c in the RUN line. The library models ("matmul", "conv", ...) have
-cuBLASLt and cuDNN launches and need --target cuda. Every model with
+cuBLASLt and cuDNN launches and need --target cuda; the "choices" model
+has groups with several candidates, one of them slow. Every model with
 launches gets a Metadata section with one group per launch (not with
 --no-metadata). --defect NAME writes the artifact with one defect (see
 DEFECTS), with a valid checksum unless the defect is about the checksum, so
@@ -31,7 +32,7 @@ import sys
 import numpy as np
 
 MAGIC = b"FUSEBIN\0"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 ALIGNMENT = 64
 HEADER_BYTES = 64
 SECTION_ENTRY_BYTES = 24
@@ -543,6 +544,55 @@ def expected_mixed(inputs):
             .reshape(6, 5).astype(np.float32)}
 
 
+# --- choices: groups with several candidates (cpu) --------------------------
+#
+#   choice 0, launches 0-1: y = relu(x + w), by add_relu_slow (selected by
+#       the "heuristic", and slow: a tuner must switch) or add_relu_0;
+#   launch 2, in no choice: z = relu(y);
+#   choice 1, launches 3-5: y2 = relu(x + w), by add_1 then relu_2 through
+#       an intermediate (selected, and the faster) or by add_relu_slow.
+
+def model_choices():
+    w = buf("weight", X, weight="w")
+    y2 = dict(name="y2", **f32t([2, 3, 4]))
+    z = dict(name="z", **f32t([2, 3, 4]))
+    return {
+        "inputs": [X], "outputs": [Y, z, y2],
+        "kernels": [kernel("add_relu_slow", 3), kernel("add_relu_0", 3),
+                    kernel("relu_0", 2), kernel("add_1", 3),
+                    kernel("relu_2", 2)],
+        "plans": [{
+            "name": "main",
+            "buffers": [buf("input", X), w, buf("output", Y),
+                        buf("output", z), buf("intermediate", X),
+                        buf("output", y2)],
+            "inputs": [0], "outputs": [2, 3, 5],
+            "launches": [
+                {"kernel": 0, "args": [0, 1, 2], "strategy": "kernel slow",
+                 "nodes": [("add", "Add"), ("relu", "Relu")]},
+                {"kernel": 1, "args": [0, 1, 2],
+                 "nodes": [("add", "Add"), ("relu", "Relu")]},
+                {"kernel": 2, "args": [2, 3], "nodes": [("relu_z", "Relu")]},
+                {"kernel": 3, "args": [0, 1, 4], "nodes": [("add2", "Add")]},
+                {"kernel": 4, "args": [4, 5], "nodes": [("relu2", "Relu")]},
+                {"kernel": 0, "args": [0, 1, 5], "strategy": "kernel slow",
+                 "nodes": [("add2", "Add"), ("relu2", "Relu")]}],
+            "choices": [
+                {"key": "Add+Relu float32[2,3,4]", "selected": 0, "tuned": 0,
+                 "candidates": [
+                     {"label": "kernel add_relu slow", "first": 0, "num": 1},
+                     {"label": "kernel add_relu", "first": 1, "num": 1}]},
+                {"key": "Add,Relu float32[2,3,4] \"two\"", "selected": 0,
+                 "tuned": 0,
+                 "candidates": [
+                     {"label": "kernel add + kernel relu", "first": 3,
+                      "num": 2},
+                     {"label": "kernel add_relu slow", "first": 5,
+                      "num": 1}]}]}],
+        "weights": {"w": ADDRELU_W},
+    }
+
+
 MODELS = {
     "relu": model_relu,
     "addrelu": model_addrelu,
@@ -553,6 +603,7 @@ MODELS = {
     "conv": model_conv,
     "conv-nobias": model_conv_nobias,
     "mixed": model_mixed,
+    "choices": model_choices,
 }
 
 # The models whose launches call cuBLASLt or cuDNN: --target cuda.
@@ -563,7 +614,8 @@ def input_values(name):
     """The deterministic input values the tests feed MODELS[name], by name
     (bfloat16 as its uint16 bits, as fuse-run takes it)."""
     rng = np.random.default_rng(7)
-    if name in ("relu", "addrelu", "addrelu-bad-reference", "mixed"):
+    if name in ("relu", "addrelu", "addrelu-bad-reference", "mixed",
+                "choices"):
         return {"x": rng.standard_normal((2, 3, 4)).astype(np.float32)}
     if name == "multi":
         return {"a": rng.standard_normal((2, 3)).astype(np.float32),
@@ -594,6 +646,9 @@ def expected_outputs(name, inputs):
         return {"y": np.maximum(inputs["x"], 0)}
     if name.startswith("addrelu"):
         return {"y": np.maximum(inputs["x"] + ADDRELU_W, np.float32(0))}
+    if name == "choices":
+        y = np.maximum(inputs["x"] + ADDRELU_W, np.float32(0))
+        return {"y": y, "z": y, "y2": y}
     if name == "multi":
         return {"s": inputs["a"] * np.float32(2), "c": inputs["b"] + 1,
                 "a_out": inputs["a"], "w_out": MULTI_W}
@@ -746,7 +801,20 @@ def encode_plan(model):
         out += u32(len(p["launches"]))
         for launch in p["launches"]:
             out += encode_launch(launch)
+        out += encode_choices(p.get("choices", []))
     return out + model.get("plan_trailer", b"")
+
+
+def encode_choices(choices):
+    """numChoices, then each ChoiceDesc with its CandidateDescs."""
+    out = u32(len(choices))
+    for c in choices:
+        out += string(c["key"]) + u32(c["selected"]) + u32(c["tuned"])
+        out += u32(c.get("num_candidates", len(c["candidates"])))
+        for d in c["candidates"]:
+            out += string(d["label"]) + u32(d["first"]) + u32(d["num"])
+            out += f32(d.get("time", 0.0))
+    return out
 
 
 def encode(model, target, arch, image, ptx=None):
@@ -801,6 +869,14 @@ def launch0(m):
     return main_plan(m)["launches"][0]
 
 
+def choice(m, index):
+    return main_plan(m)["choices"][index]
+
+
+def candidate(m, index, which):
+    return choice(m, index)["candidates"][which]
+
+
 def set_header(**fields):
     return lambda m: m.setdefault("header", {}).update(fields)
 
@@ -845,7 +921,7 @@ def cut_section(kind, n):
 DEFECTS = {
     "bad-magic": set_header(magic=b"NOTFUSE\0"),
     "bad-version": set_header(version=7),
-    "old-version": set_header(version=1),
+    "old-version": set_header(version=2),
     "unknown-target": set_header(target=5),
     "header-reserved": set_header(reserved=3),
     "bad-checksum": set_header(checksum=0x1234),
@@ -871,7 +947,8 @@ DEFECTS = {
     "cpu-with-ptx": edit_sections(lambda s: s + [("ptx", b".version 8.0")]),
     "not-elf": edit_sections(lambda s: [
         (k, b"hello, world\n" * 8 if k == "image" else p) for k, p in s]),
-    "truncated-plan": cut_section("plan", 3),
+    # 7: launch 1's params length cut, its numChoices gone.
+    "truncated-plan": cut_section("plan", 7),
     "huge-count": edit(lambda m: main_plan(m).__setitem__("num_buffers",
                                                           1000000)),
     "plan-trailing-bytes": edit(lambda m: m.__setitem__("plan_trailer",
@@ -1010,6 +1087,29 @@ DEFECTS = {
             "offset", main_plan(m)["buffers"][MATMUL_NAMES.index("t")][
                 "offset"]))),
 
+    # Choices (on the choices model, see DEFECT_MODELS).
+    "choice-one-candidate": edit(lambda m: choice(m, 0)["candidates"].pop()),
+    "choice-selected": edit(lambda m: choice(m, 1).__setitem__("selected",
+                                                               2)),
+    "choice-tuned-flag": edit(lambda m: choice(m, 0).__setitem__("tuned", 2)),
+    "choice-no-launches": edit(lambda m: candidate(m, 0, 1).__setitem__(
+        "num", 0)),
+    "choice-gap": edit(lambda m: candidate(m, 1, 1).__setitem__("first", 6)),
+    "choice-past-end": edit(lambda m: candidate(m, 1, 1).__setitem__(
+        "num", 5)),
+    "choice-overlap": edit(lambda m: candidate(m, 1, 0).__setitem__(
+        "first", 1)),
+    "choice-order": edit(lambda m: main_plan(m)["choices"].reverse()),
+    "choice-negative-time": edit(lambda m: candidate(m, 0, 1).__setitem__(
+        "time", -1.0)),
+    "choice-nan-time": edit(lambda m: candidate(m, 1, 0).__setitem__(
+        "time", float("nan"))),
+    "choice-truncated": cut_section("plan", 3),
+    "choice-huge-count": edit(lambda m: choice(m, 1).__setitem__(
+        "num_candidates", 1000000)),
+    "choice-nul-key": edit(lambda m: choice(m, 0).__setitem__("key",
+                                                              "Add\0")),
+
     # The Metadata section.
     "metadata-truncated": cut_section("metadata", 5),
     "metadata-trailing-bytes": edit(lambda m: m.__setitem__(
@@ -1035,6 +1135,8 @@ for _defect in DEFECTS:
         DEFECT_MODELS.setdefault(_defect, ("matmul", "cuda"))
     if _defect.startswith("conv-"):
         DEFECT_MODELS.setdefault(_defect, ("conv", "cuda"))
+    if _defect.startswith("choice-"):
+        DEFECT_MODELS.setdefault(_defect, ("choices", "cpu"))
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

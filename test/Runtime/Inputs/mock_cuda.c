@@ -201,6 +201,12 @@ CUresult cuInit(unsigned flags) {
   return devices && atoi(devices) == 0 ? ERROR_NO_DEVICE : SUCCESS;
 }
 
+CUresult cuDriverGetVersion(int *version) {
+  FAIL_IF_ASKED("cuDriverGetVersion", ERROR_INVALID_VALUE);
+  *version = 13000;
+  return SUCCESS;
+}
+
 CUresult cuDeviceGetCount(int *count) {
   FAIL_IF_ASKED("cuDeviceGetCount", ERROR_INVALID_VALUE);
   *count = 1;

@@ -35,7 +35,7 @@ namespace fuse {
 namespace artifact {
 
 constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'B', 'I', 'N', '\0'};
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 /// Alignment of every section payload in the file and of every buffer
 /// offset in an arena or in the weights section.
 constexpr uint64_t kAlignment = 64;
@@ -263,6 +263,36 @@ struct LaunchDesc {
   std::vector<uint8_t> params;
 };
 
+/// One way of computing what a choice computes: a run of consecutive
+/// launches of the plan.
+struct CandidateDesc {
+  /// How it runs, for people and for timing caches: the strategies of its
+  /// launches ("cublaslt 1x128x768x768 bias + kernel flat(1)").
+  std::string label;
+  uint32_t firstLaunch = 0;
+  uint32_t numLaunches = 0; // >= 1
+  /// Its median time when a tuner measured it, in milliseconds; 0 when not
+  /// measured.
+  float timeMs = 0;
+};
+
+/// A group the compiler gave several candidates: they read the same
+/// buffers and write the same results, and only the selected one runs.
+/// Launches of a plan that no choice covers always run.
+struct ChoiceDesc {
+  /// The group's signature (its ops, attributes and types; not its
+  /// weights' values): equal keys have equal candidates, so a timing cache
+  /// is keyed by it.
+  std::string key;
+  uint32_t selected = 0; // index into candidates
+  /// 0: the compiler's heuristic picked `selected`; 1: a tuner did, by
+  /// measuring.
+  uint32_t tuned = 0;
+  /// At least two, their launches consecutive and in order: candidate i + 1
+  /// starts where candidate i ends.
+  std::vector<CandidateDesc> candidates;
+};
+
 struct PlanDesc {
   std::string name; // "main" first; "reference": one kernel per op
   uint64_t arenaBytes = 0;
@@ -270,6 +300,8 @@ struct PlanDesc {
   std::vector<uint32_t> inputBuffers;  // one per signature input
   std::vector<uint32_t> outputBuffers; // one per signature output
   std::vector<LaunchDesc> launches;
+  /// In launch order, not overlapping.
+  std::vector<ChoiceDesc> choices;
 };
 
 /// The Plan section.
@@ -370,6 +402,8 @@ constexpr uint64_t kMinBufferBytes = 4 + 4 + 8 + 8 + 4;
 constexpr uint64_t kMinLaunchBytes = 4 * 10 + 8 + 8 + 4 + 4;
 constexpr uint64_t kMinNodeBytes = 4 + 4;
 constexpr uint64_t kMinGroupBytes = 4 + 8 + 8 + 4;
+constexpr uint64_t kMinCandidateBytes = 4 + 4 + 4 + 4;
+constexpr uint64_t kMinChoiceBytes = 4 + 4 + 4 + 4;
 
 /// "plan 'main' launch 3", for the reader's messages.
 template <typename... Args>
@@ -413,6 +447,21 @@ template <class IO> void transfer(IO &io, LaunchDesc &l) {
   io.bytes(l.params, "params");
 }
 
+template <class IO> void transfer(IO &io, CandidateDesc &c) {
+  io.str(c.label, "label");
+  io.u32(c.firstLaunch, "firstLaunch");
+  io.u32(c.numLaunches, "numLaunches");
+  io.f32(c.timeMs, "timeMs");
+}
+
+template <class IO> void transfer(IO &io, ChoiceDesc &c) {
+  io.str(c.key, "key");
+  io.u32(c.selected, "selected");
+  io.u32(c.tuned, "tuned");
+  io.list(c.candidates, "numCandidates", kMinCandidateBytes,
+          [&](CandidateDesc &d) { transfer(io, d); });
+}
+
 /// A plan; its input and output buffer lists have one entry per signature
 /// input and output, so their lengths are not stored.
 template <class IO>
@@ -437,6 +486,14 @@ void transfer(IO &io, PlanDesc &p, size_t numInputs, size_t numOutputs) {
     });
     transfer(io, l);
   });
+  io.context([&] { return formatContext("plan '%s'", p.name.c_str()); });
+  index = 0;
+  io.list(p.choices, "numChoices", kMinChoiceBytes, [&](ChoiceDesc &c) {
+    io.context([&] {
+      return formatContext("plan '%s' choice %u", p.name.c_str(), index++);
+    });
+    transfer(io, c);
+  });
 }
 
 template <class IO> void transfer(IO &io, PlanSection &s) {
@@ -460,9 +517,10 @@ template <class IO> void transfer(IO &io, PlanSection &s) {
   });
   io.context([] { return std::string("plan table"); });
   index = 0;
-  // name, arenaBytes, numBuffers, the input and output buffers, numLaunches.
+  // name, arenaBytes, numBuffers, the input and output buffers, numLaunches,
+  // numChoices.
   uint64_t minPlanBytes =
-      4 + 8 + 4 + 4 * uint64_t(s.inputs.size() + s.outputs.size()) + 4;
+      4 + 8 + 4 + 4 * uint64_t(s.inputs.size() + s.outputs.size()) + 4 + 4;
   io.list(s.plans, "numPlans", minPlanBytes, [&](PlanDesc &p) {
     io.context([&] { return formatContext("plan %u", index++); });
     transfer(io, p, s.inputs.size(), s.outputs.size());
