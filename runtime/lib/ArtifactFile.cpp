@@ -75,13 +75,16 @@ fuse_status retunedPlanSection(const Artifact &a,
 /// over `path` (with the mode `path` had, if it existed).
 fuse_status writeAtomically(const char *path,
                             const std::vector<uint8_t> &bytes) {
+  struct stat existing;
+  bool exists = stat(path, &existing) == 0;
+  if (exists && S_ISDIR(existing.st_mode))
+    return fail(FUSE_ERROR_IO, "cannot save '%s': it is a directory", path);
   std::string temporary = std::string(path) + ".tmp-XXXXXX";
   int fd = mkostemp(&temporary[0], O_CLOEXEC);
   if (fd < 0)
     return fail(FUSE_ERROR_IO, "cannot save '%s': cannot create '%s': %s",
                 path, temporary.c_str(), std::strerror(errno));
-  struct stat existing;
-  mode_t mode = stat(path, &existing) == 0 ? existing.st_mode & 07777 : 0644;
+  mode_t mode = exists ? existing.st_mode & 07777 : 0644;
   const char *problem = nullptr;
   int error = 0;
   if (!writeAll(fd, bytes.data(), bytes.size()))

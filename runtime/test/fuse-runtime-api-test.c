@@ -3,6 +3,11 @@
  * fuse-runtime-api-test MODEL.fbin
  * fuse-runtime-api-test --load MODEL.fbin   (prints the load status only)
  * fuse-runtime-api-test --null MODEL.fbin   (a NULL for every pointer)
+ * fuse-runtime-api-test --choices MODEL.fbin OUT.fbin
+ *                        (selections, times and saving, on the "choices"
+ *                        artifact: three outputs, two choices of two
+ *                        candidates, the first candidate of the first the
+ *                        slow one; writes OUT.fbin)
  *
  * MODEL is test/Runtime's "addrelu" artifact (input x, output y, plans
  * "main" and "reference", a Metadata section with a group per launch), CPU
@@ -110,8 +115,148 @@ static int nullPointers(const char *path) {
   return 0;
 }
 
+static void printChoices(const fuse_model *model) {
+  for (size_t c = 0; c < fuse_model_plan_num_choices(model, 0); ++c) {
+    fuse_choice_info choice;
+    fuse_model_plan_choice(model, 0, c, &choice);
+    printf("choice %zu '%s': selected=%u tuned=%u candidates=%u", c,
+           choice.key, choice.selected, choice.tuned, choice.num_candidates);
+    for (uint32_t i = 0; i < choice.num_candidates; ++i) {
+      fuse_candidate_info candidate;
+      fuse_model_plan_candidate(model, 0, c, i, &candidate);
+      printf(" | '%s' [%u,+%u) %g", candidate.label, candidate.first_launch,
+             candidate.num_launches, candidate.time_ms);
+    }
+    printf("\n");
+  }
+}
+
+/* Which launches of plan 0 a profile timed (time > 0 or not). */
+static void printTimed(fuse_model *model) {
+  double times[6];
+  report("profile", fuse_model_profile(model, 0, 0, 1, times, NULL));
+  printf("timed:");
+  for (int l = 0; l < 6; ++l)
+    printf(" %d", times[l] > 0);
+  printf(" bytes=%llu\n", (unsigned long long)fuse_model_plan_bytes(model, 0));
+}
+
+/* Checks the outputs: y, z and y2 are all relu(x + w) whichever candidates
+ * ran. */
+static void checkOutputs(fuse_model *model, const char *what) {
+  float y[3][24];
+  int same = 1;
+  for (size_t o = 0; o < 3; ++o)
+    fuse_model_get_output(model, o, y[o], sizeof(y[o]));
+  for (int i = 0; i < 24; ++i)
+    same &= y[0][i] == y[1][i] && y[0][i] == y[2][i] && y[0][i] >= 0;
+  printf("%s: outputs agree: %d\n", what, same);
+}
+
+static int choices(const char *path, const char *out) {
+  fuse_model *model = NULL;
+  fuse_choice_info choice;
+  fuse_candidate_info candidate;
+  float x[24];
+  for (int i = 0; i < 24; ++i)
+    x[i] = (float)(i % 7) / 3.0f - 1.0f;
+  report("load", fuse_model_load(path, &model));
+  printf("choices: plan 0 %zu, plan 1 %zu, NULL %zu; driver '%s', "
+         "NULL '%s'\n",
+         fuse_model_plan_num_choices(model, 0),
+         fuse_model_plan_num_choices(model, 1),
+         fuse_model_plan_num_choices(NULL, 0), fuse_model_device_driver(model),
+         fuse_model_device_driver(NULL));
+  printChoices(model);
+  report("choice 2", fuse_model_plan_choice(model, 0, 2, &choice));
+  report("choice plan 1", fuse_model_plan_choice(model, 1, 0, &choice));
+  report("choice NULL info", fuse_model_plan_choice(model, 0, 0, NULL));
+  report("choice NULL model", fuse_model_plan_choice(NULL, 0, 0, &choice));
+  report("candidate 2", fuse_model_plan_candidate(model, 0, 0, 2, &candidate));
+  report("candidate NULL info",
+         fuse_model_plan_candidate(model, 0, 0, 0, NULL));
+  report("select candidate 2", fuse_model_plan_select(model, 0, 0, 2));
+  report("select choice 5", fuse_model_plan_select(model, 0, 5, 0));
+  report("select NULL model", fuse_model_plan_select(NULL, 0, 0, 0));
+
+  report("set_input", fuse_model_set_input(model, 0, x, sizeof(x)));
+  report("run", fuse_model_run(model, 0));
+  checkOutputs(model, "heuristic selection");
+  printTimed(model);
+  report("select all", fuse_model_plan_select(model, 0, 0,
+                                               FUSE_ALL_CANDIDATES));
+  report("select all", fuse_model_plan_select(model, 0, 1,
+                                               FUSE_ALL_CANDIDATES));
+  printChoices(model);
+  printTimed(model);
+  checkOutputs(model, "all candidates");
+  report("select 1", fuse_model_plan_select(model, 0, 0, 1));
+  report("select 1", fuse_model_plan_select(model, 0, 1, 1));
+  printTimed(model);
+  report("run", fuse_model_run(model, 0));
+  checkOutputs(model, "other candidates");
+
+  double bad[2] = {1.0, -2.0}, nan[2] = {0.0 / 0.0, 1.0},
+         huge[2] = {1e300, 1.0}, tie[2] = {0.5, 0.5}, times[2] = {2.5, 0.25};
+  report("record negative", fuse_model_plan_record_times(model, 0, 0, bad));
+  report("record NaN", fuse_model_plan_record_times(model, 0, 0, nan));
+  report("record huge", fuse_model_plan_record_times(model, 0, 0, huge));
+  report("record NULL", fuse_model_plan_record_times(model, 0, 0, NULL));
+  report("record choice 2", fuse_model_plan_record_times(model, 0, 2, times));
+  report("record", fuse_model_plan_record_times(model, 0, 0, times));
+  report("record tie", fuse_model_plan_record_times(model, 0, 1, tie));
+  printChoices(model);
+  printTimed(model);
+
+  report("save NULL path", fuse_model_save(model, NULL));
+  report("save NULL model", fuse_model_save(NULL, out));
+  report("save to a directory", fuse_model_save(model, "/"));
+  report("save to a missing directory",
+         fuse_model_save(model, "/nonexistent/t.fbin"));
+  report("save", fuse_model_save(model, out));
+  fuse_model_free(model);
+
+  report("load saved", fuse_model_load(out, &model));
+  printChoices(model);
+  /* A choice selected by hand is no longer the tuner's. */
+  report("select 0", fuse_model_plan_select(model, 0, 0, 0));
+  report("select 0", fuse_model_plan_select(model, 0, 1, 0));
+  printChoices(model);
+  report("save over itself", fuse_model_save(model, out));
+  report("save over itself again", fuse_model_save(model, out));
+  fuse_model_free(model);
+  report("inspect saved", fuse_model_inspect(out, &model));
+  printChoices(model);
+  report("inspected select", fuse_model_plan_select(model, 0, 0, 0));
+  printf("inspected driver: '%s'\n", fuse_model_device_driver(model));
+  /* A byte of the checksum changed, then put back. */
+  FILE *file = fopen(out, "r+b");
+  fseek(file, 24, SEEK_SET);
+  int byte = fgetc(file);
+  fseek(file, 24, SEEK_SET);
+  fputc(byte ^ 0x5a, file);
+  fflush(file);
+  report("save after the file changed", fuse_model_save(model, out));
+  fseek(file, 24, SEEK_SET);
+  fputc(byte, file);
+  fclose(file);
+  fuse_model_free(model);
+
+  unsigned char *data = NULL;
+  size_t size = 0;
+  readAll(path, &data, &size);
+  report("load bytes", fuse_model_load_bytes(data, size, &model));
+  report("save from bytes", fuse_model_save(model, out));
+  fuse_model_free(model);
+  free(data);
+  printf("done\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   fuse_model *model = NULL;
+  if (argc == 4 && strcmp(argv[1], "--choices") == 0)
+    return choices(argv[2], argv[3]);
   /* --load MODEL: only the status of loading it. */
   if (argc == 3 && strcmp(argv[1], "--load") == 0) {
     report("load", fuse_model_load(argv[2], &model));
@@ -122,7 +267,8 @@ int main(int argc, char **argv) {
     return nullPointers(argv[2]);
   if (argc != 2) {
     fprintf(stderr,
-            "usage: fuse-runtime-api-test [--load | --null] MODEL.fbin\n");
+            "usage: fuse-runtime-api-test [--load | --null] MODEL.fbin\n"
+            "       fuse-runtime-api-test --choices MODEL.fbin OUT.fbin\n");
     return 2;
   }
   report("load NULL path", fuse_model_load(NULL, &model));

@@ -125,7 +125,8 @@ static const struct {
   const char *name;
   int numArgs;
 } kArity[] = {{"relu_0", 2},   {"add_relu_0", 3}, {"add_1", 3}, {"relu_2", 2},
-              {"relu_bad", 2}, {"scale_0", 2},    {"inc_1", 2}};
+              {"relu_bad", 2}, {"scale_0", 2},    {"inc_1", 2},
+              {"add_relu_slow", 3}};
 
 #define MOCK_NAME "cuda"
 #define MOCK_FAIL_ENV "MOCK_CUDA_FAIL"
