@@ -47,5 +47,5 @@ if config.fuse_sanitize:
         "abort_on_error=1:halt_on_error=1:print_stacktrace=1")
 
 tools = ["fuse-compile", "fuse-opt", "fuse-run", "fuse-runtime-api-test",
-         "fuse-translate"]
+         "fuse-translate", "fuse-tune"]
 llvm_config.add_tool_substitutions(tools, [config.fuse_tools_dir])

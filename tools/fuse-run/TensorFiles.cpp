@@ -958,4 +958,53 @@ std::vector<uint8_t> serializeTensorProto(const Tensor &tensor) {
   return out;
 }
 
+/// splitmix64: tiny, and the same sequence everywhere.
+namespace {
+
+class SplitMix64 {
+public:
+  explicit SplitMix64(uint64_t seed) : state(seed) {}
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
+private:
+  uint64_t state;
+};
+
+bool isFloat(uint32_t dtype) {
+  switch (static_cast<DType>(dtype)) {
+  case DType::Float32:
+  case DType::Float16:
+  case DType::Float64:
+  case DType::BFloat16:
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
+void randomize(std::vector<Tensor> &inputs, uint64_t seed) {
+  SplitMix64 random(seed);
+  for (Tensor &input : inputs) {
+    uint64_t n = input.numElements();
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t bits = random.next();
+      double value;
+      if (isFloat(input.dtype))
+        value = double(bits >> 11) * 0x1p-53 * 2.0 - 1.0; // [-1, 1)
+      else if (input.dtype == uint32_t(DType::Bool))
+        value = double(bits & 1);
+      else
+        value = double(bits % 10);
+      setElement(input, i, value);
+    }
+  }
+}
+
 } // namespace fuserun

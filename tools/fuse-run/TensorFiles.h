@@ -35,6 +35,11 @@ std::string format(const char *format, ...)
 /// "float32[2,3]".
 std::string typeString(uint32_t dtype, const std::vector<int64_t> &dims);
 
+/// Fills the tensors with seeded random values (never all zeros): floats
+/// uniform in [-1, 1), integers in [0, 10), bools 0 or 1, drawn with
+/// splitmix64 in order, so the same on every machine.
+void randomize(std::vector<Tensor> &tensors, uint64_t seed);
+
 /// Element `i` of `tensor` as a double, and back (rounded to the dtype).
 double getElement(const Tensor &tensor, uint64_t i);
 void setElement(Tensor &tensor, uint64_t i, double value);

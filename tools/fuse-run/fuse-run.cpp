@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CommandLine.h"
+#include "Json.h"
 #include "TensorFiles.h"
 
 #include "fuse/runtime.h"
@@ -125,20 +127,7 @@ struct Options {
 };
 
 [[noreturn]] void usageError(const std::string &message) {
-  std::fprintf(stderr, "fuse-run: %s\n(run 'fuse-run --help' for usage)\n",
-               message.c_str());
-  std::exit(2);
-}
-
-[[noreturn]] void error(const std::string &message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  std::exit(1);
-}
-
-/// Exits with the runtime's message if `status` is an error.
-void check(fuse_status status) {
-  if (status != FUSE_OK)
-    error(fuse_last_error());
+  fuserun::usageError("fuse-run", message);
 }
 
 bool parseUnsigned(const std::string &text, uint64_t &value) {
@@ -162,61 +151,25 @@ bool isDirectory(const std::string &path) {
 
 Options parseOptions(int argc, char **argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    }
-    if (arg.compare(0, 2, "--") != 0 || arg.size() == 2) {
-      if (!options.model.empty())
-        usageError("more than one model given ('" + options.model + "' and '" +
-                   arg + "')");
-      options.model = arg;
-      continue;
-    }
-    // --name VALUE or --name=VALUE.
-    std::string name = arg, value;
-    bool hasValue = false;
-    size_t equals = arg.find('=');
-    if (equals != std::string::npos) {
-      name = arg.substr(0, equals);
-      value = arg.substr(equals + 1);
-      hasValue = true;
-    }
-    auto takeValue = [&]() {
-      if (!hasValue) {
-        if (i + 1 >= argc)
-          usageError(name + " needs a value");
-        value = argv[++i];
-      }
-      return value;
-    };
-    auto takeCount = [&](long &out) {
-      uint64_t n;
-      // Bounded: --iterations sizes the array of times.
-      if (!parseUnsigned(takeValue(), n) || n > 10000000)
-        usageError(name + " needs a count from 0 to 10000000, not '" + value +
-                   "'");
-      out = long(n);
-    };
-    auto takeTolerance = [&](double &out) {
+  Arguments args("fuse-run", kUsage, argc, argv);
+  auto isOption = [](const std::string &arg) {
+    return arg.size() > 2 && arg.compare(0, 2, "--") == 0;
+  };
+  while (args.next(options.model, isOption)) {
+    const std::string &name = args.name();
+    // A number >= 0 (or > 0 when `positive`), finite.
+    auto takeNumber = [&](double &out, bool positive) {
       char *end = nullptr;
-      std::string text = takeValue();
+      std::string text = args.value();
       out = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !(out >= 0) || std::isinf(out))
-        usageError(name + " needs a non-negative number, not '" + text + "'");
+      if (text.empty() || *end != '\0' || !(positive ? out > 0 : out >= 0) ||
+          std::isinf(out))
+        usageError(name + (positive ? " needs a positive number, not '"
+                                    : " needs a non-negative number, not '") +
+                   text + "'");
     };
-    bool isFlag = name == "--check" || name == "--bench" || name == "--info";
-    if (isFlag && hasValue)
-      usageError(name + " takes no value");
-    auto takeRate = [&](double &out) {
-      char *end = nullptr;
-      std::string text = takeValue();
-      out = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !(out > 0) || std::isinf(out))
-        usageError(name + " needs a positive number, not '" + text + "'");
-    };
+    if (name == "--check" || name == "--bench" || name == "--info")
+      args.noValue();
     if (name == "--check")
       options.check = true;
     else if (name == "--bench")
@@ -226,35 +179,36 @@ Options parseOptions(int argc, char **argv) {
     else if (name == "--profile") {
       // --profile=FILE only: a following argument is the model or an option.
       options.profile = true;
-      if (hasValue) {
-        if (value.empty())
+      if (args.hasValue()) {
+        if (args.value().empty())
           usageError("--profile= needs a file name");
-        options.profileFile = value;
+        options.profileFile = args.value();
       }
     } else if (name == "--copy-gbps")
-      takeRate(options.copyGBps);
+      takeNumber(options.copyGBps, /*positive=*/true);
     else if (name == "--peak-gflops")
-      takeRate(options.peakGFlops);
+      takeNumber(options.peakGFlops, /*positive=*/true);
     else if (name == "--inputs")
-      options.inputs.push_back(takeValue());
+      options.inputs.push_back(args.value());
     else if (name == "--outputs") {
       if (!options.outputs.empty())
         usageError("--outputs is given twice");
-      options.outputs = takeValue();
+      options.outputs = args.value();
     }
     else if (name == "--plan")
-      options.plans.push_back(takeValue());
+      options.plans.push_back(args.value());
     else if (name == "--seed") {
-      if (!parseUnsigned(takeValue(), options.seed))
-        usageError("--seed needs a non-negative integer, not '" + value + "'");
+      if (!parseUnsigned(args.value(), options.seed))
+        usageError("--seed needs a non-negative integer, not '" +
+                   args.value() + "'");
     } else if (name == "--warmup")
-      takeCount(options.warmup);
+      options.warmup = args.count();
     else if (name == "--iterations")
-      takeCount(options.iterations);
+      options.iterations = args.count();
     else if (name == "--rtol")
-      takeTolerance(options.rtol);
+      takeNumber(options.rtol, /*positive=*/false);
     else if (name == "--atol")
-      takeTolerance(options.atol);
+      takeNumber(options.atol, /*positive=*/false);
     else
       usageError("unknown option '" + name + "'");
   }
@@ -426,51 +380,6 @@ private:
   std::vector<bool> bound;
 };
 
-/// splitmix64: tiny, and the same sequence everywhere.
-class SplitMix64 {
-public:
-  explicit SplitMix64(uint64_t seed) : state(seed) {}
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-
-private:
-  uint64_t state;
-};
-
-bool isFloat(uint32_t dtype) {
-  switch (static_cast<DType>(dtype)) {
-  case DType::Float32:
-  case DType::Float16:
-  case DType::Float64:
-  case DType::BFloat16:
-    return true;
-  default:
-    return false;
-  }
-}
-
-void randomize(std::vector<Tensor> &inputs, uint64_t seed) {
-  SplitMix64 random(seed);
-  for (Tensor &input : inputs) {
-    uint64_t n = input.numElements();
-    for (uint64_t i = 0; i < n; ++i) {
-      uint64_t bits = random.next();
-      double value;
-      if (isFloat(input.dtype))
-        value = double(bits >> 11) * 0x1p-53 * 2.0 - 1.0; // [-1, 1)
-      else if (input.dtype == uint32_t(DType::Bool))
-        value = double(bits & 1);
-      else
-        value = double(bits % 10);
-      setElement(input, i, value);
-    }
-  }
-}
-
 long findPlan(const fuse_model *model, const std::string &name) {
   size_t n = fuse_model_num_plans(model);
   for (size_t i = 0; i < n; ++i)
@@ -638,20 +547,57 @@ double median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-/// A string as a JSON string literal.
-std::string jsonString(const std::string &text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\', out += char(c);
-    else if (c < 0x20) {
-      char escape[8];
-      std::snprintf(escape, sizeof(escape), "\\u%04x", c);
-      out += escape;
-    } else
-      out += char(c);
+/// Per launch of `plan`: whether it runs (launches of candidates not
+/// selected do not).
+std::vector<bool> launchesThatRun(const fuse_model *model, size_t plan) {
+  std::vector<bool> runs(fuse_model_plan_num_launches(model, plan), true);
+  for (size_t c = 0; c < fuse_model_plan_num_choices(model, plan); ++c) {
+    fuse_choice_info choice;
+    check(fuse_model_plan_choice(model, plan, c, &choice));
+    for (uint32_t i = 0; i < choice.num_candidates; ++i) {
+      fuse_candidate_info candidate;
+      check(fuse_model_plan_candidate(model, plan, c, i, &candidate));
+      for (uint32_t l = 0; l < candidate.num_launches; ++l)
+        runs[candidate.first_launch + l] =
+            choice.selected == FUSE_ALL_CANDIDATES || choice.selected == i;
+    }
   }
-  return out + "\"";
+  return runs;
+}
+
+/// After --profile: which candidate of each choice ran and, when a tuner
+/// picked it, its measured time against the fastest other candidate.
+void printSelections(const fuse_model *model, size_t plan) {
+  for (size_t c = 0; c < fuse_model_plan_num_choices(model, plan); ++c) {
+    fuse_choice_info choice;
+    check(fuse_model_plan_choice(model, plan, c, &choice));
+    fuse_candidate_info selected, runnerUp{};
+    check(fuse_model_plan_candidate(model, plan, c, choice.selected,
+                                    &selected));
+    std::printf("choice %zu '%s': %s (candidate %u of %u, %s)", c, choice.key,
+                selected.label, choice.selected, choice.num_candidates,
+                choice.tuned ? "tuned" : "heuristic");
+    for (uint32_t i = 0; choice.tuned && i < choice.num_candidates; ++i) {
+      fuse_candidate_info other;
+      check(fuse_model_plan_candidate(model, plan, c, i, &other));
+      if (i != choice.selected &&
+          (!runnerUp.label || other.time_ms < runnerUp.time_ms))
+        runnerUp = other;
+    }
+    // Milliseconds to 3 decimals, or 3 significant digits below 0.01.
+    auto ms = [](double v) {
+      return format(v >= 0.01 || v == 0 ? "%.3f ms" : "%.3g ms", v);
+    };
+    if (choice.tuned && selected.time_ms > 0)
+      std::printf(": %s, %.2fx faster than %s (%s)",
+                  ms(selected.time_ms).c_str(),
+                  runnerUp.time_ms / selected.time_ms, runnerUp.label,
+                  ms(runnerUp.time_ms).c_str());
+    else if (choice.tuned)
+      std::printf(": %s, %s %s", ms(selected.time_ms).c_str(), runnerUp.label,
+                  ms(runnerUp.time_ms).c_str());
+    std::printf("\n");
+  }
 }
 
 /// --profile: one row per launch, slowest first, then the sum against the
@@ -685,9 +631,13 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
     fuse_group_info group;
     bool hasGroup;
   };
+  // Launches of candidates not selected do not run: no rows.
+  std::vector<bool> runs = launchesThatRun(model, plan);
   std::vector<Row> rows;
   double total = 0;
   for (size_t l = 0; l < n; ++l) {
+    if (!runs[l])
+      continue;
     std::vector<double> samples;
     for (long i = 0; i < options.iterations; ++i)
       samples.push_back(times[size_t(i) * n + l]);
@@ -700,15 +650,21 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
     rows.push_back(row);
   }
   // A launch's start in the trace: the launches before it, in plan order.
-  std::vector<double> startUs(n, 0);
-  for (size_t l = 1; l < n; ++l)
-    startUs[l] = startUs[l - 1] + rows[l - 1].us;
+  std::vector<double> startUs(rows.size(), 0);
+  for (size_t r = 1; r < rows.size(); ++r)
+    startUs[r] = startUs[r - 1] + rows[r - 1].us;
   std::vector<Row> sorted = rows;
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const Row &a, const Row &b) { return a.us > b.us; });
 
-  std::printf("profile: plan '%s' on %s: %zu launch%s, median of %ld runs\n",
-              planName, fuse_model_device_name(model), n, n == 1 ? "" : "es",
+  std::string notRun =
+      rows.size() < n ? format(" (and %zu of candidates not selected)",
+                               n - rows.size())
+                      : std::string();
+  std::printf("profile: plan '%s' on %s: %zu launch%s%s, median of %ld "
+              "runs\n",
+              planName, fuse_model_device_name(model), rows.size(),
+              rows.size() == 1 ? "" : "es", notRun.c_str(),
               options.iterations);
   if (*fuse_model_libraries(model))
     std::printf("libraries: %s\n", fuse_model_libraries(model));
@@ -763,6 +719,7 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
               "sum/replay %.3f\n",
               total / 1e3, gpu ? " (graph replay)" : "", replayMs,
               replayMs > 0 ? total / 1e3 / replayMs : 0.0);
+  printSelections(model, plan);
 
   if (options.profileFile.empty())
     return;
@@ -776,8 +733,8 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
           ", \"libraries\": " + jsonString(fuse_model_libraries(model)) +
           ", \"replay_ms\": " + std::to_string(replayMs) +
           "}, \"traceEvents\": [";
-  for (size_t l = 0; l < n; ++l) {
-    const Row &row = rows[l];
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const Row &row = rows[r];
     Derived d = derive(row);
     std::string name = row.hasGroup ? row.group.strategy : row.info.kernel;
     const char *category = row.info.kind == FUSE_LAUNCH_CUBLASLT ? "cublaslt"
@@ -786,10 +743,10 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
     char numbers[256];
     std::snprintf(numbers, sizeof(numbers),
                   "\"ts\": %.3f, \"dur\": %.3f, \"pid\": 1, \"tid\": 1",
-                  startUs[l], row.us);
-    json += std::string(l ? "," : "") + "\n  {\"name\": " + jsonString(name) +
+                  startUs[r], row.us);
+    json += std::string(r ? "," : "") + "\n  {\"name\": " + jsonString(name) +
             ", \"cat\": \"" + category + "\", \"ph\": \"X\", " + numbers +
-            ", \"args\": {\"launch\": " + std::to_string(l) +
+            ", \"args\": {\"launch\": " + std::to_string(row.launch) +
             ", \"kernel\": " + jsonString(row.info.kernel);
     if (row.hasGroup) {
       std::snprintf(numbers, sizeof(numbers),
@@ -814,6 +771,30 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
 }
 
 } // namespace
+
+/// --info: a plan's choices, their candidates ('*' on the selected one),
+/// launches and measured times.
+static void describeChoices(const fuse_model *model, size_t plan) {
+  for (size_t c = 0; c < fuse_model_plan_num_choices(model, plan); ++c) {
+    fuse_choice_info choice;
+    check(fuse_model_plan_choice(model, plan, c, &choice));
+    std::printf("  choice %zu '%s': %u candidates, candidate %u selected "
+                "(%s)\n",
+                c, choice.key, choice.num_candidates, choice.selected,
+                choice.tuned ? "tuned" : "heuristic");
+    for (uint32_t i = 0; i < choice.num_candidates; ++i) {
+      fuse_candidate_info candidate;
+      check(fuse_model_plan_candidate(model, plan, c, i, &candidate));
+      std::printf("   %c candidate %u: %s, launches [%u, %u)",
+                  i == choice.selected ? '*' : ' ', i, candidate.label,
+                  candidate.first_launch,
+                  candidate.first_launch + candidate.num_launches);
+      if (candidate.time_ms > 0)
+        std::printf(", %.6f ms", candidate.time_ms);
+      std::printf("\n");
+    }
+  }
+}
 
 /// --info: what the artifact holds, read without loading it (any target,
 /// any machine).
@@ -885,6 +866,7 @@ int describe(const Options &options) {
         std::printf(" group %u", info.group);
       std::printf("\n");
     }
+    describeChoices(model, p);
   }
   size_t groups = fuse_model_num_groups(model);
   for (size_t g = 0; g < groups; ++g) {

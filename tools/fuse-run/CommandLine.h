@@ -1,0 +1,62 @@
+//===- CommandLine.h - Options of fuse-run and fuse-tune --------*- C++ -*-===//
+//
+// The command-line conventions the two tools share: "--name VALUE" or
+// "--name=VALUE", counts from 0 to 10000000, exit status 2 for bad usage
+// and 1 for errors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_TOOLS_FUSE_RUN_COMMANDLINE_H
+#define FUSE_TOOLS_FUSE_RUN_COMMANDLINE_H
+
+#include "fuse/runtime.h"
+
+#include <string>
+
+namespace fuserun {
+
+/// Bad usage: "TOOL: message", a pointer to --help, exit status 2.
+[[noreturn]] void usageError(const char *tool, const std::string &message);
+
+/// An error: "error: message" on stderr, exit status 1.
+[[noreturn]] void error(const std::string &message);
+
+/// Exits with the runtime's message if `status` is an error.
+void check(fuse_status status);
+
+/// Walks a tool's arguments: its one positional argument (the model) and
+/// its options, "--name VALUE" or "--name=VALUE".
+class Arguments {
+public:
+  Arguments(const char *tool, const char *usage, int argc, char **argv)
+      : tool(tool), usage(usage), argc(argc), argv(argv) {}
+
+  /// Moves to the next option, storing the positional argument met on the
+  /// way in `model` (a second one is bad usage); false at the end. --help
+  /// (or -h) prints the usage and exits 0.
+  bool next(std::string &model, bool (*isOption)(const std::string &));
+  const std::string &name() const { return option; }
+  bool hasValue() const { return given; }
+  /// The option's value: after its '=', else the next argument.
+  const std::string &value();
+  /// The value as a count from 0 to 10000000 (counts size arrays).
+  long count();
+  /// For a flag: a value given with '=' is bad usage.
+  void noValue() const;
+  [[noreturn]] void fail(const std::string &message) const {
+    usageError(tool, message);
+  }
+
+private:
+  const char *tool;
+  const char *usage;
+  int argc;
+  char **argv;
+  int index = 0;
+  std::string option, optionValue;
+  bool given = false;
+};
+
+} // namespace fuserun
+
+#endif // FUSE_TOOLS_FUSE_RUN_COMMANDLINE_H
