@@ -86,7 +86,9 @@ shape, min, max and mean):
                        the fp32 SGEMM rate and the group's minimum bytes
                        over the copy bandwidth, as a share of its time) and
                        its ONNX nodes; then the sum against the median of
-                       whole-plan (graph) runs. With FILE, also writes the
+                       whole-plan (graph) runs, and for each choice the
+                       candidate that ran (tuned: its time against the
+                       fastest other one's). With FILE, also writes the
                        launches as a Chrome trace (chrome://tracing,
                        ui.perfetto.dev)
   --copy-gbps X        the copy bandwidth --profile judges against (GB/s,
@@ -97,9 +99,11 @@ shape, min, max and mean):
   --info               describe the artifact without loading it: target,
                        signature, each plan's buffers and launches (what
                        runs: a kernel with its grid and block, or a
-                       cuBLASLt or cuDNN call), and the groups (ONNX nodes,
-                       strategy, FLOPs, bytes); works for any target on any
-                       machine
+                       cuBLASLt or cuDNN call), its choices (candidates'
+                       labels, launches and measured times; which is
+                       selected, by a tuner or the heuristic), and the
+                       groups (ONNX nodes, strategy, FLOPs, bytes); works
+                       for any target on any machine
 
   --help               this text
 
