@@ -11,6 +11,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <functional>
 #include <map>
 
 using namespace mlir;
@@ -410,7 +411,20 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
   llvm::DenseMap<Value, Value> storageOf;
   SmallVector<Value> views; // In plan order, for deterministic buffers.
   auto storage = [&](Value v) { return storageOf.lookup(v) ? storageOf[v] : v; };
-  for (Operation &op : host.getBody().front()) {
+  // A candidate's result is the fuse.alternatives' result it yields: one
+  // buffer for all candidates, live from the first candidate's launches to
+  // the last's, at least.
+  llvm::DenseMap<Value, Value> resultOf;
+  llvm::DenseMap<Value, size_t> choiceEnd;
+  auto canonical = [&](Value v) { return resultOf.lookup(v) ? resultOf[v] : v; };
+  struct PlannedChoice {
+    AlternativesOp op;
+    SmallVector<std::pair<size_t, size_t>> candidates; // first call, count
+  };
+  std::vector<PlannedChoice> choices;
+
+  std::function<LogicalResult(Operation &, bool)> planOp =
+      [&](Operation &op, bool inCandidate) -> LogicalResult {
     if (auto constant = dyn_cast<ONNXConstantOp>(op)) {
       FailureOr<TensorDesc> d = describe(constant, "weight");
       FailureOr<uint64_t> offset = failed(d) ? FailureOr<uint64_t>(failure())
@@ -420,7 +434,7 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
       uint32_t index =
           addBuffer(constant, *d, uint32_t(art::BufferKind::Weight));
       plan.buffers[index].offset = *offset;
-      continue;
+      return success();
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
       auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
@@ -428,11 +442,13 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
       if (!kernel)
         return call.emitOpError("calls @")
                << call.getCallee() << ", which is not a kernel function";
-      if (isViewKernel(kernel) && defAt.count(storage(call.getOperand(0))) &&
+      // (A candidate's launches are all real: the choice counts them.)
+      if (!inCandidate && isViewKernel(kernel) &&
+          defAt.count(storage(call.getOperand(0))) &&
           !returned.contains(call.getResult(0))) {
         storageOf[call.getResult(0)] = storage(call.getOperand(0));
         views.push_back(call.getResult(0));
-        continue;
+        return success();
       }
       Attribute strategy = kernel->getAttr(kStrategyAttrName);
       if (!isa_and_nonnull<KernelStrategyAttr, CublasLtStrategyAttr,
@@ -452,12 +468,46 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
         lastUse[storage(operand)] = at;
       for (Value result : call.getResults())
         defAt[result] = at;
-      continue;
+      return success();
+    }
+    if (auto alternatives = dyn_cast<AlternativesOp>(op)) {
+      if (inCandidate)
+        return op.emitOpError("cannot be nested in a candidate");
+      PlannedChoice choice{alternatives, {}};
+      for (auto [i, region] : llvm::enumerate(alternatives.getCandidates())) {
+        size_t first = calls.size();
+        for (Operation &inner : region.front().without_terminator())
+          if (failed(planOp(inner, /*inCandidate=*/true)))
+            return failure();
+        for (auto [value, result] :
+             llvm::zip(alternatives.getCandidateYield(i).getValues(),
+                       alternatives.getResults())) {
+          auto defining = value.getDefiningOp<func::CallOp>();
+          if (!defining || defining->getParentRegion() != &region ||
+              resultOf.count(value))
+            return alternatives.emitOpError("candidate ")
+                   << i << " must yield results of its own kernel launches";
+          resultOf[value] = result;
+        }
+        if (calls.size() == first)
+          return alternatives.emitOpError("candidate ")
+                 << i << " launches nothing";
+        choice.candidates.push_back({first, calls.size() - first});
+      }
+      for (Value result : alternatives.getResults())
+        choiceEnd[result] = calls.size() - 1;
+      choices.push_back(choice);
+      return success();
     }
     if (!isa<func::ReturnOp>(op))
       return op.emitOpError("cannot be part of an execution plan (only "
-                            "weights and kernel calls can)");
-  }
+                            "weights, kernel calls and their alternatives "
+                            "can)");
+    return success();
+  };
+  for (Operation &op : host.getBody().front())
+    if (failed(planOp(op, /*inCandidate=*/false)))
+      return failure();
   for (Value v : ret.getOperands())
     if (storageOf.count(v))
       return emitError(v.getLoc(), "a view cannot be a graph output");
@@ -466,26 +516,38 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
   // liveness.
   for (PlannedCall &planned : calls)
     for (OpResult result : planned.call.getResults()) {
+      Value value = canonical(result);
+      if (auto it = bufferOf.find(value); it != bufferOf.end()) {
+        bufferOf[result] = it->second; // Another candidate's.
+        continue;
+      }
       FailureOr<TensorDesc> d = describe(result, planned.call.getCallee());
       if (failed(d))
         return failure();
       uint32_t index = addBuffer(
-          result, *d,
-          uint32_t(returned.contains(result) ? art::BufferKind::Output
-                                             : art::BufferKind::Intermediate));
+          value, *d,
+          uint32_t(returned.contains(value) ? art::BufferKind::Output
+                                            : art::BufferKind::Intermediate));
+      bufferOf[result] = index;
       if (plan.buffers[index].kind == uint32_t(art::BufferKind::Output))
         reserve(plan.buffers[index]);
     }
   ArenaPlanner arena(reserved);
   std::vector<std::pair<uint64_t, uint64_t>> workspaces(calls.size(), {0, 0});
+  llvm::DenseSet<Value> placed;
   for (size_t at = 0; at < calls.size(); ++at) {
     PlannedCall &planned = calls[at];
     for (OpResult result : planned.call.getResults()) {
+      Value value = canonical(result);
       BufferDesc &b = plan.buffers[bufferOf[result]];
-      if (b.kind != uint32_t(art::BufferKind::Intermediate))
+      if (b.kind != uint32_t(art::BufferKind::Intermediate) ||
+          !placed.insert(value).second)
         continue;
-      // A result nobody reads still needs its bytes during its launch.
-      size_t last = lastUse.count(result) ? lastUse[result] : at;
+      // A result nobody reads still needs its bytes during its launch, and
+      // a choice's result until its last candidate has run.
+      size_t last = lastUse.count(value) ? lastUse[value] : at;
+      if (auto it = choiceEnd.find(value); it != choiceEnd.end())
+        last = std::max(last, it->second);
       b.offset = arena.place(b.bytes, at, last);
     }
     // A library's workspace lives during its launch only, beside the
@@ -562,5 +624,23 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
   }
   for (Value v : ret.getOperands())
     plan.outputBuffers.push_back(bufferOf.lookup(v));
+
+  // Choices: a candidate's label is its launches' strategies.
+  for (PlannedChoice &choice : choices) {
+    art::ChoiceDesc desc;
+    desc.key = choice.op.getKey().str();
+    desc.selected = static_cast<uint32_t>(choice.op.getSelected());
+    for (auto [first, count] : choice.candidates) {
+      art::CandidateDesc candidate;
+      candidate.firstLaunch = static_cast<uint32_t>(first);
+      candidate.numLaunches = static_cast<uint32_t>(count);
+      for (size_t at = first; at < first + count; ++at)
+        candidate.label +=
+            (at == first ? "" : " + ") +
+            describeStrategy(calls[at].kernel->getAttr(kStrategyAttrName));
+      desc.candidates.push_back(candidate);
+    }
+    plan.choices.push_back(desc);
+  }
   return plan;
 }

@@ -105,6 +105,25 @@ static void reportGroup(GroupOp group, unsigned index, raw_ostream &os) {
        << " read)\n";
 }
 
+/// The candidates of `alternatives`, whose selected one is reported next
+/// as group `index` on.
+static void reportAlternatives(AlternativesOp alternatives, unsigned index,
+                               raw_ostream &os) {
+  os << "  group " << index << " has " << alternatives.getCandidates().size()
+     << " candidates, the heuristic's pick selected (fuse-tune measures "
+        "them):\n";
+  for (auto [i, region] : llvm::enumerate(alternatives.getCandidates())) {
+    os << "    " << (uint64_t(i) == alternatives.getSelected() ? "* " : "  ")
+       << i << ": ";
+    SmallVector<std::string> strategies;
+    for (auto group : region.getOps<GroupOp>())
+      if (std::optional<Attribute> strategy = group.getStrategy())
+        strategies.push_back(describeStrategy(*strategy));
+    llvm::interleave(strategies, os, " + ");
+    os << "\n";
+  }
+}
+
 namespace {
 struct FusionReportPass
     : public fuse::impl::FusionReportBase<FusionReportPass> {
@@ -113,7 +132,30 @@ struct FusionReportPass
     getOperation().walk([&](func::FuncOp func) {
       os << "fusion report for @" << func.getSymName() << "\n";
       unsigned groups = 0, unfused = 0, before = 0;
+      // The selected candidate of a fuse.alternatives stands for it.
+      SmallVector<Operation *> ops;
+      DenseMap<Operation *, AlternativesOp> firstOf;
       for (Operation &op : func.getBody().getOps()) {
+        auto alternatives = dyn_cast<AlternativesOp>(op);
+        if (!alternatives) {
+          ops.push_back(&op);
+          continue;
+        }
+        Region &selected =
+            alternatives.getCandidates()[alternatives.getSelected()];
+        bool first = true;
+        for (Operation &inner : selected.getOps()) {
+          if (first && isa<GroupOp>(inner)) {
+            firstOf[&inner] = alternatives;
+            first = false;
+          }
+          ops.push_back(&inner);
+        }
+      }
+      for (Operation *opPtr : ops) {
+        Operation &op = *opPtr;
+        if (AlternativesOp alternatives = firstOf.lookup(&op))
+          reportAlternatives(alternatives, groups, os);
         if (auto group = dyn_cast<GroupOp>(op)) {
           reportGroup(group, groups++, os);
           for (Operation &inner : group.getBodyBlock())

@@ -21,6 +21,8 @@
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <numeric>
@@ -515,21 +517,22 @@ static constexpr int64_t kTileThreads = 256;
 /// (smaller thread tiles give more).
 static constexpr int64_t kMinTileBlocks = 132;
 
-/// The `tiles` strategy for a generated MatMul or Gemm whose epilogue
-/// keeps the product's shape, or null. The kernel's loop is the result's
-/// dims of extent more than 1; its last two are tiled (the last alone for
-/// a loop of one dim), `rows` x `columns` outputs a thread (each shrunk to
-/// a divisor of its dim: a GPU kernel's loop has no remainder copy), 16
-/// threads along the last dim and up to 256 in all. Of the thread tiles
-/// whose sizes are 8, 4, 2 or 1 before shrinking, the one with the most
-/// outputs that still launches a block per SM is taken (ties: more rows;
-/// BERT-base at batch 1 on the H100 took 4.6 ms with 2 x 1 tiles, 5.6 with
-/// 1 x 2), else the one that launches the most blocks (ties: fewer
-/// outputs, more threads).
+/// The `tiles` strategies for a generated MatMul or Gemm whose epilogue
+/// keeps the product's shape, best first by the heuristic below, or none.
+/// The kernel's loop is the result's dims of extent more than 1; its last
+/// two are tiled (the last alone for a loop of one dim), `rows` x `columns`
+/// outputs a thread (each shrunk to a divisor of its dim: a GPU kernel's
+/// loop has no remainder copy), 16 threads along the last dim and up to
+/// 256 in all. Of the thread tiles whose sizes are 8, 4, 2 or 1 before
+/// shrinking, those that launch a block per SM come first, more outputs
+/// first (ties: more rows; BERT-base at batch 1 on the H100 took 4.6 ms
+/// with 2 x 1 tiles, 5.6 with 1 x 2), then the others, more blocks first
+/// (ties: fewer outputs, more threads). Tiles that shrink to one already
+/// ranked are dropped.
 /// A 7x7 map's 49 columns take 7 (ResNet-50's layer4 at batch 32: a
 /// 512 x 49 output per image in 8 x 7 tiles, not 8 x 1).
-static KernelStrategyAttr chooseContractionTiles(
-    Operation *root, const GpuKernelOptions &options) {
+static SmallVector<KernelStrategyAttr>
+rankContractionTiles(Operation *root, const GpuKernelOptions &options) {
   Operation *contraction = nullptr;
   for (Operation *op : kernelOps(root))
     if (isa<ONNXMatMulOp, ONNXGemmOp>(op))
@@ -547,15 +550,18 @@ static KernelStrategyAttr chooseContractionTiles(
   if (loop.empty())
     return {};
   int64_t rank = loop.size();
-  SmallVector<std::pair<int64_t, int64_t>> candidates;
+  SmallVector<std::pair<int64_t, int64_t>> sizes;
   for (int64_t rows : kTileSizes)
     for (int64_t columns : kTileSizes)
-      candidates.push_back({rows, columns});
+      sizes.push_back({rows, columns});
   if (options.userTile)
-    candidates = {{options.contractionTile[0], options.contractionTile[1]}};
-  KernelStrategyAttr chosen;
-  int64_t chosenOutputs = 0, chosenBlocks = 0;
-  for (auto [rows, columns] : candidates) {
+    sizes = {{options.contractionTile[0], options.contractionTile[1]}};
+  struct Ranked {
+    KernelStrategyAttr strategy;
+    int64_t outputs, blocks;
+  };
+  SmallVector<Ranked> ranked;
+  for (auto [rows, columns] : sizes) {
     SmallVector<int64_t> threadTile(rank, 1), blockTile(rank, 1);
     int64_t n = loop.back();
     threadTile.back() = tileDivisor(n, columns, columns);
@@ -573,32 +579,47 @@ static KernelStrategyAttr chooseContractionTiles(
           llvm::PowerOf2Ceil(llvm::divideCeil(m, threadTile[rank - 2])));
       blockTile[rank - 2] = rowThreads * threadTile[rank - 2];
     }
+    // A thread tile that spans its whole dim leaves the thread one
+    // iteration of it, and the kernel's loop would lose that dim, which the
+    // tiles mapping cannot find again.
+    if (llvm::any_of(llvm::zip(loop, threadTile), [](auto pair) {
+          return std::get<1>(pair) > 1 && std::get<1>(pair) == std::get<0>(pair);
+        }))
+      continue;
     int64_t blocks = 1;
     for (auto [extent, size] : llvm::zip(loop, blockTile))
       blocks *= llvm::divideCeil(extent, size);
-    int64_t outputs = computeProduct(threadTile);
-    bool enough = blocks >= kMinTileBlocks;
-    bool better;
-    if (!chosen)
-      better = true;
-    else if (enough != (chosenBlocks >= kMinTileBlocks))
-      better = enough;
-    else if (enough)
-      better = std::make_tuple(outputs, -threadTile.back()) >
-               std::make_tuple(chosenOutputs,
-                               -chosen.getThreadTile().back());
-    else
-      better = std::make_tuple(blocks, -outputs) >
-               std::make_tuple(chosenBlocks, -chosenOutputs);
-    if (!better)
-      continue;
-    chosen = KernelStrategyAttr::get(
+    auto strategy = KernelStrategyAttr::get(
         root->getContext(), Mapping::tiles, blocks, columnThreads * rowThreads,
         1, threadTile, 1, false, blockTile, options.kTile);
-    chosenOutputs = outputs;
-    chosenBlocks = blocks;
+    if (llvm::any_of(ranked, [&](const Ranked &r) {
+          return r.strategy == strategy;
+        }))
+      continue;
+    ranked.push_back({strategy, computeProduct(threadTile), blocks});
   }
-  return chosen;
+  auto better = [](const Ranked &a, const Ranked &b) {
+    bool aEnough = a.blocks >= kMinTileBlocks;
+    bool bEnough = b.blocks >= kMinTileBlocks;
+    if (aEnough != bEnough)
+      return aEnough;
+    if (aEnough)
+      return std::make_tuple(a.outputs, -a.strategy.getThreadTile().back()) >
+             std::make_tuple(b.outputs, -b.strategy.getThreadTile().back());
+    return std::make_tuple(a.blocks, -a.outputs) >
+           std::make_tuple(b.blocks, -b.outputs);
+  };
+  // Stable: equal ones keep the order of `sizes`, so the first is the one
+  // the heuristic always took.
+  std::stable_sort(ranked.begin(), ranked.end(), better);
+  return llvm::map_to_vector(ranked,
+                             [](const Ranked &r) { return r.strategy; });
+}
+
+static KernelStrategyAttr chooseContractionTiles(
+    Operation *root, const GpuKernelOptions &options) {
+  SmallVector<KernelStrategyAttr> ranked = rankContractionTiles(root, options);
+  return ranked.empty() ? KernelStrategyAttr() : ranked.front();
 }
 
 static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
@@ -745,6 +766,118 @@ static FailureOr<GroupOp> splitGroup(RewriterBase &rewriter, GroupOp group,
   return library;
 }
 
+/// Gives `library` (a contraction group whose contraction `call` computes)
+/// its library strategy, first splitting off the ops after the call into
+/// an elementwise group.
+static LogicalResult applyLibraryCall(RewriterBase &rewriter, GroupOp group,
+                                      LibraryCall call,
+                                      const LibraryOptions &options) {
+  GroupOp library = group;
+  if (call.result != group.getYield().getOperand(0)) {
+    FailureOr<GroupOp> split = splitGroup(rewriter, group, call);
+    if (failed(split))
+      return group->emitError("could not split a contraction group after "
+                              "its library call");
+    library = *split;
+    std::optional<LibraryCall> again =
+        matchLibraryCall(getContraction(library), options);
+    if (!again)
+      return library.emitOpError("no longer matches its library call after "
+                                 "the split");
+    call = *again;
+  }
+  library.setStrategyAttr(libraryStrategy(call));
+  return success();
+}
+
+/// Generated kernels a tuner may choose between for a contraction group,
+/// the heuristic's pick first: on cuda the three best-ranked `tiles`
+/// strategies, on cpu `loop` with the heuristic's tile and with half its
+/// rows or half its columns.
+static constexpr size_t kMaxKernelCandidates = 3;
+static SmallVector<KernelStrategyAttr>
+kernelCandidates(GroupOp group, bool gpu, int64_t cpuVectorRegisters,
+                 const GpuKernelOptions &gpuOptions) {
+  SmallVector<KernelStrategyAttr> kernels;
+  if (gpu) {
+    if (gpuOptions.tileContractions)
+      kernels = rankContractionTiles(group, gpuOptions);
+  } else {
+    int64_t rows = cpuVectorRegisters >= 32 ? 16 : 8;
+    for (auto [r, c] : {std::pair{rows, kContractionColumnsCpu},
+                        std::pair{rows / 2, kContractionColumnsCpu},
+                        std::pair{rows, kContractionColumnsCpu / 2}}) {
+      SmallVector<int64_t> tile = chooseContractionTile(group, r, c);
+      if (tile.empty())
+        break;
+      auto strategy = KernelStrategyAttr::get(group.getContext(),
+                                              Mapping::loop, 1, 1, 1, tile);
+      if (!llvm::is_contained(kernels, strategy))
+        kernels.push_back(strategy);
+    }
+  }
+  if (kernels.size() > kMaxKernelCandidates)
+    kernels.resize(kMaxKernelCandidates);
+  return kernels;
+}
+
+/// The signature of a group for timing caches: its ops and result type,
+/// readable, then a hash of the whole group printed without locations (ops,
+/// attributes, types; not the values it reads, such as weights).
+static std::string groupKey(GroupOp group) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  llvm::interleave(
+      group.getBodyBlock().without_terminator(), os,
+      [&](Operation &op) {
+        if (!op.hasTrait<OpTrait::ConstantLike>())
+          os << op.getName().stripDialect();
+      },
+      "+");
+  os << " -> ";
+  llvm::interleaveComma(group.getResultTypes(), os);
+  std::string printed;
+  llvm::raw_string_ostream printedOS(printed);
+  // Local scope: the values it reads print as unknown, not by name.
+  group->print(printedOS,
+               OpPrintingFlags().printGenericOpForm().useLocalScope());
+  os << " #" << llvm::format_hex_no_prefix(llvm::xxh3_64bits(printed), 16);
+  return key;
+}
+
+/// Replaces `group` with a fuse.alternatives op of one candidate per entry
+/// of `library` (when set) and `kernels`, in that order, the first
+/// selected.
+static LogicalResult formAlternatives(RewriterBase &rewriter, GroupOp group,
+                                      std::optional<LibraryCall> library,
+                                      ArrayRef<KernelStrategyAttr> kernels,
+                                      const LibraryOptions &options) {
+  Location loc = group.getLoc();
+  unsigned count = kernels.size() + (library ? 1 : 0);
+  rewriter.setInsertionPoint(group);
+  auto alternatives = AlternativesOp::create(
+      rewriter, loc, group->getResultTypes(), /*selected=*/0, groupKey(group),
+      count);
+  SmallVector<GroupOp> clones;
+  for (Region &region : alternatives.getCandidates()) {
+    rewriter.createBlock(&region);
+    auto clone = cast<GroupOp>(rewriter.clone(*group));
+    YieldOp::create(rewriter, loc, clone->getResults());
+    clones.push_back(clone);
+  }
+  rewriter.replaceOp(group, alternatives.getResults());
+  for (auto [i, kernel] : llvm::enumerate(kernels))
+    clones[i + (library ? 1 : 0)].setStrategyAttr(kernel);
+  if (!library)
+    return success();
+  // The call's ops are the clone's now.
+  std::optional<LibraryCall> call =
+      matchLibraryCall(getContraction(clones.front()), options);
+  if (!call)
+    return clones.front().emitOpError("no longer matches its library call");
+  return applyLibraryCall(rewriter, clones.front(), *call, options);
+}
+
 namespace {
 struct SelectStrategiesPass
     : public fuse::impl::SelectStrategiesBase<SelectStrategiesPass> {
@@ -804,59 +937,68 @@ struct SelectStrategiesPass
     options.depthwiseConv = depthwise == "library" || strategy == "library";
     IRRewriter rewriter(&getContext());
 
-    if (libraries) {
-      // A contraction outside any group is a group of its own, so that a
-      // library can take it (its operands are then block arguments, as the
-      // library's buffers must be); back out if none can.
+    // A contraction outside any group is a group of its own, so that a
+    // library can take it (its operands are then block arguments, as the
+    // library's buffers must be) or it can have candidates; back out if
+    // neither.
+    if (libraries || candidates) {
       SmallVector<Operation *> lone;
       for (Operation &op : func.getBody().getOps())
         if (isContractionOp(&op))
           lone.push_back(&op);
       for (Operation *op : lone) {
+        bool tileable = candidates && isa<ONNXMatMulOp, ONNXGemmOp>(op);
         FailureOr<GroupOp> group =
             formGroup(rewriter, GroupKind::contraction_epilogue, {op});
         if (failed(group))
           return signalPassFailure();
-        if (!matchLibraryCall(getContraction(*group), options)) {
+        if (!tileable &&
+            !(libraries && matchLibraryCall(getContraction(*group), options))) {
           IRMapping mapping;
           (void)inlineGroup(rewriter, *group, mapping);
         }
       }
-
-      SmallVector<GroupOp> groups;
-      for (auto group : func.getBody().getOps<GroupOp>())
-        if (group.getKind() == GroupKind::contraction_epilogue &&
-            !group.getStrategy())
-          groups.push_back(group);
-      for (GroupOp group : groups) {
-        Operation *contraction = getContraction(group);
-        std::optional<LibraryCall> call =
-            contraction ? matchLibraryCall(contraction, options)
-                        : std::nullopt;
-        if (!call || group.getYield().getNumOperands() != 1)
-          continue;
-        GroupOp library = group;
-        if (call->result != group.getYield().getOperand(0)) {
-          FailureOr<GroupOp> split = splitGroup(rewriter, group, *call);
-          if (failed(split)) {
-            func.emitError("could not split a contraction group after its "
-                           "library call");
-            return signalPassFailure();
-          }
-          library = *split;
-          call = matchLibraryCall(getContraction(library), options);
-          if (!call) {
-            library.emitOpError("no longer matches its library call after "
-                                "the split");
-            return signalPassFailure();
-          }
-        }
-        library.setStrategyAttr(libraryStrategy(*call));
-      }
     }
 
-    // Everything else is a kernel of fuse's own.
+    SmallVector<GroupOp> groups;
+    for (auto group : func.getBody().getOps<GroupOp>())
+      if (group.getKind() == GroupKind::contraction_epilogue &&
+          !group.getStrategy() && group.getYield().getNumOperands() == 1)
+        groups.push_back(group);
+    for (GroupOp group : groups) {
+      Operation *contraction = getContraction(group);
+      std::optional<LibraryCall> call =
+          libraries && contraction ? matchLibraryCall(contraction, options)
+                                   : std::nullopt;
+      if (candidates) {
+        SmallVector<KernelStrategyAttr> kernels =
+            kernelCandidates(group, gpu, cpuVectorRegisters, gpuOptions);
+        if (kernels.size() + (call ? 1 : 0) >= 2) {
+          if (failed(formAlternatives(rewriter, group, call, kernels,
+                                      options)))
+            return signalPassFailure();
+          continue;
+        }
+      }
+      if (call && failed(applyLibraryCall(rewriter, group, *call, options)))
+        return signalPassFailure();
+    }
+
+    // Everything else is a kernel of fuse's own: at the top level and in
+    // the candidates.
+    SmallVector<Operation *> ops;
     for (Operation &op : func.getBody().getOps()) {
+      auto alternatives = dyn_cast<AlternativesOp>(op);
+      if (!alternatives) {
+        ops.push_back(&op);
+        continue;
+      }
+      for (Region &region : alternatives.getCandidates())
+        for (Operation &inner : region.getOps())
+          ops.push_back(&inner);
+    }
+    for (Operation *opPtr : ops) {
+      Operation &op = *opPtr;
       if (auto group = dyn_cast<GroupOp>(op)) {
         if (!group.getStrategy())
           group.setStrategyAttr(

@@ -80,3 +80,47 @@ func.func @shape_constants(%x: tensor<2x3x4xf32>, %ids: tensor<5xi64>, %t: tenso
   %1 = onnx.Gather(%t, %i) : (tensor<10x4xf32>, tensor<5xi64>) -> tensor<5x4xf32>
   return %0, %1 : tensor<2x3x1xf32>, tensor<5x4xf32>
 }
+
+// -----
+
+// The groups of a fuse.alternatives' candidates become kernels in place:
+// each candidate keeps its calls (printed in full: func.call); a splat it
+// held goes into its kernel.
+// CHECK-LABEL: func.func @alternatives
+// CHECK: %[[ALT:.*]] = fuse.alternatives selected = 0 key = "k" -> tensor<4x8xf32> {
+// CHECK-NEXT: %[[P:.*]] = func.call @k0_contraction_epilogue(%{{.*}}, %{{.*}})
+// CHECK-NEXT: %[[Q:.*]] = func.call @k1_elementwise(%[[P]])
+// CHECK-NEXT: fuse.yield %[[Q]]
+// CHECK-NEXT: }, {
+// CHECK-NEXT: %[[R:.*]] = func.call @k2_contraction_epilogue(%{{.*}}, %{{.*}})
+// CHECK-NEXT: fuse.yield %[[R]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[S:.*]] = call @k3_relu(%[[ALT]])
+// CHECK-NEXT: return %[[S]]
+// CHECK: func.func private @k1_elementwise
+// CHECK-NEXT: onnx.Constant dense<2.000000e+00>
+func.func @alternatives(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %0 = fuse.alternatives selected = 0 key = "k" -> tensor<4x8xf32> {
+    %two = onnx.Constant dense<2.0> : tensor<f32>
+    %x = fuse.group contraction_epilogue ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) {strategy = #fuse.cublaslt<batch = 1, m = 4, n = 8, k = 16, epilogue = none, residual = false>} -> tensor<4x8xf32> {
+    ^bb0(%p: tensor<4x16xf32>, %q: tensor<16x8xf32>):
+      %m = onnx.MatMul(%p, %q) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+      fuse.yield %m : tensor<4x8xf32>
+    }
+    %y = fuse.group elementwise ins(%x, %two : tensor<4x8xf32>, tensor<f32>) {strategy = #fuse.kernel<flat, grid = 1, block = 32>} -> tensor<4x8xf32> {
+    ^bb0(%p: tensor<4x8xf32>, %t: tensor<f32>):
+      %m = onnx.Mul(%p, %t) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+      fuse.yield %m : tensor<4x8xf32>
+    }
+    fuse.yield %y : tensor<4x8xf32>
+  }, {
+    %z = fuse.group contraction_epilogue ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) {strategy = #fuse.kernel<flat, grid = 1, block = 32>} -> tensor<4x8xf32> {
+    ^bb0(%p: tensor<4x16xf32>, %q: tensor<16x8xf32>):
+      %m = onnx.MatMul(%p, %q) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+      fuse.yield %m : tensor<4x8xf32>
+    }
+    fuse.yield %z : tensor<4x8xf32>
+  }
+  %1 = onnx.Relu(%0) {fuse.strategy = #fuse.kernel<flat, grid = 1, block = 32>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}

@@ -13,6 +13,9 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-tile-contractions=false" | FileCheck %s --check-prefix=FLAT
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-k-tile=32" | FileCheck %s --check-prefix=K32
 // RUN: not fuse-opt %s -fuse-select-strategies=gpu-k-tile=-1 2>&1 | FileCheck %s --check-prefix=BADK
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies=candidates=true | FileCheck %s --check-prefix=CAND
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true strategy=generated" | FileCheck %s --check-prefix=CANDGEN
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true target=cpu" | FileCheck %s --check-prefix=CANDCPU
 // BADK: fuse-select-strategies: gpu-k-tile must be from 0 to 256
 // BADREGS: fuse-select-strategies: cpu-vector-registers must be 16 or 32, not 8
 // BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns)
@@ -425,4 +428,75 @@ func.func @tiled_conv(%x: tensor<32x64x56x56xf32>, %w: tensor<64x64x3x3xf32>, %y
     fuse.yield %r : tensor<32x256x14x14xf32>
   }
   return %0, %1 : tensor<32x64x56x56xf32>, tensor<32x256x14x14xf32>
+}
+
+// -----
+
+// With candidates, a contraction group becomes a fuse.alternatives of every
+// way it can run: the cuBLASLt call (MatMul and bias; the Sigmoid it cannot
+// fuse split off, as without candidates), then the three best-ranked
+// tilings (all make at least 132 blocks: 2 x 1, 1 x 2, 1 x 1 outputs a
+// thread). The first, the heuristic's pick, is selected. The key names the
+// ops and the result, then a hash of the whole group.
+// CAND-LABEL: func @candidates
+// CAND: fuse.alternatives selected = 0 key = "MatMul+Add+Sigmoid -> tensor<128x768xf32> #[[HASH:[0-9a-f]+]]" -> tensor<128x768xf32> {
+// CAND: %[[CALL:.*]] = fuse.group contraction_epilogue {{.*}}strategy = #fuse.cublaslt<batch = 1, m = 128, n = 768, k = 64, epilogue = bias, residual = false>
+// CAND: %[[REST:.*]] = fuse.group elementwise ins(%[[CALL]] : {{.*}}) {strategy = #fuse.kernel<flat
+// CAND: onnx.Sigmoid
+// CAND: fuse.yield %[[REST]]
+// CAND-NEXT: }, {
+// CAND: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [2, 1], block_tile = [32, 16], k_tile = 16>}
+// CAND: }, {
+// CAND: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [1, 2], block_tile = [16, 32], k_tile = 16>}
+// CAND: }, {
+// CAND: {strategy = #fuse.kernel<tiles, grid = 384, block = 256, thread_tile = [1, 1], block_tile = [16, 16], k_tile = 16>}
+// Equal groups have one key, whatever values they read; the lone MatMul
+// is a group of its own.
+// CAND: fuse.alternatives selected = 0 key = "MatMul+Add+Sigmoid -> tensor<128x768xf32> #[[HASH]]"
+// CAND: fuse.alternatives selected = 0 key = "MatMul+Add+Sigmoid -> tensor<128x768xf32> #[[HASH]]"
+// CAND: fuse.alternatives selected = 0 key = "MatMul -> tensor<64x32xf32>
+// Generated kernels only: the three tilings.
+// CANDGEN-LABEL: func @candidates
+// CANDGEN: fuse.alternatives selected = 0
+// CANDGEN-NOT: cublaslt
+// CANDGEN: thread_tile = [2, 1]
+// CANDGEN: }, {
+// CANDGEN: thread_tile = [1, 2]
+// CANDGEN: }, {
+// CANDGEN: thread_tile = [1, 1]
+// CANDGEN: fuse.alternatives selected = 0
+// CANDGEN: fuse.alternatives selected = 0
+// CANDGEN: fuse.alternatives selected = 0 key = "MatMul -> tensor<64x32xf32>
+// On the cpu: 8 x 8, 4 x 8 and 8 x 4 outputs an iteration.
+// CANDCPU-LABEL: func @candidates
+// CANDCPU: fuse.alternatives selected = 0
+// CANDCPU: #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 8]>
+// CANDCPU: }, {
+// CANDCPU: #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [4, 8]>
+// CANDCPU: }, {
+// CANDCPU: #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 4]>
+func.func @candidates(%a: tensor<128x64xf32>, %b: tensor<64x768xf32>, %c: tensor<768xf32>, %c2: tensor<768xf32>, %d: tensor<64x16xf32>, %e: tensor<16x32xf32>) -> (tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x768xf32>, tensor<64x32xf32>) {
+  %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<128x64xf32>, tensor<64x768xf32>, tensor<768xf32>) -> tensor<128x768xf32> {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x768xf32>, %z: tensor<768xf32>):
+    %m = onnx.MatMul(%x, %y) : (tensor<128x64xf32>, tensor<64x768xf32>) -> tensor<128x768xf32>
+    %s = onnx.Add(%m, %z) : (tensor<128x768xf32>, tensor<768xf32>) -> tensor<128x768xf32>
+    %r = onnx.Sigmoid(%s) : (tensor<128x768xf32>) -> tensor<128x768xf32>
+    fuse.yield %r : tensor<128x768xf32>
+  }
+  %1 = fuse.group contraction_epilogue ins(%a, %b, %c2 : tensor<128x64xf32>, tensor<64x768xf32>, tensor<768xf32>) -> tensor<128x768xf32> {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x768xf32>, %z: tensor<768xf32>):
+    %m = onnx.MatMul(%x, %y) : (tensor<128x64xf32>, tensor<64x768xf32>) -> tensor<128x768xf32>
+    %s = onnx.Add(%m, %z) : (tensor<128x768xf32>, tensor<768xf32>) -> tensor<128x768xf32>
+    %r = onnx.Sigmoid(%s) : (tensor<128x768xf32>) -> tensor<128x768xf32>
+    fuse.yield %r : tensor<128x768xf32>
+  }
+  %2 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<128x64xf32>, tensor<64x768xf32>, tensor<768xf32>) -> tensor<128x768xf32> {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x768xf32>, %z: tensor<768xf32>):
+    %m = onnx.MatMul(%x, %y) : (tensor<128x64xf32>, tensor<64x768xf32>) -> tensor<128x768xf32>
+    %s = onnx.Add(%m, %z) : (tensor<128x768xf32>, tensor<768xf32>) -> tensor<128x768xf32>
+    %r = onnx.Sigmoid(%s) : (tensor<128x768xf32>) -> tensor<128x768xf32>
+    fuse.yield %r : tensor<128x768xf32>
+  }
+  %3 = onnx.MatMul(%d, %e) : (tensor<64x16xf32>, tensor<16x32xf32>) -> tensor<64x32xf32>
+  return %0, %1, %2, %3 : tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x768xf32>, tensor<64x32xf32>
 }

@@ -127,6 +127,13 @@ static cl::opt<int64_t> gpuKTile(
     cl::desc("Reduction iterations a tiled contraction block stages at a "
              "time (default 16; 0 stages nothing): for measurements"),
     cl::init(16), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<bool> candidates(
+    "candidates",
+    cl::desc("Compile every applicable strategy of each contraction group "
+             "in (the library call, up to three tilings of fuse's kernel), "
+             "the heuristic's pick selected, for fuse-tune to measure "
+             "(default: true on cuda, false on cpu)"),
+    cl::cat(compileCategory));
 static cl::opt<bool> gpuStagePlanes(
     "gpu-stage-planes",
     cl::desc("Stage the input planes of depthwise convolutions and poolings "
@@ -293,6 +300,8 @@ int main(int argc, char **argv) {
   }
   options.gpuTileContractions = gpuTileContractions;
   options.gpuKTile = gpuKTile;
+  if (candidates.getNumOccurrences())
+    options.candidates = candidates;
   options.conv = conv;
   options.stopAfter = emit;
 

@@ -71,6 +71,10 @@ struct CompileOptions {
   /// fuse-select-strategies' gpu-tile-contractions and gpu-k-tile.
   bool gpuTileContractions = true;
   int64_t gpuKTile = 16;
+  /// Contraction groups carry every applicable strategy as candidates, the
+  /// heuristic's pick selected, for fuse-tune (fuse-select-strategies'
+  /// candidates); unset: on cuda yes, on cpu no.
+  std::optional<bool> candidates;
   CompileStage stopAfter = CompileStage::Artifact;
   /// The x86-64 level the cpu kernels are compiled for (resolveCpuLevel).
   std::string cpu = "x86-64";

@@ -204,6 +204,11 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
     Option<"gpuKTile", "gpu-k-tile", "int64_t", "16",
            "Iterations of the reduction loop a `tiles` block stages at a "
            "time (0: it stages nothing)">,
+    Option<"candidates", "candidates", "bool", "false",
+           "Contraction groups get every applicable way to run as "
+           "candidates in a fuse.alternatives op (the library call, up to "
+           "three tilings of the generated kernel), the heuristic's pick "
+           "selected; fuse-tune measures them">,
     Option<"gpuStagePlanes", "gpu-stage-planes", "bool", "true",
            "On cuda, window kernels (depthwise convolutions, poolings) "
            "whose input planes fit stage them in shared memory, a block "

@@ -1,5 +1,5 @@
 // RUN: fuse-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
-// Verifier errors of fuse.group and fuse.yield.
+// Verifier errors of fuse.group, fuse.alternatives and fuse.yield.
 
 func.func @arg_count(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'fuse.group' op has 1 inputs but its body has 2 arguments}}
@@ -150,7 +150,7 @@ func.func @isolated(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @yield_outside(%x: tensor<4xf32>) {
-  // expected-error @+1 {{'fuse.yield' op expects parent op 'fuse.group'}}
+  // expected-error @+1 {{'fuse.yield' op expects parent op to be one of 'fuse.group, fuse.alternatives'}}
   fuse.yield %x : tensor<4xf32>
 }
 
@@ -432,4 +432,56 @@ func.func @flat_k_tile() attributes {s = #fuse.kernel<flat, grid = 2, block = 64
 // expected-error @+1 {{unknown mapping 'tile' (loop, flat, rows, planes or tiles)}}
 func.func @bad_mapping() attributes {s = #fuse.kernel<tile, grid = 2, block = 64>} {
   return
+}
+
+// -----
+
+func.func @one_candidate(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fuse.alternatives' op must have at least two candidates, found 1}}
+  %0 = fuse.alternatives selected = 0 key = "k" -> tensor<4xf32> {
+    %r = onnx.Relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @selected_out_of_range(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fuse.alternatives' op selects candidate 2 of 2}}
+  %0 = fuse.alternatives selected = 2 key = "k" -> tensor<4xf32> {
+    %r = onnx.Relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }, {
+    %r = onnx.Relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @candidate_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = fuse.alternatives selected = 0 key = "k" -> tensor<4xf32> {
+    %r = onnx.Relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }, {
+    %c = onnx.Constant dense<1> : tensor<4xi64>
+    // expected-error @+1 {{'fuse.yield' op returns 'tensor<4xi64>' but the results are 'tensor<4xf32>'}}
+    fuse.yield %c : tensor<4xi64>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @candidate_terminator(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'fuse.alternatives' op candidate 1 must end with 'fuse.yield'}}
+  %0 = fuse.alternatives selected = 0 key = "k" -> tensor<4xf32> {
+    %r = onnx.Relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }, {
+    "test.end"() : () -> ()
+  }
+  return %0 : tensor<4xf32>
 }

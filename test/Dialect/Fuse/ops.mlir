@@ -106,3 +106,33 @@ func.func @im2col(%x: tensor<1x2x8x8xf32>) -> tensor<1x20x16xf32> {
   %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} : tensor<1x2x8x8xf32> -> tensor<1x20x16xf32>
   return %0 : tensor<1x20x16xf32>
 }
+
+// fuse.alternatives: candidates that read values from above, one selected.
+// CHECK-LABEL: func @alternatives
+func.func @alternatives(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  // CHECK: %[[ALT:.*]] = fuse.alternatives selected = 1 key = "MatMul -> tensor<4x8xf32>" -> tensor<4x8xf32> {
+  // CHECK-NEXT: %[[X:.*]] = fuse.group contraction_epilogue ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x8xf32>) {strategy = #fuse.kernel<flat, grid = 1, block = 32>}
+  // CHECK: fuse.yield %[[X]] : tensor<4x8xf32>
+  // CHECK-NEXT: }, {
+  // CHECK-NEXT: %[[Y:.*]] = fuse.group contraction_epilogue
+  // CHECK-SAME: tiles
+  // CHECK: fuse.yield %[[Y]] : tensor<4x8xf32>
+  // CHECK-NEXT: }
+  // CHECK-NEXT: return %[[ALT]]
+  %0 = fuse.alternatives selected = 1 key = "MatMul -> tensor<4x8xf32>" -> tensor<4x8xf32> {
+    %x = fuse.group contraction_epilogue ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) {strategy = #fuse.kernel<flat, grid = 1, block = 32>} -> tensor<4x8xf32> {
+    ^bb0(%p: tensor<4x16xf32>, %q: tensor<16x8xf32>):
+      %m = onnx.MatMul(%p, %q) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+      fuse.yield %m : tensor<4x8xf32>
+    }
+    fuse.yield %x : tensor<4x8xf32>
+  }, {
+    %y = fuse.group contraction_epilogue ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) {strategy = #fuse.kernel<tiles, grid = 1, block = 32, thread_tile = [1, 1], block_tile = [4, 8], k_tile = 16>} -> tensor<4x8xf32> {
+    ^bb0(%p: tensor<4x16xf32>, %q: tensor<16x8xf32>):
+      %m = onnx.MatMul(%p, %q) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+      fuse.yield %m : tensor<4x8xf32>
+    }
+    fuse.yield %y : tensor<4x8xf32>
+  }
+  return %0 : tensor<4x8xf32>
+}

@@ -268,6 +268,34 @@ YieldOp GroupOp::getYield() {
   return dyn_cast<YieldOp>(getBodyBlock().getTerminator());
 }
 
+YieldOp AlternativesOp::getCandidateYield(unsigned index) {
+  Region &region = getCandidates()[index];
+  if (region.empty() || region.front().empty())
+    return nullptr;
+  return dyn_cast<YieldOp>(region.front().back());
+}
+
+LogicalResult AlternativesOp::verifyRegions() {
+  unsigned count = getCandidates().size();
+  if (count < 2)
+    return emitOpError("must have at least two candidates, found ") << count;
+  if (uint64_t(getSelected()) >= count)
+    return emitOpError("selects candidate ")
+           << getSelected() << " of " << count;
+  if (getResults().empty())
+    return emitOpError("must have at least one result");
+  for (unsigned i = 0; i < count; ++i) {
+    YieldOp yield = getCandidateYield(i);
+    if (!yield)
+      return emitOpError("candidate ") << i << " must end with 'fuse.yield'";
+    if (yield.getValues().getTypes() != getResultTypes())
+      return yield.emitOpError("returns ")
+             << yield.getValues().getTypes() << " but the results are "
+             << getResultTypes();
+  }
+  return success();
+}
+
 LogicalResult GroupOp::verify() {
   if (getResults().empty())
     return emitOpError("must have at least one result");

@@ -65,9 +65,49 @@ def Fuse_GroupOp : Fuse_Op<"group", [
   }];
 }
 
+def Fuse_AlternativesOp : Fuse_Op<"alternatives", [
+    RecursiveMemoryEffects, NoRegionArguments]> {
+  let summary = "candidate ways of computing the same values, one of which runs";
+  let description = [{
+    Each region is one candidate: a block without arguments (it reads values
+    from above) that computes the op's results and ends in `fuse.yield`.
+    Before outlining a candidate holds `fuse.group`s with their strategies
+    (a cuBLASLt call and the kernel of the rest of its epilogue, or a
+    generated kernel with one tiling); after it, the calls of their kernels.
+    The plan builder turns the op into a choice of the artifact: every
+    candidate is compiled in, `selected` is the one that runs until a tuner
+    (`fuse-tune`) measures them. `key` is the group's signature (its ops,
+    attributes and types), so that equal groups share timings.
+
+    ```mlir
+    %y = fuse.alternatives selected = 0 key = "MatMul 128x768 ..."
+        -> tensor<128x768xf32> {
+      %a = fuse.group contraction_epilogue ins(...) {strategy = #fuse.cublaslt<...>} ...
+      fuse.yield %a : tensor<128x768xf32>
+    }, {
+      %b = fuse.group contraction_epilogue ins(...) {strategy = #fuse.kernel<tiles, ...>} ...
+      fuse.yield %b : tensor<128x768xf32>
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$selected,
+                       StrAttr:$key);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region VariadicRegion<SizedRegion<1>>:$candidates);
+  let assemblyFormat = [{
+    `selected` `=` $selected `key` `=` $key attr-dict `->` type($results)
+    $candidates
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The `fuse.yield` of candidate `index`.
+    YieldOp getCandidateYield(unsigned index);
+  }];
+}
+
 def Fuse_YieldOp : Fuse_Op<"yield", [Pure, ReturnLike, Terminator,
-                                     HasParent<"GroupOp">]> {
-  let summary = "returns the results of a fusion group";
+    ParentOneOf<["GroupOp", "AlternativesOp"]>]> {
+  let summary = "returns the results of a fusion group or of a candidate";
   let description = [{
     ```mlir
     fuse.yield %r : tensor<1x1x16x387xf32>
