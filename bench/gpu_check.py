@@ -2,7 +2,10 @@
 """GPU numerics, on the GPU machine: every test model compiled for cuda
 (bench/prepare_device.sh) is run by fuse-run on seeded random inputs and
 compared with onnxruntime (CPU) on the same inputs; `fuse-run --check` also
-compares the fused plan with the unfused reference plan on the GPU.
+compares the fused plan with the unfused reference plan on the GPU. An
+artifact with choices (fuse-compile's candidates) is run once per candidate
+index (`fuse-run --candidate K`), so every candidate of every group is
+checked.
 
     python3 gpu_check.py DIR [NAME...]   # DIR/models/*.onnx, DIR/*.fbin,
                                          # DIR/bin; only NAMEs if given
@@ -14,6 +17,7 @@ fail; exit 1 on any failure.
 
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -37,6 +41,32 @@ NUMPY_ORACLES = {
 AS_WRITTEN = {"qdq"}
 
 
+def check_run(fuse, artifact, flags, label, model, inputs, want, in_path,
+              out_path):
+    """One run of the artifact against onnxruntime, and its --check."""
+    run = subprocess.run([fuse, artifact, "--inputs", in_path,
+                          "--outputs", out_path] + flags,
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        return (label, "fuse-run failed: " + run.stderr.strip(), "", "")
+    got = np.load(out_path)
+    worst, failing = 0.0, []
+    name = os.path.splitext(os.path.basename(artifact))[0]
+    for value, expected in zip(model.graph.output, want):
+        oracle = NUMPY_ORACLES.get((name, value.name))
+        if oracle:
+            expected = oracle(inputs)
+        have = got[value.name]
+        diff = np.abs(have.astype(np.float64) - expected)
+        worst = max(worst, float(diff.max(initial=0.0)))
+        if not np.all(diff <= ATOL + RTOL * np.abs(expected)):
+            failing.append("%s (%.2e)" % (value.name, diff.max()))
+    check = subprocess.run([fuse, artifact, "--check"] + flags,
+                           capture_output=True, text=True)
+    return (label, "PASS" if not failing else "FAIL: " + ", ".join(failing),
+            "%.2e" % worst, "PASS" if check.returncode == 0 else "FAIL")
+
+
 def main():
     root = sys.argv[1]
     fuse = os.path.join(root, "bin", "fuse-run")
@@ -58,40 +88,27 @@ def main():
                 inputs[value.name] = rng.uniform(-1, 1,
                                                  shape).astype(np.float32)
         in_path = os.path.join(root, name + ".in.npz")
-        out_path = os.path.join(root, name + ".out.npz")
         np.savez(in_path, **inputs)
-        run = subprocess.run([fuse, artifact, "--inputs", in_path,
-                              "--outputs", out_path],
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            rows.append((name, "fuse-run failed: " + run.stderr.strip(), "", ""))
-            ok = False
-            continue
         options = ort.SessionOptions()
         if name in AS_WRITTEN:
             options.graph_optimization_level = \
                 ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         want = ort.InferenceSession(model_path, options, providers=[
             "CPUExecutionProvider"]).run(None, inputs)
-        got = np.load(out_path)
-        worst, failing = 0.0, []
-        for value, expected in zip(model.graph.output, want):
-            oracle = NUMPY_ORACLES.get((name, value.name))
-            if oracle:
-                expected = oracle(inputs)
-            have = got[value.name]
-            diff = np.abs(have.astype(np.float64) - expected)
-            worst = max(worst, float(diff.max(initial=0.0)))
-            if not np.all(diff <= ATOL + RTOL * np.abs(expected)):
-                failing.append("%s (%.2e)" % (value.name, diff.max()))
-        passed = not failing
-        check = subprocess.run([fuse, artifact, "--check"],
-                               capture_output=True, text=True)
-        check_ok = check.returncode == 0
-        ok &= passed and check_ok
-        rows.append((name, "PASS" if passed else "FAIL: " + ", ".join(failing),
-                     "%.2e" % worst,
-                     "PASS" if check_ok else "FAIL"))
+        # Every candidate of every choice: run k runs each choice's
+        # candidate k (its last when it has fewer).
+        info = subprocess.run([fuse, artifact, "--info"],
+                              capture_output=True, text=True).stdout
+        counts = [int(n) for n in re.findall(r"^  choice \d+ .*: (\d+) "
+                                             r"candidates", info, re.M)]
+        runs = [[]] + [["--candidate", str(k)]
+                       for k in range(max(counts, default=0))]
+        for flags in runs:
+            label = name + (" (candidate %s)" % flags[1] if flags else "")
+            rows.append(check_run(fuse, artifact, flags, label, model,
+                                  inputs, want, in_path,
+                                  os.path.join(root, name + ".out.npz")))
+            ok &= rows[-1][1] == "PASS" and rows[-1][3] == "PASS"
     print("| model | vs onnxruntime | max abs err | fused vs reference (--check) |")
     print("|---|---|---|---|")
     for row in rows:

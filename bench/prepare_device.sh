@@ -6,7 +6,7 @@
 #   .device/avgpool_relu/  the seed benchmark (see avgpool_relu/prepare.sh)
 #   .device/conformance/   the ONNX node tests that compile for cuda, their
 #                          artifacts and data (run_node_tests.py --export)
-#   .device/runtime/       libfuse_runtime.so and fuse-run, for
+#   .device/runtime/       libfuse_runtime.so, fuse-run and fuse-tune, for
 #                          bench/models/benchmark.py
 # (bench/models/build_static_compiler.sh adds .device/compiler/, the
 # fuse-compile that bench/models/benchmark.py runs there.)
@@ -19,7 +19,8 @@ OUT=.device/gpu_check
 
 ./scripts/build.sh >/dev/null
 rm -rf "$OUT" && mkdir -p "$OUT/models" "$OUT/bin"
-cp "$BUILD/bin/fuse-run" "$BUILD/bin/fuse-runtime-api-test" "$OUT/bin/"
+cp "$BUILD/bin/fuse-run" "$BUILD/bin/fuse-tune" "$BUILD/bin/fuse-runtime-api-test" \
+  "$OUT/bin/"
 for name in $(python3 test/Numerics/Inputs/models.py --list); do
   python3 test/Numerics/Inputs/models.py "$name" "$OUT/models/$name.onnx"
   "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
@@ -54,7 +55,8 @@ for tile in 8,8 8,4 4,4 4,2 2,1; do
 done
 variant gen0 tiled_contractions --strategy=generated --gpu-k-tile=0
 mkdir -p .device/runtime
-cp "$BUILD/lib/libfuse_runtime.so" "$BUILD/bin/fuse-run" .device/runtime/
+cp "$BUILD/lib/libfuse_runtime.so" "$BUILD/bin/fuse-run" "$BUILD/bin/fuse-tune" \
+  .device/runtime/
 bench/avgpool_relu/prepare.sh
 python3 test/Conformance/run_node_tests.py --target=cuda --compile-only \
   --fuse-compile "$BUILD/bin/fuse-compile" --workdir "$BUILD/conformance-cuda" \

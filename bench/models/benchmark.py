@@ -257,10 +257,43 @@ def run_case(name, batch, args):
                                    compiled.stderr.strip()[-1500:])
             variants[label] = {"error": compiled.stderr.strip()[-300:]}
             continue
+        tuned = None
+        if args.tune and not label:
+            # fuse-tune on a copy, timed; then again from its cache.
+            tuned = os.path.join(args.out, vtag + ".tuned.fbin")
+            cache = os.path.join(args.out, "timing.json")
+            t0 = time.time()
+            tune = subprocess.run(
+                [os.path.join(RUNTIME_DIR, "fuse-tune"), artifact, "-o", tuned,
+                 "--cache", cache], capture_output=True, text=True,
+                timeout=1200)
+            tune_s = time.time() - t0
+            with open(os.path.join(args.out, vtag + ".tune.log"), "w") as f:
+                f.write(tune.stdout + tune.stderr)
+            if tune.returncode != 0:
+                raise RuntimeError("fuse-tune failed: " +
+                                   tune.stderr.strip()[-1500:])
+            t0 = time.time()
+            subprocess.run(
+                [os.path.join(RUNTIME_DIR, "fuse-tune"), artifact, "-o",
+                 tuned + ".again", "--cache", cache, "--quiet"],
+                capture_output=True, text=True, timeout=1200, check=True)
+            row["tune_s"], row["tune_cached_s"] = tune_s, time.time() - t0
+            row["tune_changed"] = " ".join(
+                re.findall(r"(\d+) selections? changed", tune.stdout))
         model_ = FuseModel(artifact)
         model_.set_inputs(inputs)
         got = model_.run()
         error = max(rel_l2(got[n], w) for n, w in zip(output_names, want))
+        if tuned:
+            tuned_model = FuseModel(tuned)
+            tuned_model.set_inputs(inputs)
+            got_tuned = tuned_model.run()
+            variants["tuned"] = {
+                "model": tuned_model, "artifact": tuned, "ms": [],
+                "rel_l2": max(rel_l2(got_tuned[n], w)
+                              for n, w in zip(output_names, want)),
+                "compile_s": row.get("tune_s", 0)}
         if not label:
             fuse = model_
             row["compile_s"] = compile_s
@@ -367,6 +400,10 @@ def main():
                                    .split()),
                    help="LABEL=FLAGS: also compile with these fuse-compile "
                         "flags, check and time it beside the default")
+    p.add_argument("--tune", action="store_true",
+                   help="also tune the default artifact with fuse-tune "
+                        "(a timing cache shared by the models) and time "
+                        "the tuned one as variant 'tuned'")
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--iterations", type=int, default=50)
     args = p.parse_args()
@@ -430,6 +467,17 @@ def main():
                     cells.append("-")
             print("| %s | %d | %.3f | %s |" % (r["model"], r["batch"],
                                                r["fuse_ms"], " | ".join(cells)))
+    tuned = [r for r in rows if "tune_s" in r]
+    if tuned:
+        print("\n| model | batch | compile s | fuse-tune s | again, from "
+              "the cache s | selections changed | untuned ms | tuned ms |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in tuned:
+            print("| %s | %d | %.1f | %.1f | %.2f | %s | %.3f | %s |" % (
+                r["model"], r["batch"], r["compile_s"], r["tune_s"],
+                r["tune_cached_s"], r["tune_changed"], r["fuse_ms"],
+                "%.3f" % r["variants"]["tuned"]["ms"]
+                if "ms" in r["variants"].get("tuned", {}) else "-"))
     return 0 if ok else 1
 
 

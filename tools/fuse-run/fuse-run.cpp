@@ -62,6 +62,9 @@ shape, min, max and mean):
                        (a NaN matches only a NaN); prints each output's max
                        abs and rel error, then "check: PASS" (exit 0) or
                        "check: FAIL" (exit 1)
+  --candidate N        run candidate N (from 0) of every choice of the plan
+                       instead of the selected one, or a choice's last when
+                       it has fewer: to check or time each candidate
   --rtol X             relative tolerance of --check (default 1e-4)
   --atol Y             absolute tolerance of --check (default 1e-5)
   --bench              time the plan: --warmup untimed runs, then
@@ -128,6 +131,9 @@ struct Options {
   long iterations = 100;
   double rtol = 1e-4;
   double atol = 1e-5;
+  /// --candidate: the candidate every choice runs (-1: as the artifact
+  /// selects).
+  long candidate = -1;
 };
 
 [[noreturn]] void usageError(const std::string &message) {
@@ -209,6 +215,8 @@ Options parseOptions(int argc, char **argv) {
       options.warmup = args.count();
     else if (name == "--iterations")
       options.iterations = args.count();
+    else if (name == "--candidate")
+      options.candidate = args.count();
     else if (name == "--rtol")
       takeNumber(options.rtol, /*positive=*/false);
     else if (name == "--atol")
@@ -885,6 +893,21 @@ int describe(const Options &options) {
   return 0;
 }
 
+/// --candidate N: every choice of the plans runs its candidate N, or its
+/// last when it has fewer (so that N = 0, 1, ... up to the most candidates
+/// any choice has runs every candidate at least once).
+void selectCandidate(fuse_model *model, const std::vector<size_t> &plans,
+                     size_t candidate) {
+  for (size_t plan : plans)
+    for (size_t c = 0; c < fuse_model_plan_num_choices(model, plan); ++c) {
+      fuse_choice_info info;
+      check(fuse_model_plan_choice(model, plan, c, &info));
+      check(fuse_model_plan_select(
+          model, plan, c,
+          uint32_t(std::min<size_t>(candidate, info.num_candidates - 1))));
+    }
+}
+
 int main(int argc, char **argv) {
   Options options = parseOptions(argc, argv);
   if (options.info)
@@ -908,6 +931,8 @@ int main(int argc, char **argv) {
   std::vector<size_t> plans;
   for (const std::string &name : options.plans)
     plans.push_back(requirePlan(model, name));
+  if (options.candidate >= 0)
+    selectCandidate(model, plans, size_t(options.candidate));
 
   int status = 0;
   if (options.profile) {
