@@ -494,8 +494,12 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
                  << i << " launches nothing";
         choice.candidates.push_back({first, calls.size() - first});
       }
-      for (Value result : alternatives.getResults())
+      // Defined where the first candidate starts (so a view of it is a
+      // view, not a copy), live until the last candidate ends.
+      for (Value result : alternatives.getResults()) {
+        defAt[result] = choice.candidates.front().first;
         choiceEnd[result] = calls.size() - 1;
+      }
       choices.push_back(choice);
       return success();
     }
