@@ -136,6 +136,21 @@ uint32_t KernelTable::add(StringRef name, uint32_t numArgs) {
 }
 
 
+uint32_t KernelTable::add(func::FuncOp kernel, uint32_t numArgs) {
+  std::string body;
+  llvm::raw_string_ostream os(body);
+  // Local scope: values numbered from the kernel, not the module.
+  kernel.print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+  // The name is printed once, as the symbol: blank it.
+  std::string name = "\"" + kernel.getSymName().str() + "\"";
+  if (size_t at = body.find(name); at != std::string::npos)
+    body.replace(at, name.size(), "\"\"");
+  auto [it, inserted] = byBody.try_emplace(body, 0);
+  if (inserted)
+    it->second = add(kernel.getSymName(), numArgs);
+  return it->second;
+}
+
 static std::string argName(func::FuncOp host, unsigned i) {
   if (auto name = host.getArgAttrOfType<StringAttr>(i, "onnx.name"))
     return name.str();
@@ -583,7 +598,7 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
       for (Value v : llvm::concat<Value>(call.getOperands(), call.getResults()))
         launch.args.push_back(bufferOf.lookup(v));
       launch.kind = uint32_t(art::LaunchKind::Kernel);
-      launch.kernel = kernels.add(call.getCallee(), launch.args.size());
+      launch.kernel = kernels.add(planned.kernel, launch.args.size());
       launch.grid[0] = static_cast<uint32_t>(kernel.getGrid());
       launch.block[0] = static_cast<uint32_t>(kernel.getBlock());
       plan.launches.push_back(launch);

@@ -57,11 +57,17 @@ class KernelTable {
 public:
   /// The index of kernel `name` (a kernel taking `numArgs` buffers).
   uint32_t add(llvm::StringRef name, uint32_t numArgs);
+  /// The index of `kernel`, or of the first kernel added this way whose
+  /// function is the same but for its name (BERT-base's twelve equal
+  /// layers: one kernel each, compiled once).
+  uint32_t add(mlir::func::FuncOp kernel, uint32_t numArgs);
   std::vector<artifact::KernelDesc> &kernels() { return table; }
   bool contains(llvm::StringRef name) const { return indices.count(name); }
 
 private:
   llvm::StringMap<uint32_t> indices;
+  /// Kernel functions as printed without their names or locations.
+  llvm::StringMap<uint32_t> byBody;
   std::vector<artifact::KernelDesc> table;
 };
 
