@@ -12,6 +12,8 @@
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Target/Compiler.h"
 
+#include "Tuner.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -134,6 +136,17 @@ static cl::opt<bool> candidates(
              "the heuristic's pick selected, for fuse-tune to measure "
              "(default: true on cuda, false on cpu)"),
     cl::cat(compileCategory));
+static cl::opt<bool> tune(
+    "tune",
+    cl::desc("After writing the artifact, time each choice's candidates on "
+             "this machine's device and keep the fastest, as fuse-tune does "
+             "(needs the target's device: an NVIDIA GPU for cuda)"),
+    cl::cat(compileCategory));
+static cl::opt<std::string> tuneCache(
+    "tune-cache",
+    cl::desc("With --tune: a timing cache file (JSON), read and updated, "
+             "as fuse-tune --cache"),
+    cl::value_desc("file"), cl::cat(compileCategory));
 static cl::opt<bool> gpuStagePlanes(
     "gpu-stage-planes",
     cl::desc("Stage the input planes of depthwise convolutions and poolings "
@@ -309,6 +322,15 @@ int main(int argc, char **argv) {
   std::string output = outputFilename;
   if (output.empty())
     output = toArtifact ? sys::path::stem(inputFilename).str() + ".fbin" : "-";
+  if (!tuneCache.empty() && !tune) {
+    errs() << "fuse-compile: --tune-cache needs --tune\n";
+    return 1;
+  }
+  if (tune && (!toArtifact || output == "-")) {
+    errs() << "fuse-compile: --tune needs an artifact written to a file "
+              "(not --emit, not -o -)\n";
+    return 1;
+  }
   std::unique_ptr<ToolOutputFile> out = openOutputFile(output, &error);
   if (!out) {
     errs() << "fuse-compile: " << error << "\n";
@@ -334,5 +356,14 @@ int main(int argc, char **argv) {
            << ")\n";
   }
   out->keep();
+  if (tune) {
+    out.reset(); // Closed: the tuner reads it back and replaces it.
+    errs() << "fuse-compile: tuning " << output
+           << " on this machine's device\n";
+    fuserun::TuneOptions tuning;
+    tuning.model = output;
+    tuning.cache = tuneCache;
+    return fuserun::tuneArtifact(tuning);
+  }
   return 0;
 }
