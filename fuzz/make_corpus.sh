@@ -87,7 +87,7 @@ EOF
 R=test/Runtime/Inputs
 cc -shared -fPIC -O2 "$R/kernels.c" -o "$TMP/k.so"
 echo "$TMP/k.so" > "$TMP/mock.ptx"
-for m in relu addrelu multi dtypes; do
+for m in relu addrelu multi dtypes choices; do
   python3 "$R/make_artifact.py" "$m" "$OUT/artifact/cpu-$m.fbin" --image "$TMP/k.so"
 done
 python3 "$R/make_artifact.py" relu "$OUT/artifact/cpu-relu-no-metadata.fbin" \
@@ -115,6 +115,10 @@ for m in avgpool_relu elementwise_chain multi_use; do
   "$BUILD_DIR/bin/fuse-compile" "$TMP/$m.onnx" --target=cpu \
     -o "$OUT/artifact/compiled-$m.fbin"
 done
+# Choices as the compiler writes them (candidates on the cpu).
+python3 test/Numerics/Inputs/models.py gemm_bias_relu "$TMP/gbr.onnx"
+"$BUILD_DIR/bin/fuse-compile" "$TMP/gbr.onnx" --target=cpu --candidates \
+  -o "$OUT/artifact/compiled-candidates.fbin"
 # Library launches as the compiler writes them (PTX only: no ptxas needed).
 for m in gemm_bias_relu conv_bias_relu; do
   python3 test/Numerics/Inputs/models.py "$m" "$TMP/$m.onnx"
