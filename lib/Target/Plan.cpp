@@ -123,19 +123,6 @@ FailureOr<uint64_t> WeightTable::add(ElementsAttr value) {
   return offset;
 }
 
-uint32_t KernelTable::add(StringRef name, uint32_t numArgs) {
-  auto [it, inserted] =
-      indices.try_emplace(name, static_cast<uint32_t>(table.size()));
-  if (inserted) {
-    art::KernelDesc kernel;
-    kernel.name = name.str();
-    kernel.numArgs = numArgs;
-    table.push_back(kernel);
-  }
-  return it->second;
-}
-
-
 uint32_t KernelTable::add(func::FuncOp kernel, uint32_t numArgs) {
   std::string body;
   llvm::raw_string_ostream os(body);
@@ -145,9 +132,12 @@ uint32_t KernelTable::add(func::FuncOp kernel, uint32_t numArgs) {
   std::string name = "\"" + kernel.getSymName().str() + "\"";
   if (size_t at = body.find(name); at != std::string::npos)
     body.replace(at, name.size(), "\"\"");
-  auto [it, inserted] = byBody.try_emplace(body, 0);
-  if (inserted)
-    it->second = add(kernel.getSymName(), numArgs);
+  auto [it, inserted] =
+      byBody.try_emplace(body, static_cast<uint32_t>(table.size()));
+  if (inserted) {
+    names.insert(kernel.getSymName());
+    table.push_back({kernel.getSymName().str(), numArgs});
+  }
   return it->second;
 }
 

@@ -132,29 +132,14 @@ struct FusionReportPass
     getOperation().walk([&](func::FuncOp func) {
       os << "fusion report for @" << func.getSymName() << "\n";
       unsigned groups = 0, unfused = 0, before = 0;
-      // The selected candidate of a fuse.alternatives stands for it.
-      SmallVector<Operation *> ops;
-      DenseMap<Operation *, AlternativesOp> firstOf;
-      for (Operation &op : func.getBody().getOps()) {
-        auto alternatives = dyn_cast<AlternativesOp>(op);
-        if (!alternatives) {
-          ops.push_back(&op);
-          continue;
-        }
-        Region &selected =
-            alternatives.getCandidates()[alternatives.getSelected()];
-        bool first = true;
-        for (Operation &inner : selected.getOps()) {
-          if (first && isa<GroupOp>(inner)) {
-            firstOf[&inner] = alternatives;
-            first = false;
-          }
-          ops.push_back(&inner);
-        }
-      }
-      for (Operation *opPtr : ops) {
+      // The selected candidate of a fuse.alternatives stands for it; its
+      // candidates are listed before its first group.
+      for (Operation *opPtr : getOpsThroughAlternatives(
+               func.getBody().front(), /*selectedOnly=*/true)) {
         Operation &op = *opPtr;
-        if (AlternativesOp alternatives = firstOf.lookup(&op))
+        auto alternatives = dyn_cast<AlternativesOp>(op.getParentOp());
+        if (alternatives && isa<GroupOp>(op) &&
+            *op.getBlock()->getOps<GroupOp>().begin() == &op)
           reportAlternatives(alternatives, groups, os);
         if (auto group = dyn_cast<GroupOp>(op)) {
           reportGroup(group, groups++, os);

@@ -128,3 +128,20 @@ FailureOr<GroupOp> fuse::formGroup(RewriterBase &rewriter, GroupKind kind,
     rewriter.eraseOp(op);
   return group;
 }
+
+SmallVector<Operation *> fuse::getOpsThroughAlternatives(Block &block,
+                                                         bool selectedOnly) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block) {
+    auto alternatives = dyn_cast<AlternativesOp>(op);
+    if (!alternatives) {
+      ops.push_back(&op);
+      continue;
+    }
+    for (auto [i, region] : llvm::enumerate(alternatives.getCandidates()))
+      if (!selectedOnly || uint64_t(i) == alternatives.getSelected())
+        for (Operation &inner : region.getOps())
+          ops.push_back(&inner);
+  }
+  return ops;
+}

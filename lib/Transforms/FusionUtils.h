@@ -36,6 +36,12 @@ mlir::Operation *getFusibleConsumer(mlir::Value value);
 mlir::FailureOr<GroupOp> formGroup(mlir::RewriterBase &rewriter, GroupKind kind,
                                    llvm::ArrayRef<mlir::Operation *> ops);
 
+/// The ops of `block` in order, each `fuse.alternatives` replaced by the ops
+/// of its candidates, in order (with `selectedOnly`, of its selected one):
+/// what the passes after strategy selection run over.
+llvm::SmallVector<mlir::Operation *>
+getOpsThroughAlternatives(mlir::Block &block, bool selectedOnly = false);
+
 } // namespace fuse
 
 #endif // FUSE_LIB_TRANSFORMS_FUSIONUTILS_H

@@ -147,32 +147,22 @@ struct OutlineKernelsPass
     for (func::FuncOp host : hosts) {
       // Kernels in order, those of a fuse.alternatives' candidates in
       // place (they stay in their candidate, as calls).
-      SmallVector<Operation *> roots;
-      SmallVector<Block *> blocks = {&host.getBody().front()};
-      for (Operation &op : host.getBody().getOps()) {
-        if (auto alternatives = dyn_cast<AlternativesOp>(op)) {
-          for (Region &region : alternatives.getCandidates()) {
-            blocks.push_back(&region.front());
-            for (Operation &inner : region.getOps())
-              if (isa<GroupOp>(inner) || isComputeOp(&inner))
-                roots.push_back(&inner);
-          }
-          continue;
-        }
-        if (isa<GroupOp>(op) || isComputeOp(&op))
-          roots.push_back(&op);
+      SmallVector<Operation *> roots, constants;
+      for (Operation *op : getOpsThroughAlternatives(host.getBody().front())) {
+        if (isa<GroupOp>(op) || isComputeOp(op))
+          roots.push_back(op);
+        else if (isa<ONNXConstantOp>(op))
+          constants.push_back(op);
       }
       for (Operation *root : roots) {
         std::string name =
             prefix + "k" + std::to_string(index++) + "_" + kernelKind(root);
         outline(builder, module, host, root, name);
       }
-      // Constants only kernels needed are gone with their last user
-      // (those of candidates first: they may use the host's).
-      for (Block *block : llvm::reverse(blocks))
-        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
-          if (isa<ONNXConstantOp>(op) && op.use_empty())
-            op.erase();
+      // Constants only kernels needed are gone with their last user.
+      for (Operation *constant : constants)
+        if (constant->use_empty())
+          constant->erase();
     }
   }
 };

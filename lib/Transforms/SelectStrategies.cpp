@@ -845,11 +845,11 @@ static std::string groupKey(GroupOp group) {
   return key;
 }
 
-/// Replaces `group` with a fuse.alternatives op of one candidate per entry
-/// of `library` (when set) and `kernels`, in that order, the first
-/// selected.
+/// Replaces `group` with a fuse.alternatives op of one candidate for its
+/// library call (with `library`) and one per entry of `kernels`, in that
+/// order, the first selected.
 static LogicalResult formAlternatives(RewriterBase &rewriter, GroupOp group,
-                                      std::optional<LibraryCall> library,
+                                      bool library,
                                       ArrayRef<KernelStrategyAttr> kernels,
                                       const LibraryOptions &options) {
   Location loc = group.getLoc();
@@ -870,7 +870,7 @@ static LogicalResult formAlternatives(RewriterBase &rewriter, GroupOp group,
     clones[i + (library ? 1 : 0)].setStrategyAttr(kernel);
   if (!library)
     return success();
-  // The call's ops are the clone's now.
+  // The call, matched again: its ops are the clone's.
   std::optional<LibraryCall> call =
       matchLibraryCall(getContraction(clones.front()), options);
   if (!call)
@@ -974,8 +974,8 @@ struct SelectStrategiesPass
         SmallVector<KernelStrategyAttr> kernels =
             kernelCandidates(group, gpu, cpuVectorRegisters, gpuOptions);
         if (kernels.size() + (call ? 1 : 0) >= 2) {
-          if (failed(formAlternatives(rewriter, group, call, kernels,
-                                      options)))
+          if (failed(formAlternatives(rewriter, group, call.has_value(),
+                                      kernels, options)))
             return signalPassFailure();
           continue;
         }
@@ -986,18 +986,7 @@ struct SelectStrategiesPass
 
     // Everything else is a kernel of fuse's own: at the top level and in
     // the candidates.
-    SmallVector<Operation *> ops;
-    for (Operation &op : func.getBody().getOps()) {
-      auto alternatives = dyn_cast<AlternativesOp>(op);
-      if (!alternatives) {
-        ops.push_back(&op);
-        continue;
-      }
-      for (Region &region : alternatives.getCandidates())
-        for (Operation &inner : region.getOps())
-          ops.push_back(&inner);
-    }
-    for (Operation *opPtr : ops) {
+    for (Operation *opPtr : getOpsThroughAlternatives(func.getBody().front())) {
       Operation &op = *opPtr;
       if (auto group = dyn_cast<GroupOp>(op)) {
         if (!group.getStrategy())

@@ -24,6 +24,30 @@ void check(fuse_status status) {
     error(fuse_last_error());
 }
 
+std::vector<Tensor> signature(const fuse_model *model, bool outputs) {
+  std::vector<Tensor> tensors;
+  size_t n =
+      outputs ? fuse_model_num_outputs(model) : fuse_model_num_inputs(model);
+  for (size_t i = 0; i < n; ++i) {
+    fuse_tensor_info info;
+    check(outputs ? fuse_model_output_info(model, i, &info)
+                  : fuse_model_input_info(model, i, &info));
+    Tensor tensor;
+    tensor.name = info.name;
+    tensor.dtype = info.dtype;
+    tensor.dims.assign(info.dims, info.dims + info.rank);
+    tensor.data.resize(info.bytes);
+    tensors.push_back(std::move(tensor));
+  }
+  return tensors;
+}
+
+void setInputs(fuse_model *model, const std::vector<Tensor> &inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    check(fuse_model_set_input(model, i, inputs[i].data.data(),
+                               inputs[i].data.size()));
+}
+
 bool Arguments::next(std::string &model,
                      bool (*isOption)(const std::string &)) {
   while (++index < argc) {

@@ -2,16 +2,20 @@
 //
 // The command-line conventions the two tools share: "--name VALUE" or
 // "--name=VALUE", counts from 0 to 10000000, exit status 2 for bad usage
-// and 1 for errors.
+// and 1 for errors; and how they describe a model's signature and set its
+// inputs.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FUSE_TOOLS_FUSE_RUN_COMMANDLINE_H
 #define FUSE_TOOLS_FUSE_RUN_COMMANDLINE_H
 
+#include "TensorFiles.h"
+
 #include "fuse/runtime.h"
 
 #include <string>
+#include <vector>
 
 namespace fuserun {
 
@@ -23,6 +27,13 @@ namespace fuserun {
 
 /// Exits with the runtime's message if `status` is an error.
 void check(fuse_status status);
+
+/// The model's inputs (or outputs) as tensors of their dtype and shape,
+/// their data zeroed.
+std::vector<Tensor> signature(const fuse_model *model, bool outputs);
+
+/// Copies each of `inputs` (in the model's order) into the model.
+void setInputs(fuse_model *model, const std::vector<Tensor> &inputs);
 
 /// Walks a tool's arguments: its one positional argument (the model) and
 /// its options, "--name VALUE" or "--name=VALUE".

@@ -254,29 +254,6 @@ bool exists(const std::string &path) {
   return stat(path.c_str(), &info) == 0;
 }
 
-/// A model input or output as the API describes it.
-Tensor describe(const fuse_tensor_info &info) {
-  Tensor tensor;
-  tensor.name = info.name;
-  tensor.dtype = info.dtype;
-  tensor.dims.assign(info.dims, info.dims + info.rank);
-  tensor.data.resize(info.bytes);
-  return tensor;
-}
-
-std::vector<Tensor> signature(const fuse_model *model, bool outputs) {
-  std::vector<Tensor> tensors;
-  size_t n =
-      outputs ? fuse_model_num_outputs(model) : fuse_model_num_inputs(model);
-  for (size_t i = 0; i < n; ++i) {
-    fuse_tensor_info info;
-    check(outputs ? fuse_model_output_info(model, i, &info)
-                  : fuse_model_input_info(model, i, &info));
-    tensors.push_back(describe(info));
-  }
-  return tensors;
-}
-
 std::string nameList(const std::vector<Tensor> &tensors) {
   std::string names;
   for (const Tensor &t : tensors)
@@ -924,9 +901,7 @@ int main(int argc, char **argv) {
       binder.bindFile(path);
     binder.finish();
   }
-  for (size_t i = 0; i < inputs.size(); ++i)
-    check(fuse_model_set_input(model, i, inputs[i].data.data(),
-                               inputs[i].data.size()));
+  setInputs(model, inputs);
 
   std::vector<size_t> plans;
   for (const std::string &name : options.plans)

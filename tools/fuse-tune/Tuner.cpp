@@ -271,21 +271,9 @@ int fuserun::tuneArtifact(const TuneOptions &options) {
   std::string device = fuse_model_device_name(model);
   std::string driver = fuse_model_device_driver(model);
 
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < fuse_model_num_inputs(model); ++i) {
-    fuse_tensor_info info;
-    check(fuse_model_input_info(model, i, &info));
-    Tensor tensor;
-    tensor.name = info.name;
-    tensor.dtype = info.dtype;
-    tensor.dims.assign(info.dims, info.dims + info.rank);
-    tensor.data.resize(info.bytes);
-    inputs.push_back(std::move(tensor));
-  }
+  std::vector<Tensor> inputs = signature(model, /*outputs=*/false);
   randomize(inputs, 0);
-  for (size_t i = 0; i < inputs.size(); ++i)
-    check(fuse_model_set_input(model, i, inputs[i].data.data(),
-                               inputs[i].data.size()));
+  setInputs(model, inputs);
 
   std::vector<Choice> choices(numChoices);
   size_t fromCache = 0;

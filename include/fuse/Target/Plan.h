@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <deque>
 
@@ -55,17 +56,16 @@ private:
 /// The kernels of all plans, indexed by name.
 class KernelTable {
 public:
-  /// The index of kernel `name` (a kernel taking `numArgs` buffers).
-  uint32_t add(llvm::StringRef name, uint32_t numArgs);
-  /// The index of `kernel`, or of the first kernel added this way whose
-  /// function is the same but for its name (BERT-base's twelve equal
-  /// layers: one kernel each, compiled once).
+  /// The index of `kernel` (taking `numArgs` buffers), or of the first
+  /// kernel added whose function is the same but for its name (BERT-base's
+  /// twelve equal layers: one kernel each, compiled once).
   uint32_t add(mlir::func::FuncOp kernel, uint32_t numArgs);
   std::vector<artifact::KernelDesc> &kernels() { return table; }
-  bool contains(llvm::StringRef name) const { return indices.count(name); }
+  bool contains(llvm::StringRef name) const { return names.contains(name); }
 
 private:
-  llvm::StringMap<uint32_t> indices;
+  /// The kernels in the table, by name.
+  llvm::StringSet<> names;
   /// Kernel functions as printed without their names or locations.
   llvm::StringMap<uint32_t> byBody;
   std::vector<artifact::KernelDesc> table;
