@@ -213,6 +213,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
         select.gpuStagePlanes = options.gpuStagePlanes;
         select.gpuTileContractions = options.gpuTileContractions;
         select.gpuKTile = options.gpuKTile;
+        select.gpuStages = options.gpuStages;
         select.candidates = options.candidates.value_or(
             options.target == artifact::Target::Cuda);
         pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));

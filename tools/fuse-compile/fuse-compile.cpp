@@ -129,6 +129,12 @@ static cl::opt<int64_t> gpuKTile(
     cl::desc("Reduction iterations a tiled contraction block stages at a "
              "time (default 16; 0 stages nothing): for measurements"),
     cl::init(16), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<int64_t> gpuStages(
+    "gpu-stages",
+    cl::desc("Chunks of the reduction a tiled contraction block has in "
+             "flight (default 2: the next one is loaded into registers "
+             "while one computes; 1 waits for each): for measurements"),
+    cl::init(2), cl::Hidden, cl::cat(compileCategory));
 static cl::opt<bool> candidates(
     "candidates",
     cl::desc("Compile every applicable strategy of each contraction group "
@@ -313,6 +319,11 @@ int main(int argc, char **argv) {
   }
   options.gpuTileContractions = gpuTileContractions;
   options.gpuKTile = gpuKTile;
+  if (gpuStages != 1 && gpuStages != 2) {
+    errs() << "fuse-compile: --gpu-stages must be 1 or 2\n";
+    return 1;
+  }
+  options.gpuStages = gpuStages;
   if (candidates.getNumOccurrences())
     options.candidates = candidates;
   options.conv = conv;

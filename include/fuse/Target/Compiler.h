@@ -71,6 +71,8 @@ struct CompileOptions {
   /// fuse-select-strategies' gpu-tile-contractions and gpu-k-tile.
   bool gpuTileContractions = true;
   int64_t gpuKTile = 16;
+  /// fuse-select-strategies' gpu-stages.
+  int64_t gpuStages = 2;
   /// Contraction groups carry every applicable strategy as candidates, the
   /// heuristic's pick selected, for fuse-tune (fuse-select-strategies'
   /// candidates); unset: on cuda yes, on cpu no.
