@@ -158,6 +158,12 @@ static cl::opt<bool> gpuStagePlanes(
     cl::desc("Stage the input planes of depthwise convolutions and poolings "
              "in shared memory on cuda (default true): for measurements"),
     cl::init(true), cl::Hidden, cl::cat(compileCategory));
+static cl::list<std::string> testFailStrategy(
+    "test-fail-strategy",
+    cl::desc("For tests: generated kernels with this strategy, as "
+             "--fusion-report names it ('kernel loop tile 4x8'), fail to "
+             "compile, as a kernel ptxas rejects does (repeatable)"),
+    cl::value_desc("strategy"), cl::Hidden, cl::cat(compileCategory));
 static cl::opt<fuse::CompileStage> emit(
     "emit", cl::desc("Stop after a stage and print it"),
     cl::init(fuse::CompileStage::Artifact),
@@ -328,6 +334,8 @@ int main(int argc, char **argv) {
     options.candidates = candidates;
   options.conv = conv;
   options.stopAfter = emit;
+  options.failingStrategies.assign(testFailStrategy.begin(),
+                                   testFailStrategy.end());
 
   bool toArtifact = emit == fuse::CompileStage::Artifact;
   std::string output = outputFilename;
