@@ -902,12 +902,15 @@ struct SelectStrategiesPass
              << static_cast<int64_t>(cpuVectorRegisters);
     if (!gpuContractionTile.empty() &&
         (gpuContractionTile.size() != 2 ||
-         llvm::any_of(gpuContractionTile, [](int64_t s) {
-          return s < 1 || s > 16 || !llvm::isPowerOf2_64(s);
-        })))
+         llvm::any_of(gpuContractionTile,
+                      [](int64_t s) {
+                        return s < 1 || s > 16 || !llvm::isPowerOf2_64(s);
+                      }) ||
+         gpuContractionTile[0] * gpuContractionTile[1] > 128))
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-contraction-tile must be two "
-                "powers of two from 1 to 16 (rows,columns)";
+                "powers of two from 1 to 16 (rows,columns) of at most 128 "
+                "outputs";
     if (gpuKTile < 0 || gpuKTile > 256)
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-k-tile must be from 0 to 256";

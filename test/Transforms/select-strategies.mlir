@@ -10,6 +10,7 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-contraction-tile=1,1" | FileCheck %s --check-prefix=UNTILED
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-contraction-tile=8,8" | FileCheck %s --check-prefix=SHRINK
 // RUN: not fuse-opt %s -fuse-select-strategies=gpu-contraction-tile=3,2 2>&1 | FileCheck %s --check-prefix=BADTILE
+// RUN: not fuse-opt %s -fuse-select-strategies=gpu-contraction-tile=16,16 2>&1 | FileCheck %s --check-prefix=BADTILE
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-tile-contractions=false" | FileCheck %s --check-prefix=FLAT
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-k-tile=32 gpu-stages=1" | FileCheck %s --check-prefix=K32
 // RUN: not fuse-opt %s -fuse-select-strategies=gpu-k-tile=-1 2>&1 | FileCheck %s --check-prefix=BADK
@@ -20,7 +21,7 @@
 // BADK: fuse-select-strategies: gpu-k-tile must be from 0 to 256
 // BADSTAGES: fuse-select-strategies: gpu-stages must be 1 or 2
 // BADREGS: fuse-select-strategies: cpu-vector-registers must be 16 or 32, not 8
-// BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns)
+// BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns) of at most 128 outputs
 // BADOPT: fuse-select-strategies: unknown strategy 'fast' (auto, generated or library)
 
 // A MatMul, its bias and ReLU: one cuBLASLt call (the bias runs along the

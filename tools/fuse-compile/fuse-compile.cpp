@@ -308,11 +308,13 @@ int main(int argc, char **argv) {
   options.depthwise = depthwise;
   if (!gpuContractionTile.empty()) {
     if (gpuContractionTile.size() != 2 ||
-        llvm::any_of(gpuContractionTile, [](int64_t s) {
-          return s < 1 || s > 16 || !llvm::isPowerOf2_64(s);
-        })) {
+        llvm::any_of(gpuContractionTile,
+                     [](int64_t s) {
+                       return s < 1 || s > 16 || !llvm::isPowerOf2_64(s);
+                     }) ||
+        gpuContractionTile[0] * gpuContractionTile[1] > 128) {
       errs() << "fuse-compile: --gpu-contraction-tile must be two powers of "
-                "two from 1 to 16, rows,columns\n";
+                "two from 1 to 16, rows,columns, of at most 128 outputs\n";
       return 1;
     }
     options.gpuContractionTile.assign(gpuContractionTile.begin(),
