@@ -563,6 +563,60 @@ func.func @tiles_prefetch(%a: memref<8x32xf32>, %b: memref<32x12xf32>, %c: memre
 
 // -----
 
+// Thread tiles of 8 columns, 4 threads along them: B's copy is stored
+// interleaved, each thread's first 4 columns side by side, then their
+// second 4 (column x = q * 8 + r at (r / 4) * 16 + q * 4 + r % 4), so
+// that a warp's 128-bit shared loads of one group are contiguous; the
+// thread reads column j + 4 at (its tile) * 4 + 16.
+// CHECK-LABEL: gpu.func @tiles_interleaved
+// CHECK-SAME: workgroup(%{{.*}} : memref<128xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[B:.*]] : memref<512xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: gpu.barrier
+// CHECK: %[[Q:.*]] = arith.divui %[[X:.*]], %c8{{[_0-9]*}} : index
+// CHECK: %[[R:.*]] = arith.remui %[[X]], %c8{{[_0-9]*}} : index
+// CHECK: %[[G:.*]] = arith.divui %[[R]], %c4{{[_0-9]*}} : index
+// CHECK: %[[L:.*]] = arith.remui %[[R]], %c4{{[_0-9]*}} : index
+// CHECK: %[[Q4:.*]] = arith.muli %[[Q]], %c4{{[_0-9]*}} : index
+// CHECK: %[[G16:.*]] = arith.muli %[[G]], %c16{{[_0-9]*}} : index
+// CHECK: %[[GQ:.*]] = arith.addi %[[G16]], %[[Q4]] : index
+// CHECK: arith.addi %[[GQ]], %[[L]] : index
+// CHECK: memref.store %{{.*}}, %[[B]][
+// CHECK: gpu.barrier
+// CHECK: %[[T4:.*]] = arith.muli %[[T:.*]], %c4{{[_0-9]*}} : index
+// CHECK: arith.addi %[[T4]], %c0{{[_0-9]*}} : index
+// CHECK: memref.load %[[B]][
+// CHECK: %[[T4B:.*]] = arith.muli %[[T]], %c4{{[_0-9]*}} : index
+// CHECK: arith.addi %[[T4B]], %c16{{[_0-9]*}} : index
+// CHECK: memref.load %[[B]][
+func.func @tiles_interleaved(%a: memref<8x32xf32>, %b: memref<32x64xf32>, %c: memref<8x64xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 8, thread_tile = [2, 8], block_tile = [4, 32], k_tile = 16>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c64) step (%c2, %c8) {
+    %j4 = arith.addi %j, %c4 : index
+    %r:2 = scf.for %k = %c0 to %c32 step %c1 iter_args(%s0 = %zero, %s4 = %zero) -> (f32, f32) {
+      %a0 = memref.load %a[%i, %k] : memref<8x32xf32>
+      %b0 = memref.load %b[%k, %j] : memref<32x64xf32>
+      %b4 = memref.load %b[%k, %j4] : memref<32x64xf32>
+      %p0 = arith.mulf %a0, %b0 : f32
+      %p4 = arith.mulf %a0, %b4 : f32
+      %t0 = arith.addf %s0, %p0 : f32
+      %t4 = arith.addf %s4, %p4 : f32
+      scf.yield %t0, %t4 : f32, f32
+    }
+    memref.store %r#0, %c[%i, %j] : memref<8x64xf32>
+    memref.store %r#1, %c[%i, %j4] : memref<8x64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A reduction of 40 in chunks of 16: the last chunk stops at 40. One row
 // (a loop of one dim): the threads share A's row, which is staged, but
 // each reads its own columns of B, which stay in global memory.
