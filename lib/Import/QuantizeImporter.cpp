@@ -56,7 +56,6 @@ FailureOr<QuantizationAxis> readAxis(NodeImporter &n) {
   q.xType = dyn_cast<RankedTensorType>(n.input(0).getType());
   if (!q.xType || !q.xType.hasStaticShape())
     return n.emitError() << "x of dynamic shape is not supported";
-  int64_t rank = q.xType.getRank();
   if (const auto *axis = n.findAttr("axis"))
     q.axis = axis->i();
   if (const auto *blockSize = n.findAttr("block_size"))

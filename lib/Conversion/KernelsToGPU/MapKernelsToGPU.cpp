@@ -99,7 +99,7 @@ static bool accessesIterationPlane(ArrayRef<int64_t> shape, ValueRange indices,
     std::optional<int64_t> c = getConstantIntValue(v);
     return c && *c == 0;
   };
-  ValueRange ivs = loop.getInductionVars();
+  auto ivs = loop.getInductionVars();
   unsigned next = 0;
   for (int64_t d = 0, e = shape.size() - 2; d < e; ++d) {
     bool noOffset = offsets.empty() || isZero(offsets[d]);
