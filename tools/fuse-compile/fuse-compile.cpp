@@ -11,6 +11,7 @@
 #include "fuse/Import/ONNXImporter.h"
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Target/Compiler.h"
+#include "fuse/Version.h"
 
 #include "Tuner.h"
 
@@ -19,6 +20,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -184,6 +186,10 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << fuse::getVersionLine("fuse-compile") << "\n  LLVM and MLIR "
+       << LLVM_VERSION_STRING << "\n";
+  });
   // --help lists fuse's options; --help-hidden adds LLVM's and MLIR's
   // (cl::HideUnrelatedOptions would hide them from --help-hidden too).
   for (auto &[name, option] : cl::getRegisteredOptions())

@@ -14,6 +14,7 @@
 #include "fuse/Import/ONNXImporter.h"
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Transforms/Passes.h"
+#include "fuse/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -21,6 +22,8 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -71,6 +74,10 @@ int main(int argc, char **argv) {
   registerCSEPass();
   registerSymbolDCEPass();
   fuse::registerImportCLOptions();
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << fuse::getVersionLine("fuse-opt") << "\n  LLVM and MLIR "
+       << LLVM_VERSION_STRING << "\n";
+  });
 
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv,
