@@ -10,17 +10,47 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 
 using namespace mlir;
 using namespace fuse;
 using namespace fuse::target;
 
-static LogicalResult
-runPasses(ModuleOp module, llvm::function_ref<void(OpPassManager &)> build) {
-  PassManager pm(module.getContext());
-  build(pm);
-  return pm.run(module);
-}
+namespace {
+/// The stages of one compile, in order: each timed under
+/// CompileOptions::timing, and each pass manager set up by
+/// CompileOptions::configurePassManager before it runs.
+class Stages {
+public:
+  explicit Stages(const CompileOptions &options) : options(options) {}
+
+  /// Ends the current stage and starts the one named `name`.
+  void begin(StringRef name) {
+    current.stop();
+    if (options.timing)
+      current = options.timing->nest(name);
+  }
+
+  /// Runs the passes `build` adds on `module`, as part of the current
+  /// stage.
+  LogicalResult runPasses(ModuleOp module,
+                          function_ref<void(OpPassManager &)> build) {
+    PassManager pm(module.getContext());
+    build(pm);
+    if (options.configurePassManager &&
+        failed(options.configurePassManager(pm)))
+      return failure();
+    // Last, as timing wants: after the other instrumentations.
+    if (current)
+      pm.enableTiming(current);
+    return pm.run(module);
+  }
+
+private:
+  const CompileOptions &options;
+  TimingScope current;
+};
+} // namespace
 
 /// The one host function of an imported model.
 static FailureOr<func::FuncOp> getHost(ModuleOp module) {
@@ -146,6 +176,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
     return emitError(module.getLoc(), "unknown x86-64 level '")
            << options.cpu
            << "': expected x86-64, x86-64-v2, x86-64-v3 or x86-64-v4";
+  Stages stages(options);
   auto stop = [&](CompileStage stage, Operation *op) {
     if (options.stopAfter != stage)
       return false;
@@ -158,7 +189,8 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
 
   // Shape subgraphs fold away and BatchNorm folds into Conv before
   // anything else, in the reference plan too.
-  if (failed(runPasses(module, [&](OpPassManager &pm) {
+  stages.begin("simplify graph");
+  if (failed(stages.runPasses(module, [&](OpPassManager &pm) {
         pm.nest<func::FuncOp>().addPass(createSimplifyGraph());
       })) ||
       failed(checkEmptyTensors(module)) || failed(checkRanks(module)))
@@ -189,7 +221,8 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   int64_t cpuVectorRegisters = options.cpu == "x86-64-v4" ? 32 : 16;
   bool libraries = options.target == artifact::Target::Cuda &&
                    options.strategy != "generated";
-  if (failed(runPasses(module, [&](OpPassManager &pm) {
+  stages.begin("fuse and select strategies");
+  if (failed(stages.runPasses(module, [&](OpPassManager &pm) {
         // On the cpu every convolution goes through im2col: the tiled
         // matmul has no padding logic in its inner loop (light ResNet-50
         // 253 -> 187 ms, SqueezeNet 20.3 -> 16.5 ms with --cpu=native).
@@ -223,27 +256,32 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   if (stop(CompileStage::Fused, module))
     return uint64_t(0);
 
-  if (failed(runPasses(module, [](OpPassManager &pm) {
+  stages.begin("outline kernels");
+  if (failed(stages.runPasses(module, [](OpPassManager &pm) {
         pm.addPass(createOutlineKernels());
       })))
     return failure();
   // The reference runs fuse's own kernels only: it checks the library
   // calls too.
-  if (reference && failed(runPasses(*reference, [&](OpPassManager &pm) {
-        SelectStrategiesOptions select;
-        select.target = target;
-        select.cpuVectorRegisters = cpuVectorRegisters;
-        select.strategy = "generated";
-        pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
-        OutlineKernelsOptions outline;
-        outline.prefix = "ref_";
-        pm.addPass(createOutlineKernels(outline));
-      })))
-    return failure();
+  if (reference) {
+    stages.begin("outline the reference plan");
+    if (failed(stages.runPasses(*reference, [&](OpPassManager &pm) {
+          SelectStrategiesOptions select;
+          select.target = target;
+          select.cpuVectorRegisters = cpuVectorRegisters;
+          select.strategy = "generated";
+          pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
+          OutlineKernelsOptions outline;
+          outline.prefix = "ref_";
+          pm.addPass(createOutlineKernels(outline));
+        })))
+      return failure();
+  }
   if (stop(CompileStage::Kernels, module))
     return uint64_t(0);
 
   // Plans, from the host functions.
+  stages.begin("build plans");
   artifact::File artifact;
   artifact.target = options.target;
   artifact.arch =
@@ -275,31 +313,38 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   moveKernels(module, *kernelModule, kernels);
   if (reference)
     moveKernels(*reference, *kernelModule, kernels);
-  if (failed(runPasses(*kernelModule, buildKernelsToLoopsPipeline)))
+  stages.begin("lower kernels to loops");
+  if (failed(stages.runPasses(*kernelModule, buildKernelsToLoopsPipeline)))
     return failure();
   if (stop(CompileStage::Loops, *kernelModule))
     return uint64_t(0);
 
   if (options.target == artifact::Target::Cpu) {
-    if (failed(runPasses(*kernelModule, buildLoopsToCPUPipeline)))
+    stages.begin("lower loops to LLVM");
+    if (failed(stages.runPasses(*kernelModule, buildLoopsToCPUPipeline)))
       return failure();
     if (stop(CompileStage::LLVM, *kernelModule))
       return uint64_t(0);
     if (options.stopAfter == CompileStage::Assembly)
       return emitError(module.getLoc(),
                        "there is no PTX stage for the cpu target");
+    stages.begin("compile kernels to machine code");
     FailureOr<std::vector<char>> image =
         codegen::compileCpuKernels(*kernelModule, options.cpu);
     if (failed(image))
       return failure();
     artifact.image.assign(image->begin(), image->end());
   } else {
-    if (failed(runPasses(*kernelModule, [&](OpPassManager &pm) {
+    stages.begin("lower loops to NVVM");
+    if (failed(stages.runPasses(*kernelModule, [&](OpPassManager &pm) {
           buildLoopsToNVVMPipeline(pm, options.cuda);
         })))
       return failure();
     if (stop(CompileStage::LLVM, *kernelModule))
       return uint64_t(0);
+    stages.begin(options.stopAfter == CompileStage::Assembly
+                     ? "compile kernels to PTX"
+                     : "compile kernels to PTX and a cubin");
     FailureOr<codegen::CudaImage> image = codegen::compileCudaKernels(
         *kernelModule, options.cudaPath,
         options.stopAfter != CompileStage::Assembly);
@@ -316,6 +361,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   artifact.weights = weights.pieces();
   // Streamed: the weights go from their blobs (often a mapped external data
   // file) to `os` without another copy in memory.
+  stages.begin("write the artifact");
   return artifact::writeFile(artifact, [&](const uint8_t *data, uint64_t size) {
     os.write(reinterpret_cast<const char *>(data), size);
   });

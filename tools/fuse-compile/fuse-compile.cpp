@@ -20,6 +20,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -183,9 +184,12 @@ static std::string defaultCudaPath() {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   fuse::registerImportCLOptions();
+  // Passes by name, for --mlir-print-ir-after=NAME and the like.
+  fuse::registerCompilerPasses();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << fuse::getVersionLine("fuse-compile") << "\n  LLVM and MLIR "
        << LLVM_VERSION_STRING << "\n";
@@ -207,7 +211,9 @@ int main(int argc, char **argv) {
       "stage\n\n"
       "  Every fusion group becomes one kernel; ops outside groups get a\n"
       "  kernel each. Run the result with fuse-run. --help-hidden also\n"
-      "  lists LLVM's and MLIR's options (e.g. --mlir-print-ir-after-all).\n");
+      "  lists LLVM's and MLIR's options; MLIR's pass-manager options act\n"
+      "  on every stage (--mlir-timing, --mlir-pass-statistics,\n"
+      "  --mlir-print-ir-after-all, ...).\n");
 
   if (strategy != "auto" && strategy != "generated" && strategy != "library") {
     errs() << "fuse-compile: --strategy must be auto, generated or library, "
@@ -279,11 +285,18 @@ int main(int argc, char **argv) {
       MemoryBuffer::getMemBuffer(file->getBuffer(), inputFilename, false),
       SMLoc());
   fuse::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
+  // --mlir-timing: the import and every stage of the compile, in one report
+  // printed (to stderr) when `timing` goes out of scope.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope rootTiming = timing.getRootScope();
 
+  TimingScope importTiming = rootTiming.nest("import the model");
   OwningOpRef<ModuleOp> module = fuse::importONNXModel(
       file->getBuffer(), inputFilename, &context, *importOptions);
   if (!module)
     return 1;
+  importTiming.stop();
 
   fuse::CompileOptions options;
   options.target = target;
@@ -323,6 +336,10 @@ int main(int argc, char **argv) {
     options.candidates = candidates;
   options.conv = conv;
   options.stopAfter = emit;
+  options.configurePassManager = [](PassManager &pm) {
+    return applyPassManagerCLOptions(pm);
+  };
+  options.timing = &rootTiming;
 
   bool toArtifact = emit == fuse::CompileStage::Artifact;
   std::string output = outputFilename;

@@ -25,9 +25,15 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace mlir {
+class PassManager;
+class TimingScope;
+} // namespace mlir
 
 namespace fuse {
 
@@ -78,6 +84,15 @@ struct CompileOptions {
   CompileStage stopAfter = CompileStage::Artifact;
   /// The x86-64 level the cpu kernels are compiled for (resolveCpuLevel).
   std::string cpu = "x86-64";
+
+  /// Called on every pass manager of the compile once its passes are
+  /// added, before it runs (fuse-compile applies MLIR's pass-manager
+  /// command-line options here: IR printing, statistics, crash
+  /// reproducers); a failure stops the compile.
+  std::function<mlir::LogicalResult(mlir::PassManager &)> configurePassManager;
+  /// Where the time of each stage (and, within the pass-manager stages, of
+  /// each pass) is recorded: fuse-compile's --mlir-timing. Null: nowhere.
+  mlir::TimingScope *timing = nullptr;
 };
 
 /// The x86-64 microarchitecture level that `--cpu=name` means: "x86-64"
