@@ -12,14 +12,51 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 
+#include <mutex>
+
 using namespace mlir;
 using namespace fuse;
 using namespace fuse::target;
 
 namespace {
+/// Reports each kernel (func.func) through a function pipeline of a stage
+/// to CompileOptions::progress: `done` counts the kernels through the
+/// pipeline running now, from 0 again in each next one (the last one of
+/// each stage is where its time goes).
+class KernelProgress : public PassInstrumentation {
+public:
+  KernelProgress(const CompileOptions &options, StringRef stage,
+                 int64_t kernels)
+      : options(options), stage(stage.str()), kernels(kernels) {}
+
+  void runAfterPipeline(std::optional<OperationName> name,
+                        const PipelineParentInfo &parent) override {
+    if (!name || name->getStringRef() != func::FuncOp::getOperationName())
+      return;
+    // The kernels finish on several threads; their reports go out one at
+    // a time, in order.
+    std::lock_guard<std::mutex> lock(mutex);
+    if (parent.parentPass != pipeline) {
+      pipeline = parent.parentPass;
+      count = 0;
+    }
+    options.progress(stage, ++count, kernels);
+  }
+
+private:
+  const CompileOptions &options;
+  std::string stage;
+  int64_t kernels;
+  std::mutex mutex;
+  /// The pass running the current function pipeline, and its kernels done.
+  Pass *pipeline = nullptr;
+  int64_t count = 0;
+};
+
 /// The stages of one compile, in order: each timed under
-/// CompileOptions::timing, and each pass manager set up by
-/// CompileOptions::configurePassManager before it runs.
+/// CompileOptions::timing and announced to CompileOptions::progress, and
+/// each pass manager set up by CompileOptions::configurePassManager before
+/// it runs.
 class Stages {
 public:
   explicit Stages(const CompileOptions &options) : options(options) {}
@@ -27,19 +64,29 @@ public:
   /// Ends the current stage and starts the one named `name`.
   void begin(StringRef name) {
     current.stop();
+    stage = name.str();
     if (options.timing)
       current = options.timing->nest(name);
+    if (options.progress)
+      options.progress(stage, 0, 0);
   }
 
   /// Runs the passes `build` adds on `module`, as part of the current
-  /// stage.
+  /// stage; with `perKernel`, its function pipelines run on the kernels,
+  /// and each kernel through them is reported as progress.
   LogicalResult runPasses(ModuleOp module,
-                          function_ref<void(OpPassManager &)> build) {
+                          function_ref<void(OpPassManager &)> build,
+                          bool perKernel = false) {
     PassManager pm(module.getContext());
     build(pm);
     if (options.configurePassManager &&
         failed(options.configurePassManager(pm)))
       return failure();
+    if (perKernel && options.progress) {
+      auto kernels = module.getOps<func::FuncOp>();
+      pm.addInstrumentation(std::make_unique<KernelProgress>(
+          options, stage, std::distance(kernels.begin(), kernels.end())));
+    }
     // Last, as timing wants: after the other instrumentations.
     if (current)
       pm.enableTiming(current);
@@ -48,6 +95,7 @@ public:
 
 private:
   const CompileOptions &options;
+  std::string stage;
   TimingScope current;
 };
 } // namespace
@@ -314,14 +362,16 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   if (reference)
     moveKernels(*reference, *kernelModule, kernels);
   stages.begin("lower kernels to loops");
-  if (failed(stages.runPasses(*kernelModule, buildKernelsToLoopsPipeline)))
+  if (failed(stages.runPasses(*kernelModule, buildKernelsToLoopsPipeline,
+                              /*perKernel=*/true)))
     return failure();
   if (stop(CompileStage::Loops, *kernelModule))
     return uint64_t(0);
 
   if (options.target == artifact::Target::Cpu) {
     stages.begin("lower loops to LLVM");
-    if (failed(stages.runPasses(*kernelModule, buildLoopsToCPUPipeline)))
+    if (failed(stages.runPasses(*kernelModule, buildLoopsToCPUPipeline,
+                                /*perKernel=*/true)))
       return failure();
     if (stop(CompileStage::LLVM, *kernelModule))
       return uint64_t(0);

@@ -13,6 +13,7 @@
 #include "fuse/Target/Compiler.h"
 #include "fuse/Version.h"
 
+#include "Progress.h"
 #include "Tuner.h"
 
 #include "mlir/IR/AsmState.h"
@@ -155,6 +156,19 @@ static cl::opt<bool> gpuStagePlanes(
     cl::desc("Stage the input planes of depthwise convolutions and poolings "
              "in shared memory on cuda (default true): for measurements"),
     cl::init(true), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<bool> showProgress(
+    "progress",
+    cl::desc("Show on stderr what a compile longer than a second is doing: "
+             "its stage and, while the kernels are lowered, how many are "
+             "through (default: when stderr is a terminal; "
+             "--progress=false: never)"),
+    cl::cat(compileCategory));
+static cl::opt<unsigned> progressInterval(
+    "progress-interval",
+    cl::desc("Milliseconds before the first progress report, and in a log "
+             "the least time between two reports of one stage (default "
+             "1000; 0 reports everything): for tests"),
+    cl::init(1000), cl::Hidden, cl::cat(compileCategory));
 static cl::opt<fuse::CompileStage> emit(
     "emit", cl::desc("Stop after a stage and print it"),
     cl::init(fuse::CompileStage::Artifact),
@@ -285,6 +299,20 @@ int main(int argc, char **argv) {
       MemoryBuffer::getMemBuffer(file->getBuffer(), inputFilename, false),
       SMLoc());
   fuse::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
+  // Tests and logs stay as they were: progress only on a terminal, or when
+  // asked for.
+  std::optional<fuse::Progress> progress;
+  bool terminal = sys::Process::StandardErrIsDisplayed();
+  if (showProgress.getNumOccurrences() ? showProgress : terminal)
+    progress.emplace(terminal,
+                     std::chrono::milliseconds(progressInterval.getValue()));
+  // A diagnostic is printed on a line of its own, not after the progress
+  // line (the handler declines it, so the one above prints it).
+  ScopedDiagnosticHandler clearProgress(&context, [&](Diagnostic &) {
+    if (progress)
+      progress->clear();
+    return failure();
+  });
   // --mlir-timing: the import and every stage of the compile, in one report
   // printed (to stderr) when `timing` goes out of scope.
   DefaultTimingManager timing;
@@ -292,6 +320,8 @@ int main(int argc, char **argv) {
   TimingScope rootTiming = timing.getRootScope();
 
   TimingScope importTiming = rootTiming.nest("import the model");
+  if (progress)
+    progress->update("import the model", 0, 0);
   OwningOpRef<ModuleOp> module = fuse::importONNXModel(
       file->getBuffer(), inputFilename, &context, *importOptions);
   if (!module)
@@ -340,6 +370,10 @@ int main(int argc, char **argv) {
     return applyPassManagerCLOptions(pm);
   };
   options.timing = &rootTiming;
+  if (progress)
+    options.progress = [&](StringRef stage, int64_t done, int64_t kernels) {
+      progress->update(stage, done, kernels);
+    };
 
   bool toArtifact = emit == fuse::CompileStage::Artifact;
   std::string output = outputFilename;
@@ -360,6 +394,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   FailureOr<uint64_t> bytes = fuse::compileModel(*module, options, out->os());
+  if (progress)
+    progress->finish();
   if (failed(bytes))
     return 1;
   // A write that failed (a full disk, /dev/full) is an error here, not

@@ -93,6 +93,12 @@ struct CompileOptions {
   /// Where the time of each stage (and, within the pass-manager stages, of
   /// each pass) is recorded: fuse-compile's --mlir-timing. Null: nowhere.
   mlir::TimingScope *timing = nullptr;
+  /// Told of each stage as it starts (`kernels` 0, e.g. "lower kernels to
+  /// loops") and, in the stages that lower the kernels one at a time, of
+  /// every kernel through them: `done` of `kernels`. Called from the
+  /// threads the stage runs on, one call at a time.
+  std::function<void(llvm::StringRef stage, int64_t done, int64_t kernels)>
+      progress;
 };
 
 /// The x86-64 microarchitecture level that `--cpu=name` means: "x86-64"
