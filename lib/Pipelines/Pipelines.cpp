@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -58,7 +59,8 @@ using namespace mlir;
 void fuse::registerCompilerDialects(DialectRegistry &registry) {
   registry.insert<ONNXDialect, FuseDialect, affine::AffineDialect,
                   arith::ArithDialect, bufferization::BufferizationDialect,
-                  cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
+                  cf::ControlFlowDialect, DLTIDialect, func::FuncDialect,
+                  gpu::GPUDialect,
                   index::IndexDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
                   math::MathDialect, memref::MemRefDialect, NVVM::NVVMDialect,
                   scf::SCFDialect, tensor::TensorDialect, ub::UBDialect>();

@@ -1,9 +1,11 @@
 //===- fuse-compile.cpp - ONNX model to a fused binary artifact ----------===//
 //
 //   fuse-compile model.onnx -o model.fbin [--target=cuda|cpu] [--no-fuse]
+//   fuse-compile model.fused.mlir -o model.fbin    # goes on from a stage
 //
 // Imports the model, fuses it, lowers every group to one kernel and writes
-// an artifact that fuse-run (or the runtime's C API) executes.
+// an artifact that fuse-run (or the runtime's C API) executes. Given MLIR
+// that --emit printed (or that is like it), it goes on from that stage.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,10 +21,12 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -38,7 +42,7 @@ using namespace llvm;
 static cl::OptionCategory compileCategory("fuse-compile options");
 
 static cl::opt<std::string> inputFilename(cl::Positional,
-                                          cl::desc("<model.onnx>"),
+                                          cl::desc("<model.onnx or .mlir>"),
                                           cl::Required,
                                           cl::cat(compileCategory));
 static cl::opt<std::string>
@@ -189,6 +193,32 @@ static cl::opt<fuse::CompileStage> emit(
                           "the .fbin file (default)")),
     cl::cat(compileCategory));
 
+/// Whether the input is MLIR (text or bytecode) rather than an ONNX model:
+/// by its extension, or by how it starts (bytecode's magic number, or text
+/// that starts as --emit prints a module; ONNX text starts with `<` or a
+/// graph name, and may have `# ...` comments).
+static bool isMLIRInput(StringRef path, StringRef contents) {
+  if (path.ends_with(".mlir") || path.ends_with(".mlirbc") ||
+      contents.starts_with("ML\xefR"))
+    return true;
+  StringRef text = contents.ltrim();
+  while (text.starts_with("//"))
+    text = text.drop_until([](char c) { return c == '\n'; }).ltrim();
+  if (text.consume_front("module") || text.consume_front("builtin.module"))
+    return text.ltrim().starts_with("{") || text.ltrim().starts_with("@") ||
+           text.ltrim().starts_with("attributes");
+  if (text.starts_with("func.func"))
+    return true;
+  // An alias definition (`#map = affine_map<...>`), not a comment.
+  if (text.consume_front("#") || text.consume_front("!")) {
+    StringRef name = text.take_while(
+        [](char c) { return isAlnum(c) || c == '_' || c == '.'; });
+    return !name.empty() && text.drop_front(name.size()).ltrim().starts_with(
+                                "=");
+  }
+  return false;
+}
+
 static std::string defaultCudaPath() {
   if (std::optional<std::string> home = sys::Process::GetEnv("CUDA_HOME"))
     return *home;
@@ -222,9 +252,12 @@ int main(int argc, char **argv) {
       "  fuse-compile model.onnx -o model.fbin                # cuda, sm_90\n"
       "  fuse-compile model.onnx -o model.fbin --target=cpu\n"
       "  fuse-compile model.onnx --emit=kernels              # inspect a "
-      "stage\n\n"
+      "stage\n"
+      "  fuse-compile model.fused.mlir -o model.fbin         # go on from "
+      "one\n\n"
       "  Every fusion group becomes one kernel; ops outside groups get a\n"
-      "  kernel each. Run the result with fuse-run. --help-hidden also\n"
+      "  kernel each. Run the result with fuse-run. MLIR input (.mlir, as\n"
+      "  --emit prints it) goes on from its stage. --help-hidden also\n"
       "  lists LLVM's and MLIR's options; MLIR's pass-manager options act\n"
       "  on every stage (--mlir-timing, --mlir-pass-statistics,\n"
       "  --mlir-print-ir-after-all, ...).\n");
@@ -286,6 +319,17 @@ int main(int argc, char **argv) {
     errs() << "fuse-compile: " << error << "\n";
     return 1;
   }
+  bool mlirInput = isMLIRInput(inputFilename, file->getBuffer());
+  if (mlirInput)
+    for (auto &[name, option] : cl::getRegisteredOptions())
+      if (option->getNumOccurrences() &&
+          llvm::is_contained(option->Categories,
+                             &fuse::getImportCLCategory())) {
+        errs() << "fuse-compile: --" << name
+               << " is for ONNX models, and '" << inputFilename
+               << "' is MLIR\n";
+        return 2;
+      }
 
   DialectRegistry registry;
   fuse::registerCompilerDialects(registry);
@@ -319,13 +363,27 @@ int main(int argc, char **argv) {
   applyDefaultTimingManagerCLOptions(timing);
   TimingScope rootTiming = timing.getRootScope();
 
-  TimingScope importTiming = rootTiming.nest("import the model");
+  // MLIR goes on from the stage it is at.
+  StringRef readStage = mlirInput ? "read the MLIR" : "import the model";
+  TimingScope importTiming = rootTiming.nest(readStage);
   if (progress)
-    progress->update("import the model", 0, 0);
-  OwningOpRef<ModuleOp> module = fuse::importONNXModel(
-      file->getBuffer(), inputFilename, &context, *importOptions);
-  if (!module)
-    return 1;
+    progress->update(readStage, 0, 0);
+  OwningOpRef<ModuleOp> module;
+  fuse::CompileStage startAt = fuse::CompileStage::Imported;
+  if (mlirInput) {
+    module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+    if (!module)
+      return 1;
+    FailureOr<fuse::CompileStage> stage = fuse::getModuleStage(*module);
+    if (failed(stage))
+      return 1;
+    startAt = *stage;
+  } else {
+    module = fuse::importONNXModel(file->getBuffer(), inputFilename, &context,
+                                   *importOptions);
+    if (!module)
+      return 1;
+  }
   importTiming.stop();
 
   fuse::CompileOptions options;
@@ -366,6 +424,7 @@ int main(int argc, char **argv) {
     options.candidates = candidates;
   options.conv = conv;
   options.stopAfter = emit;
+  options.startAt = startAt;
   options.configurePassManager = [](PassManager &pm) {
     return applyPassManagerCLOptions(pm);
   };

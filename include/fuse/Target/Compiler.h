@@ -37,7 +37,7 @@ class TimingScope;
 
 namespace fuse {
 
-/// Where fuse-compile stops (`--emit`).
+/// Where fuse-compile stops (`--emit`), and where IR it is given is.
 enum class CompileStage {
   Imported, // onnx dialect, as imported
   Fused,    // after fuse-chains and fuse-select-strategies
@@ -47,6 +47,10 @@ enum class CompileStage {
   Assembly, // PTX text (cuda only)
   Artifact, // the .fbin
 };
+
+/// The stage's name as `--emit` takes it: "onnx", "fused", "kernels",
+/// "loops", "llvm", "ptx", "artifact".
+llvm::StringRef getStageName(CompileStage stage);
 
 struct CompileOptions {
   artifact::Target target = artifact::Target::Cuda;
@@ -82,6 +86,10 @@ struct CompileOptions {
   /// candidates); unset: on cuda yes, on cpu no.
   std::optional<bool> candidates;
   CompileStage stopAfter = CompileStage::Artifact;
+  /// The stage the module given to compileModel is at (getModuleStage):
+  /// the compile goes on from there. From Loops on the plan is gone, so
+  /// only later stages can be printed, not an artifact made.
+  CompileStage startAt = CompileStage::Imported;
   /// The x86-64 level the cpu kernels are compiled for (resolveCpuLevel).
   std::string cpu = "x86-64";
 
@@ -109,9 +117,18 @@ struct CompileOptions {
 /// its level. Unknown names give std::nullopt.
 std::optional<std::string> resolveCpuLevel(llvm::StringRef name);
 
-/// Compiles `module` (as imported) and writes the artifact to `os`,
-/// returning its size; for stages before Artifact, prints that stage to
-/// `os` and returns 0. Errors go through the context's diagnostics.
+/// The stage `module` is at, as `--emit` prints it, told from what it
+/// holds: LLVM (a gpu.module or LLVM functions), Loops (kernel functions
+/// on buffers, no host function), Kernels (a host function calling kernel
+/// functions), Fused (fusion groups and strategies), Imported (onnx ops
+/// only). IR that is none of them (groups without strategies, ops of other
+/// dialects) is an error.
+mlir::FailureOr<CompileStage> getModuleStage(mlir::ModuleOp module);
+
+/// Compiles `module` (as imported, or at `options.startAt`) and writes the
+/// artifact to `os`, returning its size; for stages before Artifact,
+/// prints that stage to `os` and returns 0. Errors go through the
+/// context's diagnostics.
 mlir::FailureOr<uint64_t> compileModel(mlir::ModuleOp module,
                                        const CompileOptions &options,
                                        llvm::raw_ostream &os);
