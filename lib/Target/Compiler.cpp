@@ -372,6 +372,16 @@ static std::string getTargetName(const CompileOptions &options) {
   return options.target == artifact::Target::Cuda ? "cuda" : "cpu";
 }
 
+/// The fusion-report pass that `options` ask for.
+static std::unique_ptr<Pass> createReportPass(const CompileOptions &options) {
+  FusionReportOptions report;
+  report.format = options.fusionReport;
+  report.fused = options.fuse;
+  return fuse::createFusionReport(
+      options.fusionReportStream ? *options.fusionReportStream : llvm::errs(),
+      report);
+}
+
 /// The stages up to --emit=fused: graph simplification, then (after a
 /// copy of the model is taken for the reference plan, if it has one)
 /// fusion and strategy selection.
@@ -433,8 +443,8 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     select.gpuKTile = options.gpuKTile;
     select.candidates = options.candidates.value_or(!cpu);
     pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
-    if (options.fusionReport)
-      pm.addPass(createFusionReport());
+    if (!options.fusionReport.empty())
+      pm.addPass(createReportPass(options));
   });
 }
 
@@ -476,10 +486,11 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
            "or IR of stage 'onnx', for it)";
   }
   // Fused IR given: its report, as it is.
-  if (options.fusionReport && options.startAt == CompileStage::Fused) {
+  if (!options.fusionReport.empty() &&
+      options.startAt == CompileStage::Fused) {
     stages.begin("fusion report");
-    if (failed(stages.runPasses(module, [](OpPassManager &pm) {
-          pm.addPass(createFusionReport());
+    if (failed(stages.runPasses(module, [&](OpPassManager &pm) {
+          pm.addPass(createReportPass(options));
         })))
       return failure();
   }

@@ -91,11 +91,19 @@ static cl::opt<int64_t> referenceLimit(
              "has more ops than this (each is a kernel of its own); 0: no "
              "limit"),
     cl::init(1024), cl::cat(compileCategory));
-static cl::opt<bool>
-    fusionReport("fusion-report",
-                 cl::desc("Print the fusion groups, how each runs and what "
-                          "they save"),
-                 cl::cat(compileCategory));
+static cl::opt<std::string> fusionReport(
+    "fusion-report", cl::ValueOptional,
+    cl::desc("Print the fusion groups (how each runs, what they save, their "
+             "candidates) and the ops left alone with the reason each did "
+             "not join a group, to stderr or --fusion-report-file: as text "
+             "(--fusion-report, =text), JSON (=json) or a Graphviz graph "
+             "(=dot)"),
+    cl::value_desc("text|json|dot"), cl::cat(compileCategory));
+static cl::opt<std::string> fusionReportFile(
+    "fusion-report-file",
+    cl::desc("Write the fusion report to this file instead of stderr "
+             "(implies --fusion-report, as text unless it says otherwise)"),
+    cl::value_desc("file"), cl::cat(compileCategory));
 static cl::opt<std::string> strategy(
     "strategy",
     cl::desc("How groups run: auto (default: cuBLASLt and cuDNN for the "
@@ -273,6 +281,15 @@ int main(int argc, char **argv) {
            << depthwise << "'\n";
     return 2;
   }
+  std::string reportFormat;
+  if (fusionReport.getNumOccurrences() || !fusionReportFile.empty())
+    reportFormat = fusionReport.empty() ? "text" : fusionReport.getValue();
+  if (!reportFormat.empty() && reportFormat != "text" &&
+      reportFormat != "json" && reportFormat != "dot") {
+    errs() << "fuse-compile: --fusion-report must be text, json or dot, not '"
+           << reportFormat << "'\n";
+    return 2;
+  }
   if (conv != "auto" && conv != "direct" && conv != "gemm") {
     errs() << "fuse-compile: --conv must be auto, direct or gemm, not '"
            << conv << "'\n";
@@ -398,7 +415,18 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.maxReferenceKernels = referenceLimit;
-  options.fusionReport = fusionReport;
+  options.fusionReport = reportFormat;
+  std::unique_ptr<ToolOutputFile> reportFile;
+  if (!fusionReportFile.empty()) {
+    reportFile = openOutputFile(fusionReportFile, &error);
+    if (!reportFile) {
+      errs() << "fuse-compile: " << error << "\n";
+      return 1;
+    }
+    // Kept even if the compile fails later: the report is written by then.
+    reportFile->keep();
+    options.fusionReportStream = &reportFile->os();
+  }
   options.strategy = strategy;
   options.depthwise = depthwise;
   if (!gpuContractionTile.empty()) {

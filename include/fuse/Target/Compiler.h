@@ -64,8 +64,11 @@ struct CompileOptions {
   /// compute ops than this (each is a kernel of its own: 20,000 of them
   /// took minutes); 0: no limit.
   int64_t maxReferenceKernels = 1024;
-  /// Print the fusion report (to stderr) after strategy selection.
-  bool fusionReport = false;
+  /// The fusion report after strategy selection, in this format (the
+  /// fusion-report pass's: "text", "json" or "dot"); empty: none.
+  std::string fusionReport;
+  /// Where the fusion report goes; null: stderr.
+  llvm::raw_ostream *fusionReportStream = nullptr;
   /// fuse-select-strategies' strategy: "auto", "generated" or "library".
   std::string strategy = "auto";
   /// fuse-select-strategies' depthwise: "library" or "kernel".
