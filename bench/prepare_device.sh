@@ -44,7 +44,8 @@ done
 # fuse's generated contractions (the `tiles` mapping) against onnxruntime:
 # the models with contractions compiled with --strategy=generated, as
 # gen_NAME (convolutions as im2col and a matmul), and tiled_contractions
-# with each thread tile forced, as genRC_NAME.
+# with each thread tile forced, as genRC_NAME, with no staging (gen0_)
+# and with one stage (gen1s_).
 variant() { # PREFIX NAME FLAGS...
   local prefix=$1 name=$2; shift 2
   cp "$OUT/models/$name.onnx" "$OUT/models/${prefix}_$name.onnx"
@@ -59,6 +60,7 @@ for tile in 8,8 8,4 4,4 4,2 2,1; do
     --gpu-contraction-tile="$tile"
 done
 variant gen0 tiled_contractions --strategy=generated --gpu-k-tile=0
+variant gen1s tiled_contractions --strategy=generated --gpu-stages=1
 mkdir -p .device/runtime
 cp "$BUILD/lib/libfuse_runtime.so" "$BUILD/bin/fuse-run" "$BUILD/bin/fuse-tune" \
   .device/runtime/

@@ -21,6 +21,15 @@ static bool findLineless(Location loc, StringRef &file, StringRef &name) {
     file = range.getFilename().getValue();
     return true;
   }
+  // A fusion group's (its ops' locations): its first node.
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations()) {
+      StringRef innerName = name;
+      if (findLineless(inner, file, innerName)) {
+        name = innerName;
+        return true;
+      }
+    }
   return false;
 }
 

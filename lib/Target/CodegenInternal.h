@@ -29,10 +29,13 @@ struct CudaImage {
 };
 
 /// The PTX of `gpu.module @fuse_kernels` in `module` (NVVM, with a target
-/// attached) and, with `withCubin`, its cubin (assembled by ptxas).
+/// attached) and, with `withCubin`, its cubin (assembled by ptxas). With a
+/// cubin and without `withPtx`, no PTX (each is a code generation of its
+/// own).
 mlir::FailureOr<CudaImage> compileCudaKernels(mlir::ModuleOp module,
                                               llvm::StringRef cudaPath,
-                                              bool withCubin);
+                                              bool withCubin,
+                                              bool withPtx = true);
 
 } // namespace codegen
 } // namespace fuse

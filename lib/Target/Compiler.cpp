@@ -11,9 +11,12 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <mutex>
 
@@ -119,24 +122,6 @@ static FailureOr<func::FuncOp> getHost(ModuleOp module) {
   return host;
 }
 
-/// Moves the kernel functions of `from` that some plan launches into `to`,
-/// public (their callers stay behind); library calls and views have no code
-/// and are dropped.
-static void moveKernels(ModuleOp from, ModuleOp to,
-                        const KernelTable &launched) {
-  for (auto func : llvm::make_early_inc_range(from.getOps<func::FuncOp>())) {
-    if (!func->hasAttr("fuse.kernel"))
-      continue;
-    func->remove();
-    if (isLibraryKernel(func) || !launched.contains(func.getName())) {
-      func->destroy();
-      continue;
-    }
-    func.setPublic();
-    to.push_back(func);
-  }
-}
-
 static bool hasNoElements(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && llvm::is_contained(tensor.getShape(), 0);
@@ -238,6 +223,353 @@ StringRef fuse::getStageName(CompileStage stage) {
   }
   llvm_unreachable("unknown stage");
 }
+
+namespace {
+/// The kernels' code: a shared object (cpu), or a cubin and its PTX (cuda);
+/// empty when the compile stops before it.
+struct KernelImage {
+  std::vector<char> image;
+  std::vector<char> ptx;
+};
+
+/// The plans of one attempt at compiling, and the kernels they launch.
+struct Plans {
+  artifact::File artifact;
+  WeightTable weights;
+  KernelTable kernels;
+};
+} // namespace
+
+/// Builds plan "main" from the host function of `sources[0]` and, when there
+/// is a second module (the reference), plan "reference" from its host.
+static LogicalResult buildPlans(ArrayRef<ModuleOp> sources,
+                                const CompileOptions &options, Plans &plans) {
+  artifact::File &artifact = plans.artifact;
+  artifact.target = options.target;
+  artifact.arch = options.target == artifact::Target::Cuda ? options.cuda.chip
+                                                           : options.cpu;
+  for (auto [i, source] : llvm::enumerate(sources)) {
+    FailureOr<func::FuncOp> host = getHost(source);
+    if (failed(host) ||
+        (i == 0 && failed(getSignature(*host, artifact.plan.inputs,
+                                       artifact.plan.outputs))))
+      return failure();
+    FailureOr<artifact::PlanDesc> plan =
+        buildPlan(*host, i == 0 ? "main" : "reference", plans.weights,
+                  plans.kernels, artifact.metadata);
+    if (failed(plan))
+      return failure();
+    artifact.plan.plans.push_back(std::move(*plan));
+  }
+  return success();
+}
+
+/// Calls `fn` with each kernel function of `sources` that is an entry of
+/// `kernels` (the first of its body; library calls and views have no code
+/// to compile), in order, and its entry.
+static void
+forEachCompiledKernel(ArrayRef<ModuleOp> sources, const KernelTable &kernels,
+                      function_ref<void(func::FuncOp, uint32_t)> fn) {
+  for (ModuleOp source : sources)
+    for (auto func : source.getOps<func::FuncOp>())
+      if (func->hasAttr("fuse.kernel") && kernels.contains(func.getName()))
+        fn(func, *kernels.lookup(func.getName()));
+}
+
+/// Appends a public copy of `kernel` to `module` (its callers stay behind).
+static void copyKernel(func::FuncOp kernel, ModuleOp module) {
+  func::FuncOp copy = kernel.clone();
+  copy.setPublic();
+  module.push_back(copy);
+}
+
+/// For tests (CompileOptions::failingStrategies): fails, as a kernel that
+/// does not compile, when a kernel of `kernels` has a strategy named there.
+static LogicalResult failAsAsked(ModuleOp kernels,
+                                 const CompileOptions &options) {
+  if (options.failingStrategies.empty())
+    return success();
+  for (auto kernel : kernels.getOps<func::FuncOp>()) {
+    std::string strategy = describeStrategy(kernel->getAttr(kStrategyAttrName));
+    if (llvm::is_contained(options.failingStrategies, strategy))
+      return emitError(kernel.getLoc(), "kernel @")
+             << kernel.getName()
+             << " fails to compile, as --test-fail-strategy asks";
+  }
+  return success();
+}
+
+/// How lowerKernels goes about it.
+struct LowerKernels {
+  /// The stage the kernels are at: Kernels (as outlined), or Loops or LLVM
+  /// (IR of that stage given to fuse-compile).
+  CompileStage from = CompileStage::Kernels;
+  /// Whether each lowering is a stage of its own, begun in `stages` and
+  /// its kernels reported as progress; otherwise (a retry) its passes run
+  /// in the current stage, unreported.
+  bool announce = true;
+  /// Without it, a cuda image has no PTX (only whether they compile
+  /// matters).
+  bool keepPtx = true;
+};
+
+/// Lowers the kernel functions of `kernels` (a module of them alone)
+/// through the stage `options.stopAfter` names, and at the last one
+/// compiles them into their image; every pass manager it runs is one of
+/// `stages` (configured, timed).
+static FailureOr<KernelImage> lowerKernels(ModuleOp kernels,
+                                           const CompileOptions &options,
+                                           Stages &stages,
+                                           const LowerKernels &how = {}) {
+  CompileStage last = options.stopAfter;
+  auto begin = [&](StringRef stage) {
+    if (how.announce)
+      stages.begin(stage);
+  };
+  auto run = [&](function_ref<void(OpPassManager &)> build, bool perKernel) {
+    return stages.runPasses(kernels, build, perKernel && how.announce);
+  };
+  KernelImage image;
+  if (failed(failAsAsked(kernels, options)))
+    return failure();
+  if (how.from < CompileStage::Loops) {
+    begin("lower kernels to loops");
+    if (failed(run(buildKernelsToLoopsPipeline, /*perKernel=*/true)))
+      return failure();
+  }
+  if (last == CompileStage::Loops)
+    return image;
+  if (options.target == artifact::Target::Cpu) {
+    if (how.from < CompileStage::LLVM) {
+      begin("lower loops to LLVM");
+      if (failed(run(buildLoopsToCPUPipeline, /*perKernel=*/true)))
+        return failure();
+    }
+    if (last == CompileStage::LLVM)
+      return image;
+    begin("compile kernels to machine code");
+    FailureOr<std::vector<char>> object =
+        codegen::compileCpuKernels(kernels, options.cpu);
+    if (failed(object))
+      return failure();
+    image.image = std::move(*object);
+    return image;
+  }
+  if (how.from < CompileStage::LLVM) {
+    begin("lower loops to NVVM");
+    if (failed(run(
+            [&](OpPassManager &pm) {
+              buildLoopsToNVVMPipeline(pm, options.cuda);
+            },
+            /*perKernel=*/false)))
+      return failure();
+  }
+  if (last == CompileStage::LLVM)
+    return image;
+  begin(last == CompileStage::Assembly ? "compile kernels to PTX"
+                                       : "compile kernels to PTX and a cubin");
+  FailureOr<codegen::CudaImage> cuda = codegen::compileCudaKernels(
+      kernels, options.cudaPath, last != CompileStage::Assembly, how.keepPtx);
+  if (failed(cuda))
+    return failure();
+  image.image = std::move(cuda->cubin);
+  image.ptx = std::move(cuda->ptx);
+  return image;
+}
+
+/// lowerKernels, with the diagnostics it emits appended to `diagnostics`
+/// instead of printed.
+static FailureOr<KernelImage>
+lowerKernelsQuietly(ModuleOp kernels, const CompileOptions &options,
+                    Stages &stages, std::vector<Diagnostic> &diagnostics,
+                    const LowerKernels &how = {}) {
+  ScopedDiagnosticHandler handler(kernels.getContext(), [&](Diagnostic &diag) {
+    diagnostics.push_back(std::move(diag));
+    return success();
+  });
+  return lowerKernels(kernels, options, stages, how);
+}
+
+/// Prints the diagnostics held back in `diagnostics`, in order.
+static void emitHeld(MLIRContext *context,
+                     std::vector<Diagnostic> &diagnostics) {
+  for (Diagnostic &diag : diagnostics)
+    context->getDiagEngine().emit(std::move(diag));
+  diagnostics.clear();
+}
+
+/// The first error among `diagnostics`, as one message.
+static std::string firstError(ArrayRef<Diagnostic> diagnostics) {
+  for (const Diagnostic &diag : diagnostics)
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      return StringRef(diag.str()).rtrim().str();
+  return "unknown error";
+}
+
+/// Keeps the candidates of `alternatives` that `keep` marks (one at least):
+/// two or more in a fuse.alternatives of their own (the selected one still
+/// selected; the first kept one where it is not kept), one in place of the
+/// op (the verifier asks for two candidates).
+static void keepCandidates(AlternativesOp alternatives, ArrayRef<bool> keep) {
+  SmallVector<unsigned> kept;
+  for (auto [i, k] : llvm::enumerate(keep))
+    if (k)
+      kept.push_back(i);
+  if (kept.size() == 1) {
+    YieldOp yield = alternatives.getCandidateYield(kept.front());
+    alternatives->replaceAllUsesWith(yield.getValues());
+    Block *block = yield->getBlock();
+    yield.erase();
+    alternatives->getBlock()->getOperations().splice(
+        alternatives->getIterator(), block->getOperations());
+    alternatives.erase();
+    return;
+  }
+  const auto *selected = llvm::find(kept, alternatives.getSelected());
+  OpBuilder builder(alternatives);
+  auto replacement = AlternativesOp::create(
+      builder, alternatives.getLoc(), alternatives.getResultTypes(),
+      selected == kept.end() ? 0 : selected - kept.begin(),
+      alternatives.getKey(), kept.size());
+  for (auto [region, index] : llvm::zip(replacement.getCandidates(), kept))
+    region.takeBody(alternatives.getCandidates()[index]);
+  alternatives->replaceAllUsesWith(replacement.getResults());
+  alternatives.erase();
+}
+
+namespace {
+/// A candidate that does not compile, in every group of its key (equal
+/// groups have equal candidates and share their kernels).
+struct FailedCandidate {
+  AlternativesOp first; // The first group of the key.
+  unsigned index;
+  std::string label, error;
+  unsigned groups = 0;
+};
+} // namespace
+
+/// After the kernels of `kernels` failed to compile together (`errors`,
+/// held back), compiles each kernel that only candidates launch alone and
+/// drops from their fuse.alternatives the candidates that launch one that
+/// fails, with a warning each, for the caller to plan and compile again.
+/// Fails, with errors, where that cannot help: nothing compiles (no
+/// toolkit), no such kernel fails (a kernel outside any candidate does, or
+/// they fail only together), or every candidate of a group fails.
+static LogicalResult dropFailingCandidates(ArrayRef<ModuleOp> sources,
+                                           const KernelTable &kernels,
+                                           const CompileOptions &options,
+                                           Stages &stages,
+                                           std::vector<Diagnostic> &errors) {
+  ModuleOp module = sources.front();
+  MLIRContext *context = module.getContext();
+  Location loc = module.getLoc();
+  SmallVector<func::FuncOp> hosts;
+  for (ModuleOp source : sources) {
+    FailureOr<func::FuncOp> host = getHost(source);
+    if (failed(host))
+      return failure();
+    hosts.push_back(*host);
+  }
+  auto giveUp = [&] {
+    emitHeld(context, errors);
+    return failure();
+  };
+  // Not even no kernel compiles (no CUDA toolkit, an architecture ptxas
+  // does not know): no kernel's fault.
+  OwningOpRef<ModuleOp> none = ModuleOp::create(loc);
+  std::vector<Diagnostic> ignored;
+  // Each kernel alone, quietly: in the stage the caller began, unreported.
+  LowerKernels retry;
+  retry.announce = false;
+  retry.keepPtx = false;
+  if (failed(lowerKernelsQuietly(*none, options, stages, ignored, retry)))
+    return giveUp();
+  // The entries launched outside any candidate (the reference's are):
+  // nothing can stand in for them, so they are not tried alone.
+  llvm::DenseSet<uint32_t> fixed;
+  for (func::FuncOp host : hosts)
+    for (auto call : host.getBody().getOps<func::CallOp>())
+      if (std::optional<uint32_t> entry = kernels.lookup(call.getCallee()))
+        fixed.insert(*entry);
+  llvm::DenseMap<uint32_t, std::vector<Diagnostic>> failures;
+  forEachCompiledKernel(sources, kernels, [&](func::FuncOp kernel, uint32_t e) {
+    if (fixed.contains(e))
+      return;
+    OwningOpRef<ModuleOp> alone = ModuleOp::create(loc);
+    copyKernel(kernel, *alone);
+    std::vector<Diagnostic> diagnostics;
+    if (failed(lowerKernelsQuietly(*alone, options, stages, diagnostics,
+                                   retry)))
+      failures[e] = std::move(diagnostics);
+  });
+  if (failures.empty())
+    return giveUp();
+
+  // The candidates that launch a failing kernel, by key.
+  llvm::MapVector<std::pair<StringRef, unsigned>, FailedCandidate> failing;
+  SmallVector<std::pair<AlternativesOp, SmallVector<bool>>> groups;
+  for (func::FuncOp host : hosts)
+    for (auto alternatives : host.getBody().getOps<AlternativesOp>()) {
+      SmallVector<bool> &keep =
+          groups.emplace_back(alternatives, SmallVector<bool>()).second;
+      for (auto [i, region] : llvm::enumerate(alternatives.getCandidates())) {
+        const std::vector<Diagnostic> *diagnostics = nullptr;
+        for (auto call : region.getOps<func::CallOp>()) {
+          std::optional<uint32_t> e = kernels.lookup(call.getCallee());
+          auto it = e ? failures.find(*e) : failures.end();
+          if (it != failures.end()) {
+            diagnostics = &it->second;
+            break;
+          }
+        }
+        keep.push_back(!diagnostics);
+        if (!diagnostics)
+          continue;
+        FailedCandidate &candidate = failing[{alternatives.getKey(), i}];
+        if (candidate.groups++ == 0)
+          candidate = {alternatives, static_cast<unsigned>(i),
+                       describeCandidate(alternatives, i),
+                       firstError(*diagnostics), 1};
+      }
+    }
+
+  // A group with no candidate left is an error, with each one's.
+  bool nothingLeft = false;
+  llvm::StringSet<> reported;
+  for (auto &[alternatives, keep] : groups) {
+    if (llvm::is_contained(keep, true) ||
+        !reported.insert(alternatives.getKey()).second)
+      continue;
+    InFlightDiagnostic error = emitError(alternatives.getLoc())
+                               << "no candidate of group '"
+                               << alternatives.getKey() << "' compiles";
+    for (unsigned i = 0; i < keep.size(); ++i) {
+      FailedCandidate &candidate = failing[{alternatives.getKey(), i}];
+      error.attachNote(alternatives.getLoc())
+          << "candidate " << i << " (" << candidate.label
+          << "): " << candidate.error;
+    }
+    nothingLeft = true;
+  }
+  if (nothingLeft)
+    return failure();
+
+  for (auto &[key, candidate] : failing) {
+    InFlightDiagnostic warning = emitWarning(candidate.first.getLoc());
+    warning << "candidate " << candidate.index << " (" << candidate.label
+            << ") of group '" << key.first
+            << "' does not compile and is dropped";
+    if (unsigned others = candidate.groups - 1)
+      warning << ", here and in the " << others << " other group"
+              << (others == 1 ? "" : "s") << " of that key";
+    warning << ": " << candidate.error;
+  }
+  for (auto &[alternatives, keep] : groups)
+    if (llvm::is_contained(keep, false))
+      keepCandidates(alternatives, keep);
+  return success();
+}
+
 
 /// Whether `op` is one the plan runs before outlining: an onnx op other
 /// than a constant, or fuse.im2col (outside a group, a kernel of its own).
@@ -441,6 +773,7 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     select.gpuStagePlanes = options.gpuStagePlanes;
     select.gpuTileContractions = options.gpuTileContractions;
     select.gpuKTile = options.gpuKTile;
+    select.gpuStages = options.gpuStages;
     select.candidates = options.candidates.value_or(!cpu);
     pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
     if (!options.fusionReport.empty())
@@ -523,97 +856,66 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   if (stop(CompileStage::Kernels, module))
     return uint64_t(0);
 
-  // Plans, from the host functions.
-  artifact::File artifact;
-  artifact.target = options.target;
-  artifact.arch =
-      options.target == artifact::Target::Cuda ? options.cuda.chip : options.cpu;
-  WeightTable weights;
-  KernelTable kernels;
-  // The kernels, on their own: moved out of the plans' modules, or the
-  // input itself when it is past them.
-  OwningOpRef<ModuleOp> ownedKernels;
-  ModuleOp kernelModule = module;
-  if (before(CompileStage::Loops)) {
-    stages.begin("build plans");
-    FailureOr<func::FuncOp> host = getHost(module);
-    if (failed(host) || failed(getSignature(*host, artifact.plan.inputs,
-                                            artifact.plan.outputs)))
-      return failure();
-    FailureOr<artifact::PlanDesc> mainPlan =
-        buildPlan(*host, "main", weights, kernels, artifact.metadata);
-    if (failed(mainPlan))
-      return failure();
-    artifact.plan.plans.push_back(std::move(*mainPlan));
-    if (reference) {
-      FailureOr<func::FuncOp> refHost = getHost(*reference);
-      if (failed(refHost))
-        return failure();
-      FailureOr<artifact::PlanDesc> refPlan = buildPlan(
-          *refHost, "reference", weights, kernels, artifact.metadata);
-      if (failed(refPlan))
-        return failure();
-      artifact.plan.plans.push_back(std::move(*refPlan));
-    }
-    ownedKernels = ModuleOp::create(module.getLoc());
-    kernelModule = *ownedKernels;
-    moveKernels(module, kernelModule, kernels);
-    if (reference)
-      moveKernels(*reference, kernelModule, kernels);
+  if (options.target == artifact::Target::Cpu &&
+      options.stopAfter == CompileStage::Assembly)
+    return emitError(module.getLoc(),
+                     "there is no PTX stage for the cpu target");
 
-    stages.begin("lower kernels to loops");
-    if (failed(stages.runPasses(kernelModule, buildKernelsToLoopsPipeline,
-                                /*perKernel=*/true)))
+  // IR of stage 'loops' or 'llvm' given: the kernels alone, lowered on
+  // from there to the stage printed (checkStartAt: there is no plan).
+  if (!before(CompileStage::Loops)) {
+    LowerKernels how;
+    how.from = options.startAt;
+    FailureOr<KernelImage> image = lowerKernels(module, options, stages, how);
+    if (failed(image))
       return failure();
-  }
-  if (stop(CompileStage::Loops, kernelModule))
+    if (stop(CompileStage::Loops, module) || stop(CompileStage::LLVM, module))
+      return uint64_t(0);
+    os.write(image->ptx.data(), image->ptx.size());
     return uint64_t(0);
-
-  if (options.target == artifact::Target::Cpu) {
-    if (before(CompileStage::LLVM)) {
-      stages.begin("lower loops to LLVM");
-      if (failed(stages.runPasses(kernelModule, buildLoopsToCPUPipeline,
-                                  /*perKernel=*/true)))
-        return failure();
-    }
-    if (stop(CompileStage::LLVM, kernelModule))
-      return uint64_t(0);
-    if (options.stopAfter == CompileStage::Assembly)
-      return emitError(module.getLoc(),
-                       "there is no PTX stage for the cpu target");
-    stages.begin("compile kernels to machine code");
-    FailureOr<std::vector<char>> image =
-        codegen::compileCpuKernels(kernelModule, options.cpu);
-    if (failed(image))
-      return failure();
-    artifact.image.assign(image->begin(), image->end());
-  } else {
-    if (before(CompileStage::LLVM)) {
-      stages.begin("lower loops to NVVM");
-      if (failed(stages.runPasses(kernelModule, [&](OpPassManager &pm) {
-            buildLoopsToNVVMPipeline(pm, options.cuda);
-          })))
-        return failure();
-    }
-    if (stop(CompileStage::LLVM, kernelModule))
-      return uint64_t(0);
-    stages.begin(options.stopAfter == CompileStage::Assembly
-                     ? "compile kernels to PTX"
-                     : "compile kernels to PTX and a cubin");
-    FailureOr<codegen::CudaImage> image = codegen::compileCudaKernels(
-        kernelModule, options.cudaPath,
-        options.stopAfter != CompileStage::Assembly);
-    if (failed(image))
-      return failure();
-    if (options.stopAfter == CompileStage::Assembly) {
-      os.write(image->ptx.data(), image->ptx.size());
-      return uint64_t(0);
-    }
-    artifact.image.assign(image->cubin.begin(), image->cubin.end());
-    artifact.ptx.assign(image->ptx.begin(), image->ptx.end());
   }
-  artifact.plan.kernels = kernels.kernels();
-  artifact.weights = weights.pieces();
+
+  // Plans, from the host functions, and the kernels they launch, on their
+  // own; until these compile, with the candidates that do not dropped.
+  SmallVector<ModuleOp, 2> sources = {module};
+  if (reference)
+    sources.push_back(*reference);
+  std::optional<Plans> plans;
+  OwningOpRef<ModuleOp> kernelModule;
+  FailureOr<KernelImage> image = failure();
+  for (;;) {
+    stages.begin("build plans");
+    plans.emplace();
+    if (failed(buildPlans(sources, options, *plans)))
+      return failure();
+    kernelModule = ModuleOp::create(module.getLoc());
+    forEachCompiledKernel(sources, plans->kernels,
+                          [&](func::FuncOp kernel, uint32_t) {
+                            copyKernel(kernel, *kernelModule);
+                          });
+    std::vector<Diagnostic> diagnostics;
+    image = lowerKernelsQuietly(*kernelModule, options, stages, diagnostics);
+    if (succeeded(image)) {
+      emitHeld(module.getContext(), diagnostics);
+      break;
+    }
+    stages.begin("compile candidates' kernels alone");
+    if (failed(dropFailingCandidates(sources, plans->kernels, options, stages,
+                                     diagnostics)))
+      return failure();
+  }
+  if (stop(CompileStage::Loops, *kernelModule) ||
+      stop(CompileStage::LLVM, *kernelModule))
+    return uint64_t(0);
+  if (options.stopAfter == CompileStage::Assembly) {
+    os.write(image->ptx.data(), image->ptx.size());
+    return uint64_t(0);
+  }
+  artifact::File &artifact = plans->artifact;
+  artifact.image.assign(image->image.begin(), image->image.end());
+  artifact.ptx.assign(image->ptx.begin(), image->ptx.end());
+  artifact.plan.kernels = plans->kernels.kernels();
+  artifact.weights = plans->weights.pieces();
   // Streamed: the weights go from their blobs (often a mapped external data
   // file) to `os` without another copy in memory.
   stages.begin("write the artifact");

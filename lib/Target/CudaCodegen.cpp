@@ -17,7 +17,7 @@ using namespace fuse;
 
 FailureOr<codegen::CudaImage>
 fuse::codegen::compileCudaKernels(ModuleOp module, StringRef cudaPath,
-                                  bool withCubin) {
+                                  bool withCubin, bool withPtx) {
   auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("fuse_kernels");
   if (!gpuModule || !gpuModule.getTargetsAttr() ||
       gpuModule.getTargetsAttr().empty())
@@ -31,7 +31,8 @@ fuse::codegen::compileCudaKernels(ModuleOp module, StringRef cudaPath,
   for (auto [format, out] :
        {std::pair{gpu::CompilationTarget::Assembly, &image.ptx},
         std::pair{gpu::CompilationTarget::Binary, &image.cubin}}) {
-    if (format == gpu::CompilationTarget::Binary && !withCubin)
+    if ((format == gpu::CompilationTarget::Binary && !withCubin) ||
+        (format == gpu::CompilationTarget::Assembly && !withPtx && withCubin))
       continue;
     gpu::TargetOptions options(cudaPath, {}, "", "", format);
     std::optional<SmallVector<char, 0>> bytes =

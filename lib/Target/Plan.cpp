@@ -138,6 +138,14 @@ uint32_t KernelTable::add(func::FuncOp kernel, uint32_t numArgs) {
     names.insert(kernel.getSymName());
     table.push_back({kernel.getSymName().str(), numArgs});
   }
+  entryOf[kernel.getSymName()] = it->second;
+  return it->second;
+}
+
+std::optional<uint32_t> KernelTable::lookup(StringRef name) const {
+  auto it = entryOf.find(name);
+  if (it == entryOf.end())
+    return std::nullopt;
   return it->second;
 }
 
@@ -213,6 +221,20 @@ private:
 bool fuse::target::isLibraryKernel(func::FuncOp kernel) {
   Attribute strategy = kernel->getAttr(kStrategyAttrName);
   return isa_and_nonnull<CublasLtStrategyAttr, CudnnStrategyAttr>(strategy);
+}
+
+std::string fuse::target::describeCandidate(AlternativesOp alternatives,
+                                            unsigned index) {
+  // Every call of a candidate is a launch (none is a view).
+  std::string label;
+  for (auto call : alternatives.getCandidates()[index].getOps<func::CallOp>()) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    label += (label.empty() ? "" : " + ") +
+             describeStrategy(kernel ? kernel->getAttr(kStrategyAttrName)
+                                     : Attribute());
+  }
+  return label;
 }
 
 static uint64_t elementCount(Type type) {
@@ -621,19 +643,15 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
   for (Value v : ret.getOperands())
     plan.outputBuffers.push_back(bufferOf.lookup(v));
 
-  // Choices: a candidate's label is its launches' strategies.
   for (PlannedChoice &choice : choices) {
     art::ChoiceDesc desc;
     desc.key = choice.op.getKey().str();
     desc.selected = static_cast<uint32_t>(choice.op.getSelected());
-    for (auto [first, count] : choice.candidates) {
+    for (auto [i, range] : llvm::enumerate(choice.candidates)) {
       art::CandidateDesc candidate;
-      candidate.firstLaunch = static_cast<uint32_t>(first);
-      candidate.numLaunches = static_cast<uint32_t>(count);
-      for (size_t at = first; at < first + count; ++at)
-        candidate.label +=
-            (at == first ? "" : " + ") +
-            describeStrategy(calls[at].kernel->getAttr(kStrategyAttrName));
+      candidate.firstLaunch = static_cast<uint32_t>(range.first);
+      candidate.numLaunches = static_cast<uint32_t>(range.second);
+      candidate.label = describeCandidate(choice.op, i);
       desc.candidates.push_back(candidate);
     }
     plan.choices.push_back(desc);

@@ -384,6 +384,8 @@ struct GpuKernelOptions {
   /// reduction iterations their blocks stage at a time.
   bool tileContractions = true;
   int64_t kTile = 16;
+  /// Reduction chunks a staging `tiles` block has in flight.
+  int64_t stages = 2;
   /// Whether `contractionTile` was given (it is then the only thread tile
   /// `tiles` tries).
   bool userTile = false;
@@ -430,7 +432,7 @@ static KernelStrategyAttr chooseStagedOutputPlanes(Operation *root,
       1024, llvm::alignTo(planes * threadsPerPlane, 32));
   return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid,
                                  block, 1, tile, planes,
-                                 /*stagedOutput=*/true, {}, 0);
+                                 /*stagedOutput=*/true, {}, 0, 1);
 }
 
 /// The `planes` strategy of a kernel whose result op reads windows of one
@@ -505,7 +507,7 @@ static KernelStrategyAttr choosePlanes(Operation *root,
       kFlatBlock, llvm::alignTo(planes * planeIterations, 32));
   return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid(),
                                  block, 1, tile, planes,
-                                 /*stagedOutput=*/false, {}, 0);
+                                 /*stagedOutput=*/false, {}, 0, 1);
 }
 
 /// Sizes a `tiles` thread tile tries along each of its two dims.
@@ -591,7 +593,8 @@ rankContractionTiles(Operation *root, const GpuKernelOptions &options) {
       blocks *= llvm::divideCeil(extent, size);
     auto strategy = KernelStrategyAttr::get(
         root->getContext(), Mapping::tiles, blocks, columnThreads * rowThreads,
-        1, threadTile, 1, false, blockTile, options.kTile);
+        1, threadTile, 1, false, blockTile, options.kTile,
+        options.kTile == 0 ? 1 : options.stages);
     if (llvm::any_of(ranked, [&](const Ranked &r) {
           return r.strategy == strategy;
         }))
@@ -899,15 +902,21 @@ struct SelectStrategiesPass
              << static_cast<int64_t>(cpuVectorRegisters);
     if (!gpuContractionTile.empty() &&
         (gpuContractionTile.size() != 2 ||
-         llvm::any_of(gpuContractionTile, [](int64_t s) {
-          return s < 1 || s > 16 || !llvm::isPowerOf2_64(s);
-        })))
+         llvm::any_of(gpuContractionTile,
+                      [](int64_t s) {
+                        return s < 1 || s > 16 || !llvm::isPowerOf2_64(s);
+                      }) ||
+         gpuContractionTile[0] * gpuContractionTile[1] > 128))
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-contraction-tile must be two "
-                "powers of two from 1 to 16 (rows,columns)";
+                "powers of two from 1 to 16 (rows,columns) of at most 128 "
+                "outputs";
     if (gpuKTile < 0 || gpuKTile > 256)
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-k-tile must be from 0 to 256";
+    if (gpuStages != 1 && gpuStages != 2)
+      return emitError(UnknownLoc::get(context))
+             << "fuse-select-strategies: gpu-stages must be 1 or 2";
     if (depthwise != "library" && depthwise != "kernel")
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: depthwise must be library or kernel, "
@@ -928,6 +937,7 @@ struct SelectStrategiesPass
     gpuOptions.stagePlanes = gpuStagePlanes;
     gpuOptions.tileContractions = gpuTileContractions;
     gpuOptions.kTile = gpuKTile;
+    gpuOptions.stages = gpuStages;
     gpuOptions.userTile = !gpuContractionTile.empty();
     bool libraries = gpu && strategy != "generated";
     // Depthwise convolutions are fuse's kernels by default: with their whole

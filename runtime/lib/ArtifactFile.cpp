@@ -71,38 +71,6 @@ fuse_status retunedPlanSection(const Artifact &a,
   return FUSE_OK;
 }
 
-/// Writes `bytes` to a temporary file in `path`'s directory and renames it
-/// over `path` (with the mode `path` had, if it existed).
-fuse_status writeAtomically(const char *path,
-                            const std::vector<uint8_t> &bytes) {
-  struct stat existing;
-  bool exists = stat(path, &existing) == 0;
-  if (exists && S_ISDIR(existing.st_mode))
-    return fail(FUSE_ERROR_IO, "cannot save '%s': it is a directory", path);
-  std::string temporary = std::string(path) + ".tmp-XXXXXX";
-  int fd = mkostemp(&temporary[0], O_CLOEXEC);
-  if (fd < 0)
-    return fail(FUSE_ERROR_IO, "cannot save '%s': cannot create '%s': %s",
-                path, temporary.c_str(), std::strerror(errno));
-  mode_t mode = exists ? existing.st_mode & 07777 : 0644;
-  const char *problem = nullptr;
-  int error = 0;
-  if (!writeAll(fd, bytes.data(), bytes.size()))
-    problem = "writing", error = errno;
-  else if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
-    problem = "syncing", error = errno;
-  if (close(fd) != 0 && !problem)
-    problem = "closing", error = errno;
-  if (!problem && rename(temporary.c_str(), path) != 0)
-    problem = "renaming", error = errno;
-  if (problem) {
-    unlink(temporary.c_str());
-    return fail(FUSE_ERROR_IO, "cannot save '%s': %s '%s' failed: %s", path,
-                problem, temporary.c_str(), std::strerror(error));
-  }
-  return FUSE_OK;
-}
-
 bool sameFile(const std::string &a, const char *b) {
   struct stat x, y;
   return stat(a.c_str(), &x) == 0 && stat(b, &y) == 0 &&
@@ -122,6 +90,36 @@ bool writeAll(int fd, const uint8_t *data, uint64_t size) {
     size -= static_cast<uint64_t>(n);
   }
   return true;
+}
+
+fuse_status writeAtomically(const char *path, const uint8_t *data,
+                            uint64_t size) {
+  struct stat existing;
+  bool exists = stat(path, &existing) == 0;
+  if (exists && S_ISDIR(existing.st_mode))
+    return fail(FUSE_ERROR_IO, "cannot save '%s': it is a directory", path);
+  std::string temporary = std::string(path) + ".tmp-XXXXXX";
+  int fd = mkostemp(&temporary[0], O_CLOEXEC);
+  if (fd < 0)
+    return fail(FUSE_ERROR_IO, "cannot save '%s': cannot create '%s': %s",
+                path, temporary.c_str(), std::strerror(errno));
+  mode_t mode = exists ? existing.st_mode & 07777 : 0644;
+  const char *problem = nullptr;
+  int error = 0;
+  if (!writeAll(fd, data, size))
+    problem = "writing", error = errno;
+  else if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
+    problem = "syncing", error = errno;
+  if (close(fd) != 0 && !problem)
+    problem = "closing", error = errno;
+  if (!problem && rename(temporary.c_str(), path) != 0)
+    problem = "renaming", error = errno;
+  if (problem) {
+    unlink(temporary.c_str());
+    return fail(FUSE_ERROR_IO, "cannot save '%s': %s '%s' failed: %s", path,
+                problem, temporary.c_str(), std::strerror(error));
+  }
+  return FUSE_OK;
 }
 
 fuse_status readFile(const char *path, std::vector<uint8_t> &bytes) {
@@ -181,7 +179,7 @@ fuse_status saveArtifact(const Artifact &a, const std::string &source,
   for (int i = 0; i < 8; ++i)
     bytes[kChecksumOffset + i] = uint8_t(newChecksum >> (8 * i));
   bool overSource = sameFile(source, path);
-  if (fuse_status s = writeAtomically(path, bytes))
+  if (fuse_status s = writeAtomically(path, bytes.data(), bytes.size()))
     return s;
   if (overSource)
     checksum = newChecksum;

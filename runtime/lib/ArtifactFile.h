@@ -22,6 +22,13 @@ namespace runtime {
 /// with errno set on failure.
 bool writeAll(int fd, const uint8_t *data, uint64_t size);
 
+/// Writes `size` bytes to a temporary file in `path`'s directory and
+/// renames it over `path` (with the mode `path` had, if it existed, else
+/// 0644), so that a reader sees the old file or the new one, never half
+/// of one (FUSE_ERROR_IO naming `path` on failure).
+fuse_status writeAtomically(const char *path, const uint8_t *data,
+                            uint64_t size);
+
 /// Reads a whole regular file (FUSE_ERROR_IO naming `path` on failure).
 fuse_status readFile(const char *path, std::vector<uint8_t> &bytes);
 

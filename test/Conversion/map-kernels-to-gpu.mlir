@@ -446,21 +446,22 @@ func.func @planes_grid(%x: memref<2x3x6x6xf32>, %out: memref<2x3x6x6xf32>) attri
 // CHECK: %[[INSIDE:.*]] = arith.cmpi ult, %[[COL:.*]], %c6
 // CHECK: %[[VALID:.*]] = arith.andi %{{.*}}, %[[INSIDE]]
 // CHECK: arith.minui %[[COL]], %c5
-// CHECK: %[[SUMS:.*]]:4 = scf.for %[[CHUNK:.*]] = %c0 to %c32 step %c16 iter_args
-// CHECK-NEXT: gpu.barrier
 // CHECK: memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<8x32xf32> into memref<256xf32>
+// CHECK: memref.collapse_shape %arg1 {{\[\[}}0, 1]] : memref<32x12xf32> into memref<384xf32>
+// CHECK: %[[SUMS:.*]]:4 = scf.for %[[CHUNK:.*]] = %c0 to %c32 step %c16 iter_args({{.*}}) -> (f32, f32, f32, f32) {
+// CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-4: memref.load %collapse_shape[
 // CHECK: scf.if
 // CHECK-COUNT-4: memref.store %{{.*}}, %[[A]][
-// CHECK: memref.collapse_shape %arg1 {{\[\[}}0, 1]] : memref<32x12xf32> into memref<384xf32>
+// CHECK: memref.load %collapse_shape_{{[0-9]+}}[
 // CHECK: memref.store %{{.*}}, %[[B]][
 // CHECK: gpu.barrier
-// CHECK: %[[END:.*]] = arith.addi %[[CHUNK]], %c16
-// CHECK: scf.for %[[K:.*]] = %[[CHUNK]] to %[[END]] step %c1
-// CHECK: arith.subi %[[K]], %[[CHUNK]]
-// CHECK-COUNT-2: memref.load %[[A]][
-// CHECK-COUNT-2: memref.load %[[B]][
-// CHECK-NOT: memref.load %arg
+// The whole chunk's 16 steps unrolled: no inner loop, 2 x 16 loads of
+// each copy, none of the arguments.
+// CHECK-NOT: scf.for
+// CHECK-COUNT-32: memref.load %[[A]][
+// CHECK-NOT: memref.load %arg{{[01]}}[
+// CHECK-NOT: scf.for
 // CHECK: scf.yield
 // CHECK: scf.if %[[VALID]] {
 // CHECK-NEXT: memref.store %[[SUMS]]#0, %arg2
@@ -495,6 +496,120 @@ func.func @tiles_matmul(%a: memref<8x32xf32>, %b: memref<32x12xf32>, %c: memref<
     memref.store %r#1, %c[%i, %j1] : memref<8x12xf32>
     memref.store %r#2, %c[%i1, %j] : memref<8x12xf32>
     memref.store %r#3, %c[%i1, %j1] : memref<8x12xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// stages = 2: the first chunk's copies are loaded before the chunk loop,
+// which carries the loaded values (and whether each round is inside the
+// operand) to the next iteration; each iteration loads the next chunk
+// first, then stores the carried values to shared memory, zeroed where
+// outside, between the two barriers.
+// CHECK-LABEL: gpu.func @tiles_prefetch
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<128xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<128xf32
+// CHECK: memref.collapse_shape %arg0
+// CHECK: memref.collapse_shape %arg1
+// CHECK-COUNT-8: memref.load %collapse_shape[
+// CHECK: scf.for %[[CHUNK:.*]] = %c0 to %c32 step %c16{{[_0-9]*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, i1, f32, f32, f32, f32, i1, f32, f32, f32, f32, i1, f32, f32, f32, f32, i1, f32, f32, f32, f32, i1, f32, f32, f32, f32, i1) {
+// CHECK: %[[NEXT:.*]] = arith.addi %[[CHUNK]], %c16{{[_0-9]*}}
+// CHECK: memref.load %collapse_shape[
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.load %collapse_shape_{{[0-9]+}}[
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: arith.select %arg{{[0-9]+}}, %arg{{[0-9]+}}, %cst
+// CHECK: memref.store %{{.*}}, %[[A]][
+// CHECK: gpu.barrier
+// CHECK-COUNT-32: memref.load %[[A]][
+// CHECK: scf.yield
+func.func @tiles_prefetch(%a: memref<8x32xf32>, %b: memref<32x12xf32>, %c: memref<8x12xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 8, thread_tile = [2, 2], block_tile = [4, 8], k_tile = 16, stages = 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c12 = arith.constant 12 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c12) step (%c2, %c2) {
+    %i1 = arith.addi %i, %c1 : index
+    %j1 = arith.addi %j, %c1 : index
+    %row1 = memref.subview %a[%i1, 0] [1, 32] [1, 1] : memref<8x32xf32> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+    %r:4 = scf.for %k = %c0 to %c32 step %c1 iter_args(%s00 = %zero, %s01 = %zero, %s10 = %zero, %s11 = %zero) -> (f32, f32, f32, f32) {
+      %a0 = memref.load %a[%i, %k] : memref<8x32xf32>
+      %a1 = memref.load %row1[%c0, %k] : memref<1x32xf32, strided<[32, 1], offset: ?>>
+      %b0 = memref.load %b[%k, %j] : memref<32x12xf32>
+      %b1 = memref.load %b[%k, %j1] : memref<32x12xf32>
+      %p00 = arith.mulf %a0, %b0 : f32
+      %p01 = arith.mulf %a0, %b1 : f32
+      %p10 = arith.mulf %a1, %b0 : f32
+      %p11 = arith.mulf %a1, %b1 : f32
+      %t00 = arith.addf %s00, %p00 : f32
+      %t01 = arith.addf %s01, %p01 : f32
+      %t10 = arith.addf %s10, %p10 : f32
+      %t11 = arith.addf %s11, %p11 : f32
+      scf.yield %t00, %t01, %t10, %t11 : f32, f32, f32, f32
+    }
+    memref.store %r#0, %c[%i, %j] : memref<8x12xf32>
+    memref.store %r#1, %c[%i, %j1] : memref<8x12xf32>
+    memref.store %r#2, %c[%i1, %j] : memref<8x12xf32>
+    memref.store %r#3, %c[%i1, %j1] : memref<8x12xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Thread tiles of 8 columns, 4 threads along them: B's copy is stored
+// interleaved, each thread's first 4 columns side by side, then their
+// second 4 (column x = q * 8 + r at (r / 4) * 16 + q * 4 + r % 4), so
+// that a warp's 128-bit shared loads of one group are contiguous; the
+// thread reads column j + 4 at (its tile) * 4 + 16.
+// CHECK-LABEL: gpu.func @tiles_interleaved
+// CHECK-SAME: workgroup(%{{.*}} : memref<128xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[B:.*]] : memref<512xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: gpu.barrier
+// CHECK: %[[Q:.*]] = arith.divui %[[X:.*]], %c8{{[_0-9]*}} : index
+// CHECK: %[[R:.*]] = arith.remui %[[X]], %c8{{[_0-9]*}} : index
+// CHECK: %[[G:.*]] = arith.divui %[[R]], %c4{{[_0-9]*}} : index
+// CHECK: %[[L:.*]] = arith.remui %[[R]], %c4{{[_0-9]*}} : index
+// CHECK: %[[Q4:.*]] = arith.muli %[[Q]], %c4{{[_0-9]*}} : index
+// CHECK: %[[G16:.*]] = arith.muli %[[G]], %c16{{[_0-9]*}} : index
+// CHECK: %[[GQ:.*]] = arith.addi %[[G16]], %[[Q4]] : index
+// CHECK: arith.addi %[[GQ]], %[[L]] : index
+// CHECK: memref.store %{{.*}}, %[[B]][
+// CHECK: gpu.barrier
+// CHECK: %[[T4:.*]] = arith.muli %[[T:.*]], %c4{{[_0-9]*}} : index
+// CHECK: arith.addi %[[T4]], %c0{{[_0-9]*}} : index
+// CHECK: memref.load %[[B]][
+// CHECK: %[[T4B:.*]] = arith.muli %[[T]], %c4{{[_0-9]*}} : index
+// CHECK: arith.addi %[[T4B]], %c16{{[_0-9]*}} : index
+// CHECK: memref.load %[[B]][
+func.func @tiles_interleaved(%a: memref<8x32xf32>, %b: memref<32x64xf32>, %c: memref<8x64xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 8, thread_tile = [2, 8], block_tile = [4, 32], k_tile = 16>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c64) step (%c2, %c8) {
+    %j4 = arith.addi %j, %c4 : index
+    %r:2 = scf.for %k = %c0 to %c32 step %c1 iter_args(%s0 = %zero, %s4 = %zero) -> (f32, f32) {
+      %a0 = memref.load %a[%i, %k] : memref<8x32xf32>
+      %b0 = memref.load %b[%k, %j] : memref<32x64xf32>
+      %b4 = memref.load %b[%k, %j4] : memref<32x64xf32>
+      %p0 = arith.mulf %a0, %b0 : f32
+      %p4 = arith.mulf %a0, %b4 : f32
+      %t0 = arith.addf %s0, %p0 : f32
+      %t4 = arith.addf %s4, %p4 : f32
+      scf.yield %t0, %t4 : f32, f32
+    }
+    memref.store %r#0, %c[%i, %j] : memref<8x64xf32>
+    memref.store %r#1, %c[%i, %j4] : memref<8x64xf32>
     scf.reduce
   }
   return

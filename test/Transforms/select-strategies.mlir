@@ -10,15 +10,18 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-contraction-tile=1,1" | FileCheck %s --check-prefix=UNTILED
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-contraction-tile=8,8" | FileCheck %s --check-prefix=SHRINK
 // RUN: not fuse-opt %s -fuse-select-strategies=gpu-contraction-tile=3,2 2>&1 | FileCheck %s --check-prefix=BADTILE
+// RUN: not fuse-opt %s -fuse-select-strategies=gpu-contraction-tile=16,16 2>&1 | FileCheck %s --check-prefix=BADTILE
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-tile-contractions=false" | FileCheck %s --check-prefix=FLAT
-// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-k-tile=32" | FileCheck %s --check-prefix=K32
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-k-tile=32 gpu-stages=1" | FileCheck %s --check-prefix=K32
 // RUN: not fuse-opt %s -fuse-select-strategies=gpu-k-tile=-1 2>&1 | FileCheck %s --check-prefix=BADK
+// RUN: not fuse-opt %s -fuse-select-strategies=gpu-stages=3 2>&1 | FileCheck %s --check-prefix=BADSTAGES
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=candidates=true | FileCheck %s --check-prefix=CAND
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true strategy=generated" | FileCheck %s --check-prefix=CANDGEN
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true target=cpu" | FileCheck %s --check-prefix=CANDCPU
 // BADK: fuse-select-strategies: gpu-k-tile must be from 0 to 256
+// BADSTAGES: fuse-select-strategies: gpu-stages must be 1 or 2
 // BADREGS: fuse-select-strategies: cpu-vector-registers must be 16 or 32, not 8
-// BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns)
+// BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns) of at most 128 outputs
 // BADOPT: fuse-select-strategies: unknown strategy 'fast' (auto, generated or library)
 
 // A MatMul, its bias and ReLU: one cuBLASLt call (the bias runs along the
@@ -36,11 +39,11 @@
 // of 1 x 2 and 2 x 1 the one with more rows wins: blocks of 32 x 16
 // (16 threads along the last dim), 4 x 48 = 192 of them.
 // GEN-LABEL: func @matmul_bias_relu
-// GEN: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [2, 1], block_tile = [32, 16], k_tile = 16>}
+// GEN: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [2, 1], block_tile = [32, 16], k_tile = 16, stages = 2>}
 // K32: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [2, 1], block_tile = [32, 16], k_tile = 32>}
 // A forced thread tile is the only one tried.
 // SHRINK-LABEL: func @matmul_bias_relu
-// SHRINK: {strategy = #fuse.kernel<tiles, grid = 6, block = 256, thread_tile = [8, 8], block_tile = [128, 128], k_tile = 16>}
+// SHRINK: {strategy = #fuse.kernel<tiles, grid = 6, block = 256, thread_tile = [8, 8], block_tile = [128, 128], k_tile = 16, stages = 2>}
 // Without tiles: one output per thread (a thread tile would leave fewer
 // than two blocks per SM).
 // FLAT-LABEL: func @matmul_bias_relu
@@ -445,11 +448,11 @@ func.func @tiled_conv(%x: tensor<32x64x56x56xf32>, %w: tensor<64x64x3x3xf32>, %y
 // CAND: onnx.Sigmoid
 // CAND: fuse.yield %[[REST]]
 // CAND-NEXT: }, {
-// CAND: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [2, 1], block_tile = [32, 16], k_tile = 16>}
+// CAND: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [2, 1], block_tile = [32, 16], k_tile = 16, stages = 2>}
 // CAND: }, {
-// CAND: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [1, 2], block_tile = [16, 32], k_tile = 16>}
+// CAND: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [1, 2], block_tile = [16, 32], k_tile = 16, stages = 2>}
 // CAND: }, {
-// CAND: {strategy = #fuse.kernel<tiles, grid = 384, block = 256, thread_tile = [1, 1], block_tile = [16, 16], k_tile = 16>}
+// CAND: {strategy = #fuse.kernel<tiles, grid = 384, block = 256, thread_tile = [1, 1], block_tile = [16, 16], k_tile = 16, stages = 2>}
 // Equal groups have one key, whatever values they read; the lone MatMul
 // is a group of its own.
 // CAND: fuse.alternatives selected = 0 key = "MatMul+Add+Sigmoid -> tensor<128x768xf32> #[[HASH]]"

@@ -145,6 +145,12 @@ static cl::opt<int64_t> gpuKTile(
     cl::desc("Reduction iterations a tiled contraction block stages at a "
              "time (default 16; 0 stages nothing): for measurements"),
     cl::init(16), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<int64_t> gpuStages(
+    "gpu-stages",
+    cl::desc("Chunks of the reduction a tiled contraction block has in "
+             "flight (default 2: the next one is loaded into registers "
+             "while one computes; 1 waits for each): for measurements"),
+    cl::init(2), cl::Hidden, cl::cat(compileCategory));
 static cl::opt<bool> candidates(
     "candidates",
     cl::desc("Compile every applicable strategy of each contraction group "
@@ -181,6 +187,12 @@ static cl::opt<unsigned> progressInterval(
              "the least time between two reports of one stage (default "
              "1000; 0 reports everything): for tests"),
     cl::init(1000), cl::Hidden, cl::cat(compileCategory));
+static cl::list<std::string> testFailStrategy(
+    "test-fail-strategy",
+    cl::desc("For tests: generated kernels with this strategy, as "
+             "--fusion-report names it ('kernel loop tile 4x8'), fail to "
+             "compile, as a kernel ptxas rejects does (repeatable)"),
+    cl::value_desc("strategy"), cl::Hidden, cl::cat(compileCategory));
 static cl::opt<fuse::CompileStage> emit(
     "emit", cl::desc("Stop after a stage and print it"),
     cl::init(fuse::CompileStage::Artifact),
@@ -431,11 +443,13 @@ int main(int argc, char **argv) {
   options.depthwise = depthwise;
   if (!gpuContractionTile.empty()) {
     if (gpuContractionTile.size() != 2 ||
-        llvm::any_of(gpuContractionTile, [](int64_t s) {
-          return s < 1 || s > 16 || !llvm::isPowerOf2_64(s);
-        })) {
+        llvm::any_of(gpuContractionTile,
+                     [](int64_t s) {
+                       return s < 1 || s > 16 || !llvm::isPowerOf2_64(s);
+                     }) ||
+        gpuContractionTile[0] * gpuContractionTile[1] > 128) {
       errs() << "fuse-compile: --gpu-contraction-tile must be two powers of "
-                "two from 1 to 16, rows,columns\n";
+                "two from 1 to 16, rows,columns, of at most 128 outputs\n";
       return 1;
     }
     options.gpuContractionTile.assign(gpuContractionTile.begin(),
@@ -448,6 +462,11 @@ int main(int argc, char **argv) {
   }
   options.gpuTileContractions = gpuTileContractions;
   options.gpuKTile = gpuKTile;
+  if (gpuStages != 1 && gpuStages != 2) {
+    errs() << "fuse-compile: --gpu-stages must be 1 or 2\n";
+    return 1;
+  }
+  options.gpuStages = gpuStages;
   if (candidates.getNumOccurrences())
     options.candidates = candidates;
   options.conv = conv;
@@ -461,6 +480,8 @@ int main(int argc, char **argv) {
     options.progress = [&](StringRef stage, int64_t done, int64_t kernels) {
       progress->update(stage, done, kernels);
     };
+  options.failingStrategies.assign(testFailStrategy.begin(),
+                                   testFailStrategy.end());
 
   bool toArtifact = emit == fuse::CompileStage::Artifact;
   std::string output = outputFilename;

@@ -16,6 +16,8 @@
 
 #include "fuse/runtime.h"
 
+#include "ArtifactFile.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -39,34 +41,6 @@ double median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-/// Writes `text` to a temporary file beside `path`, then renames it over
-/// `path`: a reader sees the old file or the new one, never half of one.
-void writeAtomically(const std::string &path, const std::string &text) {
-  std::string temporary = path + ".tmp-XXXXXX";
-  int fd = mkstemp(&temporary[0]);
-  if (fd < 0)
-    error("cannot write '" + path + "': cannot create '" + temporary +
-          "': " + std::strerror(errno));
-  const char *data = text.data();
-  size_t left = text.size();
-  bool ok = true;
-  while (ok && left > 0) {
-    ssize_t n = write(fd, data, left);
-    if (n < 0 && errno == EINTR)
-      continue;
-    ok = n > 0;
-    data += ok ? n : 0;
-    left -= ok ? size_t(n) : 0;
-  }
-  int writeErrno = errno;
-  ok = ok && fchmod(fd, 0644) == 0;
-  ok = close(fd) == 0 && ok;
-  if (!ok || rename(temporary.c_str(), path.c_str()) != 0) {
-    int saved = ok ? errno : writeErrno;
-    unlink(temporary.c_str());
-    error("cannot write '" + path + "': " + std::strerror(saved));
-  }
-}
 
 /// Median times in ms by (device, driver, choice key, candidate label).
 class TimingCache {
@@ -319,8 +293,13 @@ int fuserun::tuneArtifact(const TuneOptions &options) {
   const std::string &output =
       options.output.empty() ? options.model : options.output;
   check(fuse_model_save(model, output.c_str()));
-  if (!options.cache.empty() && timed > 0)
-    writeAtomically(options.cache, cache.serialize());
+  if (!options.cache.empty() && timed > 0) {
+    std::string text = cache.serialize();
+    if (fuse::runtime::writeAtomically(
+            options.cache.c_str(),
+            reinterpret_cast<const uint8_t *>(text.data()), text.size()))
+      error(fuse_last_error());
+  }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -57,6 +57,14 @@ mlir::Value addSharedCopy(mlir::OpBuilder &b, mlir::gpu::GPUFuncOp func,
 mlir::Value collapseToFlat(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value buffer);
 
+/// The first element thread `tid` copies in round `first + r` of a block
+/// copy, `vector` elements a thread and `threads` threads a round:
+/// ((first + r) * threads + tid) * vector. Adjacent threads take adjacent
+/// elements.
+mlir::Value emitRoundElement(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value first, int64_t r, int64_t threads,
+                             mlir::Value tid, int64_t vector);
+
 /// Runs `emitRounds(first, count)` for `rounds` rounds of a block's copy
 /// between global and shared memory: once for all of them when they are
 /// few, else in a loop over groups of a few rounds (the last group may

@@ -3,7 +3,8 @@
 // A binary .onnx file has no lines: a node's location is its name inside
 // `model.onnx:0:0`. The handler here prints such diagnostics as
 // `model.onnx: node 'NAME': error: ...` (or `model.onnx: error: ...` when
-// the message already names the node), and every other diagnostic as
+// the message already names the node; at a fusion group, whose location
+// fuses its ops', NAME is the first node), and every other diagnostic as
 // SourceMgrDiagnosticHandler does (text models point at the line).
 //
 //===----------------------------------------------------------------------===//

@@ -8,6 +8,10 @@
 //   fuse-lower-loops-to-{cpu,nvvm} -> shared object (cpu) or cubin + PTX
 //   (cuda) -> artifact (library calls are launches with parameters)
 //
+// When the kernels do not compile, each is compiled alone to find those
+// that fail; the candidates that launch one are dropped and the plans and
+// kernels built again.
+//
 // With a reference, the model is also outlined without fusion and with
 // generated kernels only (kernels `ref_k<N>_...`), as plan "reference" for
 // `fuse-run --check`.
@@ -84,6 +88,8 @@ struct CompileOptions {
   /// fuse-select-strategies' gpu-tile-contractions and gpu-k-tile.
   bool gpuTileContractions = true;
   int64_t gpuKTile = 16;
+  /// fuse-select-strategies' gpu-stages.
+  int64_t gpuStages = 2;
   /// Contraction groups carry every applicable strategy as candidates, the
   /// heuristic's pick selected, for fuse-tune (fuse-select-strategies'
   /// candidates); unset: on cuda yes, on cpu no.
@@ -110,6 +116,10 @@ struct CompileOptions {
   /// threads the stage runs on, one call at a time.
   std::function<void(llvm::StringRef stage, int64_t done, int64_t kernels)>
       progress;
+  /// For tests: every generated kernel whose strategy is one of these
+  /// (described as `--fusion-report` describes it, "kernel loop tile 4x8")
+  /// fails to compile, as a kernel that ptxas rejects does.
+  std::vector<std::string> failingStrategies;
 };
 
 /// The x86-64 microarchitecture level that `--cpu=name` means: "x86-64"
@@ -132,6 +142,11 @@ mlir::FailureOr<CompileStage> getModuleStage(mlir::ModuleOp module);
 /// artifact to `os`, returning its size; for stages before Artifact,
 /// prints that stage to `os` and returns 0. Errors go through the
 /// context's diagnostics.
+///
+/// A candidate of a `fuse.alternatives` whose kernels do not compile (up to
+/// the stage asked for) is dropped with a warning, and the compile goes
+/// on; a kernel outside any candidate that does not compile, or a group
+/// none of whose candidates does, is an error.
 mlir::FailureOr<uint64_t> compileModel(mlir::ModuleOp module,
                                        const CompileOptions &options,
                                        llvm::raw_ostream &os);

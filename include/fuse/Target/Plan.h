@@ -15,6 +15,7 @@
 #ifndef FUSE_TARGET_PLAN_H
 #define FUSE_TARGET_PLAN_H
 
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/runtime/Artifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,6 +25,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <deque>
+#include <optional>
 
 namespace fuse {
 namespace target {
@@ -61,11 +63,18 @@ public:
   /// twelve equal layers: one kernel each, compiled once).
   uint32_t add(mlir::func::FuncOp kernel, uint32_t numArgs);
   std::vector<artifact::KernelDesc> &kernels() { return table; }
+  const std::vector<artifact::KernelDesc> &kernels() const { return table; }
+  /// Whether kernel function `name` is an entry of the table (the first of
+  /// its body), and so is compiled.
   bool contains(llvm::StringRef name) const { return names.contains(name); }
+  /// The entry that kernel function `name` launches, if it was added.
+  std::optional<uint32_t> lookup(llvm::StringRef name) const;
 
 private:
   /// The kernels in the table, by name.
   llvm::StringSet<> names;
+  /// The entry of every kernel function added, by name.
+  llvm::StringMap<uint32_t> entryOf;
   /// Kernel functions as printed without their names or locations.
   llvm::StringMap<uint32_t> byBody;
   std::vector<artifact::KernelDesc> table;
@@ -88,6 +97,11 @@ buildPlan(mlir::func::FuncOp host, llvm::StringRef name, WeightTable &weights,
 /// Whether kernel function `kernel` runs as a library call (it has no code
 /// of its own to compile).
 bool isLibraryKernel(mlir::func::FuncOp kernel);
+
+/// The label of candidate `index` of `alternatives` (after outlining): the
+/// strategies of the kernels it launches, as the artifact's Candidate
+/// record, `fuse-run --info` and `fuse-tune` name it.
+std::string describeCandidate(AlternativesOp alternatives, unsigned index);
 
 } // namespace target
 } // namespace fuse

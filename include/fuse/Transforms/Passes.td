@@ -204,6 +204,10 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
     Option<"gpuKTile", "gpu-k-tile", "int64_t", "16",
            "Iterations of the reduction loop a `tiles` block stages at a "
            "time (0: it stages nothing)">,
+    Option<"gpuStages", "gpu-stages", "int64_t", "2",
+           "Chunks of the reduction a staging `tiles` block has in flight: "
+           "2 loads the next chunk into registers while it computes one, "
+           "1 waits for each">,
     Option<"candidates", "candidates", "bool", "false",
            "Contraction groups get every applicable way to run as "
            "candidates in a fuse.alternatives op (the library call, up to "

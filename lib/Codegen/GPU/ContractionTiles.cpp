@@ -27,6 +27,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/MapVector.h"
@@ -88,8 +89,38 @@ struct StagedOperand {
   int64_t sharedElements = 0;
   SmallVector<Access, 4> accesses;
   Value copy;
+  /// When the innermost dim of the shared copy is the loop's last dim,
+  /// whose `threads` threads each read `tile` (8 or more) neighbouring
+  /// elements of it: the copy stores them in groups of 4, the first group
+  /// of every thread's tile, then the second, and so on (see
+  /// interleaveOffset). 0 when the dim is stored in order.
+  int64_t interleaveDim = -1, interleaveTile = 0, interleaveThreads = 0;
 };
 } // namespace
+
+/// Where element `x` of an interleaved dim goes in the shared copy: in
+/// order, a thread's 128-bit shared loads of its tile would be `tile`
+/// floats apart across a warp's threads, two or more to a bank (ncu:
+/// 10.0 M of 24.2 M shared-load wavefronts were conflicts on a 128 x 128
+/// block of 8 x 8 tiles); interleaved, the threads' loads of one group
+/// are contiguous. x = q * tile + r goes to (r / 4) * threads * 4 + q * 4
+/// + r % 4.
+static Value interleaveOffset(OpBuilder &b, Location loc, Value x,
+                              int64_t tile, int64_t threads) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value q = arith::DivUIOp::create(b, loc, x, c(tile));
+  Value r = arith::RemUIOp::create(b, loc, x, c(tile));
+  Value group = arith::DivUIOp::create(b, loc, r, c(4));
+  Value lane = arith::RemUIOp::create(b, loc, r, c(4));
+  return arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, group, c(threads * 4)),
+          arith::MulIOp::create(b, loc, q, c(4))),
+      lane);
+}
 
 static std::optional<IndexExpr> decompose(Value v, ArrayRef<Value> symbols) {
   IndexExpr expr;
@@ -385,6 +416,15 @@ planStagedOperands(scf::ForOp reduction, ArrayRef<Value> ivs,
       stride *= extent;
     }
     operand.sharedElements = stride;
+    const DimUse &inner = dims[layout.back()];
+    int64_t lastLoopDim = int64_t(ivs.size()) - 1;
+    if (!transposed && rank > 1 && inner.kind == DimKind::Loop &&
+        inner.loopDim == lastLoopDim && steps[lastLoopDim] >= 8 &&
+        steps[lastLoopDim] % 4 == 0 && tilesPerBlock[lastLoopDim] > 1) {
+      operand.interleaveDim = layout.back();
+      operand.interleaveTile = steps[lastLoopDim];
+      operand.interleaveThreads = tilesPerBlock[lastLoopDim];
+    }
     int64_t bytes = stride * type.getElementTypeBitWidth() / 8;
     if (sharedBytes + bytes > kMaxStaticSharedBytes)
       continue;
@@ -395,97 +435,146 @@ planStagedOperands(scf::ForOp reduction, ArrayRef<Value> ivs,
   return staged;
 }
 
-/// Copies the box of `operand` at `origin` (one value per dim of the
-/// operand) into its shared copy: adjacent threads read adjacent elements
-/// of the box in global memory, 4 at once where the box's rows stay
-/// 16-byte aligned; elements past the operand's end are stored as 0.
-static void emitOperandCopy(OpBuilder &b, Location loc,
-                            const StagedOperand &operand,
-                            ArrayRef<Value> origin, bool originAligned,
-                            Value tid, int64_t threads) {
+namespace {
+/// One round of a block's copy of an operand box: which element of the
+/// box the thread takes (4 at once with vectors), whether the box has it,
+/// where it goes in the shared copy, and the values loaded for it (not yet
+/// zeroed past the operand's end: `inside` says which are real).
+struct CopyRound {
+  Value inBox, sharedOffset, inside;
+  SmallVector<Value, 4> values;
+};
+
+/// How a block copies the box of a staged operand: adjacent threads read
+/// adjacent elements of the box in global memory, `vector` at once (4
+/// where the box's rows stay 16-byte aligned), in `rounds` rounds.
+struct OperandCopy {
+  const StagedOperand *operand;
+  Value flat;
+  int64_t vector = 1, rounds = 0;
+};
+} // namespace
+
+static OperandCopy planOperandCopy(OpBuilder &b, Location loc,
+                                   const StagedOperand &operand,
+                                   bool originAligned, int64_t threads) {
+  auto type = cast<MemRefType>(operand.buffer.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  OperandCopy copy;
+  copy.operand = &operand;
+  copy.vector =
+      originAligned && operand.box.back() % 4 == 0 && shape.back() % 4 == 0
+          ? 4
+          : 1;
+  copy.rounds = llvm::divideCeil(computeProduct(operand.box),
+                                 threads * copy.vector);
+  copy.flat = collapseToFlat(b, loc, operand.buffer);
+  return copy;
+}
+
+/// Issues the global loads of `count` rounds of `copy` from round `first`
+/// on, of the box at `origin` (one value per dim of the operand). Loads
+/// past the operand's end read its last element (clamped) and are marked
+/// outside.
+static SmallVector<CopyRound, 4>
+loadCopyRounds(OpBuilder &b, Location loc, const OperandCopy &copy,
+               ArrayRef<Value> origin, Value tid, int64_t threads, Value first,
+               int64_t count) {
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
+  const StagedOperand &operand = *copy.operand;
   auto type = cast<MemRefType>(operand.buffer.getType());
   ArrayRef<int64_t> shape = type.getShape();
-  int64_t rank = type.getRank();
+  int64_t rank = type.getRank(), vector = copy.vector;
   ArrayRef<int64_t> box = operand.box;
   int64_t elements = computeProduct(box);
-  int64_t vector =
-      originAligned && box.back() % 4 == 0 && shape.back() % 4 == 0 ? 4 : 1;
-  int64_t rounds = llvm::divideCeil(elements, threads * vector);
-  Value flat = collapseToFlat(b, loc, operand.buffer);
   SmallVector<int64_t> globalStrides = computeStrides(shape);
-  Value zero = arith::ConstantOp::create(
-      b, loc, b.getZeroAttr(type.getElementType()));
+  SmallVector<CopyRound, 4> rounds;
+  for (int64_t r = 0; r < count; ++r) {
+    CopyRound round;
+    Value element =
+        emitRoundElement(b, loc, first, r, threads, tid, vector);
+    round.inBox = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        element, c(elements));
+    // The element's place in the box, row-major.
+    SmallVector<Value> coords(rank);
+    Value rest = element;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      coords[d] = arith::RemUIOp::create(b, loc, rest, c(box[d]));
+      rest = arith::DivUIOp::create(b, loc, rest, c(box[d]));
+    }
+    Value inside = round.inBox;
+    Value globalOffset = c(0), sharedOffset = c(0);
+    for (int64_t d = 0; d < rank; ++d) {
+      Value at = arith::AddIOp::create(b, loc, origin[d], coords[d]);
+      if (operand.dims[d].kind != DimKind::Fixed)
+        inside = arith::AndIOp::create(
+            b, loc, inside,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at,
+                                  c(shape[d])));
+      int64_t last = shape[d] - (d == rank - 1 ? vector : 1);
+      Value clamped = arith::MinUIOp::create(b, loc, at, c(last));
+      globalOffset = arith::AddIOp::create(
+          b, loc, globalOffset,
+          arith::MulIOp::create(b, loc, clamped, c(globalStrides[d])));
+      Value place = d == operand.interleaveDim
+                        ? interleaveOffset(b, loc, coords[d],
+                                           operand.interleaveTile,
+                                           operand.interleaveThreads)
+                        : coords[d];
+      sharedOffset = arith::AddIOp::create(
+          b, loc, sharedOffset,
+          arith::MulIOp::create(b, loc, place, c(operand.sharedStrides[d])));
+    }
+    round.inside = inside;
+    round.sharedOffset = sharedOffset;
+    for (int64_t j = 0; j < vector; ++j)
+      round.values.push_back(memref::LoadOp::create(
+          b, loc, copy.flat,
+          ValueRange{arith::AddIOp::create(b, loc, globalOffset, c(j))}));
+    rounds.push_back(std::move(round));
+  }
+  return rounds;
+}
 
-  auto emitRounds = [&](Value first, int64_t count) {
-    struct Round {
-      Value inBox, sharedOffset;
-      SmallVector<Value> values;
-    };
-    SmallVector<Round, 4> pending;
-    for (int64_t r = 0; r < count; ++r) {
-      Round round;
-      Value index = arith::AddIOp::create(b, loc, first, c(r));
-      Value element = arith::MulIOp::create(
-          b, loc,
-          arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, index, c(threads)), tid),
-          c(vector));
-      round.inBox = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          element, c(elements));
-      // The element's place in the box, row-major.
-      SmallVector<Value> coords(rank);
-      Value rest = element;
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        coords[d] = arith::RemUIOp::create(b, loc, rest, c(box[d]));
-        rest = arith::DivUIOp::create(b, loc, rest, c(box[d]));
-      }
-      Value inside = round.inBox;
-      Value globalOffset = c(0), sharedOffset = c(0);
-      for (int64_t d = 0; d < rank; ++d) {
-        Value at = arith::AddIOp::create(b, loc, origin[d], coords[d]);
-        if (operand.dims[d].kind != DimKind::Fixed)
-          inside = arith::AndIOp::create(
-              b, loc, inside,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at,
-                                    c(shape[d])));
-        int64_t last = shape[d] - (d == rank - 1 ? vector : 1);
-        Value clamped = arith::MinUIOp::create(b, loc, at, c(last));
-        globalOffset = arith::AddIOp::create(
-            b, loc, globalOffset,
-            arith::MulIOp::create(b, loc, clamped, c(globalStrides[d])));
-        sharedOffset = arith::AddIOp::create(
-            b, loc, sharedOffset,
-            arith::MulIOp::create(b, loc, coords[d],
-                                  c(operand.sharedStrides[d])));
-      }
-      round.sharedOffset = sharedOffset;
-      for (int64_t j = 0; j < vector; ++j) {
-        Value value = memref::LoadOp::create(
-            b, loc, flat,
-            ValueRange{arith::AddIOp::create(b, loc, globalOffset, c(j))});
-        round.values.push_back(
-            arith::SelectOp::create(b, loc, inside, value, zero));
-      }
-      pending.push_back(std::move(round));
+/// Stores loaded rounds into the shared copy, elements past the operand's
+/// end as 0. The zeroing waits for the loads, so it is done here, not
+/// where they are issued.
+static void storeCopyRounds(OpBuilder &b, Location loc,
+                            const OperandCopy &copy,
+                            ArrayRef<CopyRound> rounds) {
+  const StagedOperand &operand = *copy.operand;
+  Type elementType =
+      cast<MemRefType>(operand.buffer.getType()).getElementType();
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
+  int64_t innerStride = operand.sharedStrides.back();
+  for (const CopyRound &round : rounds) {
+    auto ifInBox = scf::IfOp::create(b, loc, round.inBox, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifInBox.thenBlock());
+    for (auto [j, value] : llvm::enumerate(round.values)) {
+      Value kept = arith::SelectOp::create(b, loc, round.inside, value, zero);
+      Value offset = arith::AddIOp::create(
+          b, loc, round.sharedOffset,
+          arith::ConstantIndexOp::create(b, loc, int64_t(j) * innerStride));
+      memref::StoreOp::create(b, loc, kept, operand.copy, ValueRange{offset});
     }
-    // Every load of the rounds is issued before their stores: one round's
-    // latency, not one per round.
-    int64_t innerStride = operand.sharedStrides[rank - 1];
-    for (Round &round : pending) {
-      auto ifInBox = scf::IfOp::create(b, loc, round.inBox, false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifInBox.thenBlock());
-      for (auto [j, value] : llvm::enumerate(round.values))
-        memref::StoreOp::create(
-            b, loc, value, operand.copy,
-            ValueRange{arith::AddIOp::create(b, loc, round.sharedOffset,
-                                             c(int64_t(j) * innerStride))});
-    }
-  };
-  emitRoundGroups(b, loc, rounds, emitRounds);
+  }
+}
+
+/// Copies the box of `copy`'s operand at `origin` into its shared copy,
+/// every load of a group of rounds issued before their stores: one round's
+/// latency, not one per round.
+static void emitOperandCopy(OpBuilder &b, Location loc,
+                            const OperandCopy &copy, ArrayRef<Value> origin,
+                            Value tid, int64_t threads) {
+  emitRoundGroups(b, loc, copy.rounds, [&](Value first, int64_t count) {
+    storeCopyRounds(
+        b, loc, copy,
+        loadCopyRounds(b, loc, copy, origin, tid, threads, first, count));
+  });
 }
 
 /// `upper - lower` when it is a constant: both constants, or `upper` is
@@ -504,55 +593,146 @@ static std::optional<int64_t> getConstantTripSpan(Value lower, Value upper) {
   return std::nullopt;
 }
 
+/// Iterations of a whole chunk's loop unrolled into one: LLVM leaves the
+/// loop of a thread tile's FMAs rolled (64 of them for 8 x 8), paying the
+/// loop's branch and address arithmetic every step.
+static constexpr int64_t kMaxChunkUnroll = 16;
+
+/// Unrolls the loop of a whole chunk (`chunk` to `chunk + kTile`) by the
+/// largest divisor of `kTile` up to kMaxChunkUnroll: its bounds become 0
+/// and `kTile` first, so that the trip count is a constant.
+static void unrollChunk(OpBuilder &b, scf::ForOp loop, Value chunk,
+                        int64_t kTile) {
+  Location loc = loop.getLoc();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop);
+  loop.getLowerBoundMutable().assign(arith::ConstantIndexOp::create(b, loc, 0));
+  loop.getUpperBoundMutable().assign(
+      arith::ConstantIndexOp::create(b, loc, kTile));
+  b.setInsertionPointToStart(loop.getBody());
+  Value iv = loop.getInductionVar();
+  auto k = arith::AddIOp::create(b, loc, chunk, iv);
+  iv.replaceAllUsesExcept(k, k);
+  int64_t factor = kMaxChunkUnroll;
+  while (kTile % factor != 0)
+    --factor;
+  if (factor > 1)
+    (void)loopUnrollByFactor(loop, factor);
+}
+
+/// Registers a thread may hold for the next chunk's copies (`stages = 2`);
+/// past it the block waits for each chunk's loads instead.
+static constexpr int64_t kMaxPrefetchValues = 32;
+
 /// Splits `reduction` into chunks of `kTile` iterations; at the start of
 /// each, the block copies the chunk's boxes of the staged operands into
 /// shared memory between two barriers, and the loads of the staged
-/// operands in the loop read the copies.
+/// operands in the loop read the copies. With `stages = 2` the global
+/// loads of a chunk's boxes are issued one chunk ahead (the first before
+/// the loop), their values carried to the next iteration in registers:
+/// they are in flight while the block computes.
 static void stageReduction(OpBuilder &b, scf::ForOp reduction,
                            MutableArrayRef<StagedOperand> operands,
                            ArrayRef<Value> blockStart,
                            ArrayRef<bool> blockStartAligned,
-                           ArrayRef<Value> threadOffset, Value tid,
-                           int64_t threads, int64_t kTile) {
+                           ArrayRef<Value> threadOffset,
+                           ArrayRef<Value> threadIndex, Value tid,
+                           int64_t threads, int64_t kTile, int64_t stages) {
   Location loc = reduction.getLoc();
   auto c = [&](OpBuilder &builder, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(builder, loc, v);
   };
   b.setInsertionPoint(reduction);
   Value lower = reduction.getLowerBound(), upper = reduction.getUpperBound();
-  auto chunks = scf::ForOp::create(b, loc, lower, upper, c(b, kTile),
-                                   reduction.getInitArgs());
-  reduction->replaceAllUsesWith(chunks.getResults());
+  bool chunkAligned = kTile % 4 == 0 && isKnownMultiple(lower, 4);
+  // Where each operand's box starts for the chunk at `chunk`.
+  auto originOf = [&](OpBuilder &ob, const StagedOperand &operand,
+                      Value chunk) {
+    SmallVector<Value> origin;
+    for (const DimUse &use : operand.dims) {
+      switch (use.kind) {
+      case DimKind::Loop:
+        origin.push_back(blockStart[use.loopDim]);
+        break;
+      case DimKind::Reduction:
+        origin.push_back(chunk);
+        break;
+      case DimKind::Fixed:
+        origin.push_back(c(ob, use.constant));
+        break;
+      }
+    }
+    return origin;
+  };
+  SmallVector<OperandCopy, 4> copies;
+  int64_t prefetchValues = 0;
+  for (StagedOperand &operand : operands) {
+    const DimUse &last = operand.dims.back();
+    bool aligned = last.kind == DimKind::Loop
+                       ? blockStartAligned[last.loopDim]
+                   : last.kind == DimKind::Reduction ? chunkAligned
+                                                     : last.constant % 4 == 0;
+    copies.push_back(planOperandCopy(b, loc, operand, aligned, threads));
+    prefetchValues += copies.back().rounds * copies.back().vector;
+  }
+  bool prefetch = stages == 2 && prefetchValues <= kMaxPrefetchValues;
+
+  // The first chunk's loads, and the values the loop carries: the sums,
+  // then each round's loaded values and whether they are inside.
+  SmallVector<Value> inits(reduction.getInitArgs());
+  int64_t numSums = inits.size();
+  if (prefetch) {
+    for (const OperandCopy &copy : copies)
+      for (const CopyRound &round :
+           loadCopyRounds(b, loc, copy, originOf(b, *copy.operand, lower), tid,
+                          threads, c(b, 0), copy.rounds)) {
+        llvm::append_range(inits, round.values);
+        inits.push_back(round.inside);
+      }
+  }
+  auto chunks = scf::ForOp::create(b, loc, lower, upper, c(b, kTile), inits);
+  reduction->replaceAllUsesWith(chunks.getResults().take_front(numSums));
   Block *body = chunks.getBody();
   // (scf.for made a terminator if the loop carries no values.)
   if (!body->empty())
     body->back().erase();
   b.setInsertionPointToStart(body);
   Value chunk = chunks.getInductionVar();
-  // The previous chunk's readers are done with the copies.
-  gpu::BarrierOp::create(b, loc);
-  bool chunkAligned = kTile % 4 == 0 && isKnownMultiple(lower, 4);
-  for (StagedOperand &operand : operands) {
-    SmallVector<Value> origin;
-    bool aligned = true;
-    for (auto [d, use] : llvm::enumerate(operand.dims)) {
-      bool last = d + 1 == operand.dims.size();
-      switch (use.kind) {
-      case DimKind::Loop:
-        origin.push_back(blockStart[use.loopDim]);
-        aligned &= !last || blockStartAligned[use.loopDim];
-        break;
-      case DimKind::Reduction:
-        origin.push_back(chunk);
-        aligned &= !last || chunkAligned;
-        break;
-      case DimKind::Fixed:
-        origin.push_back(c(b, use.constant));
-        aligned &= !last || use.constant % 4 == 0;
-        break;
+  SmallVector<Value> carried;
+  if (prefetch) {
+    // The next chunk's loads go first: they touch no shared memory.
+    Value next = arith::AddIOp::create(b, loc, chunk, c(b, kTile));
+    SmallVector<SmallVector<CopyRound, 4>, 4> nextRounds;
+    for (const OperandCopy &copy : copies) {
+      nextRounds.push_back(loadCopyRounds(b, loc, copy,
+                                          originOf(b, *copy.operand, next),
+                                          tid, threads, c(b, 0), copy.rounds));
+      for (const CopyRound &round : nextRounds.back()) {
+        llvm::append_range(carried, round.values);
+        carried.push_back(round.inside);
       }
     }
-    emitOperandCopy(b, loc, operand, origin, aligned, tid, threads);
+    // The previous chunk's readers are done with the copies.
+    gpu::BarrierOp::create(b, loc);
+    // This chunk's values, loaded one iteration ago, go where the next
+    // chunk's will (the same place in the box).
+    auto args = chunks.getRegionIterArgs().drop_front(numSums);
+    for (auto [copy, rounds] : llvm::zip(copies, nextRounds)) {
+      SmallVector<CopyRound, 4> current;
+      for (const CopyRound &round : rounds) {
+        CopyRound now{round.inBox, round.sharedOffset, Value(), {}};
+        now.values.assign(args.begin(), args.begin() + copy.vector);
+        now.inside = args[copy.vector];
+        args = args.drop_front(copy.vector + 1);
+        current.push_back(std::move(now));
+      }
+      storeCopyRounds(b, loc, copy, current);
+    }
+  } else {
+    gpu::BarrierOp::create(b, loc);
+    for (const OperandCopy &copy : copies)
+      emitOperandCopy(b, loc, copy, originOf(b, *copy.operand, chunk), tid,
+                      threads);
   }
   gpu::BarrierOp::create(b, loc);
   // Whole chunks need no bound: the inner loop then has a constant trip
@@ -569,7 +749,9 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
        llvm::zip(reduction.getInitArgsMutable(), chunks.getRegionIterArgs()))
     init.assign(arg);
   b.setInsertionPointToEnd(body);
-  scf::YieldOp::create(b, loc, reduction.getResults());
+  SmallVector<Value> yielded(reduction.getResults());
+  llvm::append_range(yielded, carried);
+  scf::YieldOp::create(b, loc, yielded);
 
   // The staged loads read the copies, at their place in the box: the
   // thread's offset in the block tile plus the load's in the thread tile,
@@ -583,7 +765,16 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
         Value local;
         if (use.kind == DimKind::Fixed)
           continue;
-        if (use.kind == DimKind::Loop)
+        if (use.kind == DimKind::Loop && int64_t(d) == operand.interleaveDim) {
+          // The thread's tile index times 4, the constant's group and lane
+          // added.
+          local = arith::AddIOp::create(
+              lb, loc,
+              arith::MulIOp::create(lb, loc, threadIndex[use.loopDim],
+                                    c(lb, 4)),
+              c(lb, use.constant / 4 * operand.interleaveThreads * 4 +
+                        use.constant % 4));
+        } else if (use.kind == DimKind::Loop)
           local = arith::AddIOp::create(lb, loc, threadOffset[use.loopDim],
                                         c(lb, use.constant));
         else
@@ -599,6 +790,8 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
       access.load.erase();
     }
   }
+  if (trip && *trip % kTile == 0)
+    unrollChunk(b, reduction, chunk, kTile);
 }
 
 /// The function argument `memref` is a view of, or null.
@@ -648,7 +841,7 @@ LogicalResult fuse::distributeTiles(OpBuilder &b, gpu::GPUFuncOp func,
   delinearize(b, loc, bid, grid, 0, rank, blockIndex);
   delinearize(b, loc, tid, threads, 0, rank, localIndex);
   Value valid = arith::ConstantIntOp::create(b, loc, 1, 1);
-  SmallVector<Value> ivs, blockStart, threadOffset;
+  SmallVector<Value> ivs, blockStart, threadOffset, threadIndex;
   SmallVector<bool> blockStartAligned;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t step = bounds->steps[d], extent = bounds->extents[d];
@@ -670,7 +863,10 @@ LogicalResult fuse::distributeTiles(OpBuilder &b, gpu::GPUFuncOp func,
     blockStart.push_back(start);
     blockStartAligned.push_back(bounds->lbs[d] % 4 == 0 &&
                                 (tilesPerBlock[d] * step) % 4 == 0);
-    threadOffset.push_back(arith::SubIOp::create(b, loc, iv, start));
+    // The thread's tile in the block tile, and its offset there.
+    threadIndex.push_back(arith::SubIOp::create(b, loc, index, first));
+    threadOffset.push_back(
+        arith::MulIOp::create(b, loc, threadIndex.back(), c(step)));
   }
   inlineLoopBody(loop, &func.getBody().front(), ivs);
 
@@ -704,7 +900,8 @@ LogicalResult fuse::distributeTiles(OpBuilder &b, gpu::GPUFuncOp func,
         b, func, operand.sharedElements,
         cast<MemRefType>(operand.buffer.getType()).getElementType(), loc);
   stageReduction(b, reduction, operands, blockStart, blockStartAligned,
-                 threadOffset, tid, strategy.getBlock(), kTile);
+                 threadOffset, threadIndex, tid, strategy.getBlock(), kTile,
+                 strategy.getStages());
   // Views that only the staged loads read.
   SmallVector<Operation *> dead;
   func.walk([&](memref::SubViewOp view) {

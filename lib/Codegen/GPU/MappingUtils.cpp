@@ -65,6 +65,19 @@ Value addSharedCopy(OpBuilder &b, gpu::GPUFuncOp func, int64_t elements,
   return copy;
 }
 
+Value emitRoundElement(OpBuilder &b, Location loc, Value first, int64_t r,
+                       int64_t threads, Value tid, int64_t vector) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value round = arith::AddIOp::create(b, loc, first, c(r));
+  return arith::MulIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, round, c(threads)), tid),
+      c(vector));
+}
+
 void emitRoundGroups(OpBuilder &b, Location loc, int64_t rounds,
                      function_ref<void(Value, int64_t)> emitRounds) {
   constexpr int64_t kRounds = 4;

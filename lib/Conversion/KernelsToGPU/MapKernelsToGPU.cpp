@@ -225,13 +225,7 @@ static void emitStagingCopy(OpBuilder &b, Location loc, Value buffer,
   auto emitRounds = [&](Value first, int64_t count) {
     SmallVector<Value> offsets, values;
     for (int64_t r = 0; r < count; ++r) {
-      // offset = ((first + r) * block + tid) * vector
-      Value round = arith::AddIOp::create(b, loc, first, c(r));
-      Value offset = arith::MulIOp::create(
-          b, loc,
-          arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, round, c(block)), tid),
-          c(vector));
+      Value offset = emitRoundElement(b, loc, first, r, block, tid, vector);
       Value at = arith::MinUIOp::create(
           b, loc, arith::AddIOp::create(b, loc, base, offset),
           c(total - vector));

@@ -422,7 +422,21 @@ func.func @tiles_k() attributes {s = #fuse.kernel<tiles, grid = 2, block = 32, t
 
 // -----
 
-// expected-error @+1 {{block_tile and k_tile are only for the tiles mapping}}
+// expected-error @+1 {{stages must be 1, or 2 with a k_tile}}
+func.func @tiles_stages() attributes {s = #fuse.kernel<tiles, grid = 2, block = 32, thread_tile = [4, 4], block_tile = [32, 16], k_tile = 16, stages = 3>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{stages must be 1, or 2 with a k_tile}}
+func.func @tiles_stages_unstaged() attributes {s = #fuse.kernel<tiles, grid = 2, block = 32, thread_tile = [4, 4], block_tile = [32, 16], stages = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block_tile, k_tile and stages are only for the tiles mapping}}
 func.func @flat_k_tile() attributes {s = #fuse.kernel<flat, grid = 2, block = 64, k_tile = 16>} {
   return
 }

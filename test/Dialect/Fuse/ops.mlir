@@ -79,7 +79,7 @@ func.func @reduction(%x: tensor<2x3x4xf32>, %b: tensor<4xf32>) -> tensor<2x3x1xf
 // CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.cudnn<groups = 32, bias = true, residual = false, activation = relu>}
 // CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<planes, grid = 1, block = 32, planes = 2, thread_tile = [1, 1, 4]>}
 // CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<planes, grid = 1, block = 32, planes = 2, staged_output>}
-// CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 4, thread_tile = [1, 2, 2], block_tile = [1, 4, 4], k_tile = 16>}
+// CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 4, thread_tile = [1, 2, 2], block_tile = [1, 4, 4], k_tile = 16, stages = 2>}
 // CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 2, thread_tile = [4, 4], block_tile = [4, 8]>}
 func.func @strategies(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>) -> tensor<2x4x8xf32> {
   %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<2x4x16xf32>, tensor<2x16x8xf32>) {strategy = #fuse.cublaslt<batch = 2, m = 4, n = 8, k = 16, epilogue = bias_relu, residual = true>} -> tensor<2x4x8xf32> {
@@ -93,7 +93,7 @@ func.func @strategies(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>) -> tensor<
   %4 = onnx.Relu(%3) {fuse.strategy = #fuse.cudnn<groups = 32, bias = true, residual = false, activation = relu>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   %5 = onnx.Relu(%4) {fuse.strategy = #fuse.kernel<planes, grid = 1, block = 32, thread_tile = [1, 1, 4], planes = 2>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   %6 = onnx.Relu(%5) {fuse.strategy = #fuse.kernel<planes, grid = 1, block = 32, staged_output, planes = 2>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
-  %7 = onnx.Relu(%6) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 4, k_tile = 16, block_tile = [1, 4, 4], thread_tile = [1, 2, 2]>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %7 = onnx.Relu(%6) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 4, stages = 2, k_tile = 16, block_tile = [1, 4, 4], thread_tile = [1, 2, 2]>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   %8 = onnx.Relu(%7) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 2, thread_tile = [4, 4], block_tile = [4, 8], k_tile = 0>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %8 : tensor<2x4x8xf32>
 }

@@ -43,7 +43,8 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            Mapping mapping, int64_t grid, int64_t block,
                            int64_t rowThreads, ArrayRef<int64_t> threadTile,
                            int64_t planes, bool stagedOutput,
-                           ArrayRef<int64_t> blockTile, int64_t kTile) {
+                           ArrayRef<int64_t> blockTile, int64_t kTile,
+                           int64_t stages) {
   if (grid < 1 || block < 1 || grid > INT32_MAX || block > 1024)
     return emitError() << "grid " << grid << " and block " << block
                        << " must be at least 1 (block at most 1024)";
@@ -89,9 +90,11 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " thread tiles of a block tile";
     if (kTile < 0)
       return emitError() << "k_tile must be at least 0";
-  } else if (!blockTile.empty() || kTile != 0) {
-    return emitError() << "block_tile and k_tile are only for the tiles "
-                          "mapping";
+    if (stages != 1 && (stages != 2 || kTile == 0))
+      return emitError() << "stages must be 1, or 2 with a k_tile";
+  } else if (!blockTile.empty() || kTile != 0 || stages != 1) {
+    return emitError() << "block_tile, k_tile and stages are only for the "
+                          "tiles mapping";
   }
   if (!threadTile.empty()) {
     if (mapping == Mapping::rows)
@@ -113,10 +116,11 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 /// `<mapping, grid = G, block = B[, row_threads = R][, planes = P]
 ///   [, staged_output][, thread_tile = [..]][, block_tile = [..]]
-///   [, k_tile = K]>`
+///   [, k_tile = K][, stages = S]>`
 Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
   std::string mappingName;
-  int64_t grid = 0, block = 0, rowThreads = 1, planes = 1, kTile = 0;
+  int64_t grid = 0, block = 0, rowThreads = 1, planes = 1, kTile = 0,
+          stages = 1;
   bool stagedOutput = false;
   SmallVector<int64_t> threadTile, blockTile;
   SMLoc loc = parser.getCurrentLocation();
@@ -152,6 +156,11 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
         return {};
       continue;
     }
+    if (succeeded(parser.parseOptionalKeyword("stages"))) {
+      if (parser.parseEqual() || parser.parseInteger(stages))
+        return {};
+      continue;
+    }
     SmallVector<int64_t> *tile = &threadTile;
     if (succeeded(parser.parseOptionalKeyword("block_tile")))
       tile = &blockTile;
@@ -167,7 +176,7 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
     return {};
   return parser.getChecked<KernelStrategyAttr>(
       loc, parser.getContext(), *mapping, grid, block, rowThreads, threadTile,
-      planes, stagedOutput, blockTile, kTile);
+      planes, stagedOutput, blockTile, kTile, stages);
 }
 
 void KernelStrategyAttr::print(AsmPrinter &printer) const {
@@ -191,6 +200,8 @@ void KernelStrategyAttr::print(AsmPrinter &printer) const {
   }
   if (getKTile() != 0)
     printer << ", k_tile = " << getKTile();
+  if (getStages() != 1)
+    printer << ", stages = " << getStages();
   printer << ">";
 }
 
@@ -209,6 +220,8 @@ std::string fuse::describeStrategy(Attribute strategy) {
       llvm::interleave(kernel.getBlockTile(), os, "x");
       if (kernel.getKTile() != 0)
         os << "x" << kernel.getKTile() << " smem";
+      if (kernel.getStages() != 1)
+        os << " " << kernel.getStages() << "-stage";
     }
     if (!kernel.getThreadTile().empty()) {
       text += " tile ";

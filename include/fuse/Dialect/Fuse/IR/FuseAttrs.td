@@ -97,6 +97,11 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     its threads then read the operands from there: each element of an
     operand tile is loaded from global memory once per block instead of
     once per thread tile that needs it. `k_tile = 0` stages nothing.
+    With `stages = 2` the block loads the next chunk of the operands into
+    registers while it computes the current one (the loads are issued
+    before the chunk's barriers and stored to shared memory at the start
+    of the next chunk), so their latency hides behind the arithmetic;
+    `stages = 1` loads each chunk and waits for it.
 
     ```mlir
     #fuse.kernel<flat, grid = 392, block = 256>
@@ -108,6 +113,8 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
                  staged_output, thread_tile = [1, 1, 1, 7]>
     #fuse.kernel<tiles, grid = 96, block = 256, thread_tile = [4, 4],
                  block_tile = [64, 64], k_tile = 16>
+    #fuse.kernel<tiles, grid = 96, block = 256, thread_tile = [8, 8],
+                 block_tile = [128, 128], k_tile = 16, stages = 2>
     ```
   }];
   let parameters = (ins
@@ -119,7 +126,8 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     DefaultValuedParameter<"int64_t", "1">:$planes,
     DefaultValuedParameter<"bool", "false">:$stagedOutput,
     OptionalArrayRefParameter<"int64_t">:$blockTile,
-    DefaultValuedParameter<"int64_t", "0">:$kTile
+    DefaultValuedParameter<"int64_t", "0">:$kTile,
+    DefaultValuedParameter<"int64_t", "1">:$stages
   );
   // The optional parameters start with a comma: a declarative format
   // could not tell them apart.
@@ -129,13 +137,13 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
                      CArg<"int64_t", "1">:$rowThreads), [{
       return $_get($_ctxt, mapping, grid, block, rowThreads,
                    ::llvm::ArrayRef<int64_t>(), 1, false,
-                   ::llvm::ArrayRef<int64_t>(), 0);
+                   ::llvm::ArrayRef<int64_t>(), 0, 1);
     }]>,
     AttrBuilder<(ins "Mapping":$mapping, "int64_t":$grid, "int64_t":$block,
                      "int64_t":$rowThreads,
                      "::llvm::ArrayRef<int64_t>":$threadTile), [{
       return $_get($_ctxt, mapping, grid, block, rowThreads, threadTile, 1,
-                   false, ::llvm::ArrayRef<int64_t>(), 0);
+                   false, ::llvm::ArrayRef<int64_t>(), 0, 1);
     }]>
   ];
   let genVerifyDecl = 1;
