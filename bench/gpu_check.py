@@ -8,7 +8,8 @@ index (`fuse-run --candidate K`), so every candidate of every group is
 checked.
 
     python3 gpu_check.py DIR [NAME...]   # DIR/models/*.onnx, DIR/*.fbin,
-                                         # DIR/bin; only NAMEs if given
+                                         # DIR/*.fusion.json, DIR/bin; only
+                                         # NAMEs if given
 
 An element passes when |fuse - ort| <= atol + rtol * |ort| (rtol 1e-4,
 atol 1e-5, float32). Prints a markdown table last, naming the outputs that
@@ -16,8 +17,8 @@ fail; exit 1 on any failure.
 """
 
 import glob
+import json
 import os
-import re
 import subprocess
 import sys
 
@@ -67,6 +68,22 @@ def check_run(fuse, artifact, flags, label, model, inputs, want, in_path,
             "%.2e" % worst, "PASS" if check.returncode == 0 else "FAIL")
 
 
+def candidate_counts(root, name):
+    """How many candidates each choice of NAME.fbin has, from the fusion
+    report fuse-compile wrote beside it (bench/prepare_device.sh). A choice
+    whose candidates hold two groups (a library call and the rest of its
+    epilogue) is named by both."""
+    with open(os.path.join(root, name + ".fusion.json")) as f:
+        report = json.load(f)
+    choices = {}
+    for function in report["functions"]:
+        for group in function["groups"]:
+            if group["choice"]:
+                choices[group["choice"]["id"]] = len(
+                    group["choice"]["candidates"])
+    return list(choices.values())
+
+
 def main():
     root = sys.argv[1]
     fuse = os.path.join(root, "bin", "fuse-run")
@@ -97,10 +114,7 @@ def main():
             "CPUExecutionProvider"]).run(None, inputs)
         # Every candidate of every choice: run k runs each choice's
         # candidate k (its last when it has fewer).
-        info = subprocess.run([fuse, artifact, "--info"],
-                              capture_output=True, text=True).stdout
-        counts = [int(n) for n in re.findall(r"^  choice \d+ .*: (\d+) "
-                                             r"candidates", info, re.M)]
+        counts = candidate_counts(root, name)
         runs = [[]] + [["--candidate", str(k)]
                        for k in range(max(counts, default=0))]
         for flags in runs:

@@ -2,7 +2,9 @@
 # Builds, here, everything the GPU machine needs into .device/ (ignored by
 # git, carried by the device call; the GPU machine has no LLVM, so models
 # are compiled here):
-#   .device/gpu_check/     the numeric test models and their cuda artifacts
+#   .device/gpu_check/     the numeric test models, their cuda artifacts and
+#                          fusion reports (NAME.fusion.json, which
+#                          gpu_check.py reads the choices from)
 #   .device/avgpool_relu/  the seed benchmark (see avgpool_relu/prepare.sh)
 #   .device/conformance/   the ONNX node tests that compile for cuda, their
 #                          artifacts and data (run_node_tests.py --export)
@@ -21,10 +23,15 @@ OUT=.device/gpu_check
 rm -rf "$OUT" && mkdir -p "$OUT/models" "$OUT/bin"
 cp "$BUILD/bin/fuse-run" "$BUILD/bin/fuse-tune" "$BUILD/bin/fuse-runtime-api-test" \
   "$OUT/bin/"
+compile() { # NAME FLAGS...: models/NAME.onnx to NAME.fbin, NAME.fusion.json
+  local name=$1; shift
+  "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
+    --gpu-arch="$ARCH" --fusion-report=json \
+    --fusion-report-file="$OUT/$name.fusion.json" "$@" >/dev/null
+}
 for name in $(python3 test/Numerics/Inputs/models.py --list); do
   python3 test/Numerics/Inputs/models.py "$name" "$OUT/models/$name.onnx"
-  "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
-    --gpu-arch="$ARCH" >/dev/null
+  compile "$name"
 done
 # Whole models small enough to carry: the mini transformer and SqueezeNet
 # with random weights.
@@ -32,8 +39,7 @@ python3 test/Models/Inputs/transformer.py "$OUT/models/mini_bert.onnx"
 python3 test/Models/Inputs/light_model.py squeezenet \
   "$OUT/models/light_squeezenet.onnx"
 for name in mini_bert light_squeezenet; do
-  "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
-    --gpu-arch="$ARCH" >/dev/null
+  compile "$name"
 done
 # fuse's generated contractions (the `tiles` mapping) against onnxruntime:
 # the models with contractions compiled with --strategy=generated, as
@@ -43,8 +49,7 @@ done
 variant() { # PREFIX NAME FLAGS...
   local prefix=$1 name=$2; shift 2
   cp "$OUT/models/$name.onnx" "$OUT/models/${prefix}_$name.onnx"
-  "$BUILD/bin/fuse-compile" "$OUT/models/${prefix}_$name.onnx" \
-    -o "$OUT/${prefix}_$name.fbin" --gpu-arch="$ARCH" "$@" >/dev/null
+  compile "${prefix}_$name" "$@"
 }
 for name in tiled_contractions gemm_bias_relu library_calls matmul_reshape \
     conv_gemm mini_bert; do

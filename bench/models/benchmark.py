@@ -12,8 +12,10 @@ For each model and batch size, in this one process:
    random weights from a fixed seed) with torch.onnx.export (opset 17,
    dynamo=False) at that batch size;
 2. compile it with fuse-compile for cuda (the static build in
-   .device/compiler, bench/models/build_static_compiler.sh) and load it
-   with the runtime's C API (libfuse_runtime.so, through ctypes);
+   .device/compiler, bench/models/build_static_compiler.sh), its fusion
+   report in NAME.fusion.json (the kernel counts of the table come from
+   it), and load it with the runtime's C API (libfuse_runtime.so, through
+   ctypes);
 3. run fuse, PyTorch eager and torch.compile(mode="reduce-overhead") (CUDA
    graphs) on the same seeded random inputs, and compare every output
    with onnxruntime (CPU, fp32): relative L2 error ||x - ort|| / ||ort||,
@@ -243,10 +245,11 @@ def run_case(name, batch, args):
     for label, flags in [("", default_flags)] + args.variant:
         vtag = tag + ("." + label if label else "")
         artifact = os.path.join(args.out, vtag + ".fbin")
+        report = os.path.join(args.out, vtag + ".fusion.json")
         t0 = time.time()
         compiled = subprocess.run(
             [COMPILER, path, "-o", artifact, "--no-reference",
-             "--fusion-report"] + flags,
+             "--fusion-report=json", "--fusion-report-file=" + report] + flags,
             capture_output=True, text=True, timeout=1200)
         compile_s = time.time() - t0
         with open(os.path.join(args.out, vtag + ".compile.log"), "w") as f:
@@ -299,11 +302,10 @@ def run_case(name, batch, args):
             row["compile_s"] = compile_s
             row["rel_l2"] = error
             row["libraries"] = fuse.libraries
-            m = re.search(r"kernels: (\d+) before fusion, (\d+) after",
-                          compiled.stderr)
-            if m:
-                row["kernels_before"], row["kernels_after"] = map(
-                    int, m.groups())
+            with open(report) as f:
+                fusion = json.load(f)["functions"][0]
+            row["kernels_before"] = fusion["kernels_before"]
+            row["kernels_after"] = fusion["kernels_after"]
         else:
             variants[label] = {"model": model_, "artifact": artifact,
                                "rel_l2": error, "compile_s": compile_s,
@@ -367,11 +369,12 @@ def run_case(name, batch, args):
             capture_output=True, text=True, timeout=600)
         with open(os.path.join(args.out, vtag + ".profile.txt"), "w") as f:
             f.write(prof.stdout + prof.stderr)
-        m = re.search(r"sum of launches ([0-9.]+) ms, whole plan "
-                      r"\(graph replay\) ([0-9.]+) ms", prof.stdout)
-        if m:
-            v["profile_sum_ms"], v["profile_replay_ms"] = map(float,
-                                                              m.groups())
+        profile = os.path.join(args.out, vtag + ".profile.json")
+        if prof.returncode == 0 and os.path.exists(profile):
+            with open(profile) as f:
+                totals = json.load(f)["otherData"]
+            v["profile_sum_ms"] = totals["sum_ms"]
+            v["profile_replay_ms"] = totals["replay_ms"]
     os.remove(in_path)
     for v in variants.values():
         if v.get("ms"):

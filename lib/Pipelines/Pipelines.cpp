@@ -5,6 +5,7 @@
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "fuse/Dialect/ONNX/IR/ONNXDialect.h"
+#include "fuse/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -18,6 +19,7 @@
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
@@ -28,6 +30,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -56,7 +59,8 @@ using namespace mlir;
 void fuse::registerCompilerDialects(DialectRegistry &registry) {
   registry.insert<ONNXDialect, FuseDialect, affine::AffineDialect,
                   arith::ArithDialect, bufferization::BufferizationDialect,
-                  cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
+                  cf::ControlFlowDialect, DLTIDialect, func::FuncDialect,
+                  gpu::GPUDialect,
                   index::IndexDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
                   math::MathDialect, memref::MemRefDialect, NVVM::NVVMDialect,
                   scf::SCFDialect, tensor::TensorDialect, ub::UBDialect>();
@@ -198,6 +202,38 @@ struct NVVMPipelineOptions : public PassPipelineOptions<NVVMPipelineOptions> {
                             llvm::cl::init(3)};
 };
 } // namespace
+
+void fuse::registerCompilerPasses() {
+  registerFuseTransformsPasses();
+  registerFuseConversionPasses();
+  registerFusePipelines();
+  // MLIR's passes that the pipelines run, by the names the IR printing
+  // options (--mlir-print-ir-after=cse) and fuse-opt take.
+  registerCanonicalizerPass();
+  registerCSEPass();
+  registerSymbolDCEPass();
+  bufferization::registerPromoteBuffersToStackPass();
+  registerConvertLinalgToLoopsPass();
+  registerSCFForallToParallelLoop();
+  registerSCFToControlFlowPass();
+  memref::registerExpandStridedMetadataPass();
+  registerLowerAffinePass();
+  registerFinalizeMemRefToLLVMConversionPass();
+  math::registerMathExtendToSupportedTypes();
+  registerConvertMathToLLVMPass();
+  registerConvertMathToLibmPass();
+  arith::registerArithEmulateUnsupportedFloats();
+  arith::registerArithExpandOpsPass();
+  registerArithToLLVMConversionPass();
+  registerConvertIndexToLLVMPass();
+  registerConvertControlFlowToLLVMPass();
+  registerConvertFuncToLLVMPass();
+  registerReconcileUnrealizedCastsPass();
+  registerConvertGpuOpsToNVVMOps();
+  registerGpuNVVMAttachTarget();
+  // --view-op-graph: Graphviz of the IR, fusion groups as clusters.
+  registerViewOpGraph();
+}
 
 void fuse::registerFusePipelines() {
   PassPipelineRegistration<>(

@@ -3,27 +3,108 @@
 #include "fuse/Target/Compiler.h"
 
 #include "CodegenInternal.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Target/Plan.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXTraits.h"
 #include "fuse/Transforms/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <mutex>
 
 using namespace mlir;
 using namespace fuse;
 using namespace fuse::target;
 
-static LogicalResult
-runPasses(ModuleOp module, llvm::function_ref<void(OpPassManager &)> build) {
-  PassManager pm(module.getContext());
-  build(pm);
-  return pm.run(module);
-}
+namespace {
+/// Reports each kernel (func.func) through a function pipeline of a stage
+/// to CompileOptions::progress: `done` counts the kernels through the
+/// pipeline running now, from 0 again in each next one (the last one of
+/// each stage is where its time goes).
+class KernelProgress : public PassInstrumentation {
+public:
+  KernelProgress(const CompileOptions &options, StringRef stage,
+                 int64_t kernels)
+      : options(options), stage(stage.str()), kernels(kernels) {}
+
+  void runAfterPipeline(std::optional<OperationName> name,
+                        const PipelineParentInfo &parent) override {
+    if (!name || name->getStringRef() != func::FuncOp::getOperationName())
+      return;
+    // The kernels finish on several threads; their reports go out one at
+    // a time, in order.
+    std::lock_guard<std::mutex> lock(mutex);
+    if (parent.parentPass != pipeline) {
+      pipeline = parent.parentPass;
+      count = 0;
+    }
+    options.progress(stage, ++count, kernels);
+  }
+
+private:
+  const CompileOptions &options;
+  std::string stage;
+  int64_t kernels;
+  std::mutex mutex;
+  /// The pass running the current function pipeline, and its kernels done.
+  Pass *pipeline = nullptr;
+  int64_t count = 0;
+};
+
+/// The stages of one compile, in order: each timed under
+/// CompileOptions::timing and announced to CompileOptions::progress, and
+/// each pass manager set up by CompileOptions::configurePassManager before
+/// it runs.
+class Stages {
+public:
+  explicit Stages(const CompileOptions &options) : options(options) {}
+
+  /// Ends the current stage and starts the one named `name`.
+  void begin(StringRef name) {
+    current.stop();
+    stage = name.str();
+    if (options.timing)
+      current = options.timing->nest(name);
+    if (options.progress)
+      options.progress(stage, 0, 0);
+  }
+
+  /// Runs the passes `build` adds on `module`, as part of the current
+  /// stage; with `perKernel`, its function pipelines run on the kernels,
+  /// and each kernel through them is reported as progress.
+  LogicalResult runPasses(ModuleOp module,
+                          function_ref<void(OpPassManager &)> build,
+                          bool perKernel = false) {
+    PassManager pm(module.getContext());
+    build(pm);
+    if (options.configurePassManager &&
+        failed(options.configurePassManager(pm)))
+      return failure();
+    if (perKernel && options.progress) {
+      auto kernels = module.getOps<func::FuncOp>();
+      pm.addInstrumentation(std::make_unique<KernelProgress>(
+          options, stage, std::distance(kernels.begin(), kernels.end())));
+    }
+    // Last, as timing wants: after the other instrumentations.
+    if (current)
+      pm.enableTiming(current);
+    return pm.run(module);
+  }
+
+private:
+  const CompileOptions &options;
+  std::string stage;
+  TimingScope current;
+};
+} // namespace
 
 /// The one host function of an imported model.
 static FailureOr<func::FuncOp> getHost(ModuleOp module) {
@@ -123,6 +204,26 @@ static LogicalResult checkRanks(ModuleOp module) {
   return success();
 }
 
+StringRef fuse::getStageName(CompileStage stage) {
+  switch (stage) {
+  case CompileStage::Imported:
+    return "onnx";
+  case CompileStage::Fused:
+    return "fused";
+  case CompileStage::Kernels:
+    return "kernels";
+  case CompileStage::Loops:
+    return "loops";
+  case CompileStage::LLVM:
+    return "llvm";
+  case CompileStage::Assembly:
+    return "ptx";
+  case CompileStage::Artifact:
+    return "artifact";
+  }
+  llvm_unreachable("unknown stage");
+}
+
 namespace {
 /// The kernels' code: a shared object (cpu), or a cubin and its PTX (cuda);
 /// empty when the compile stops before it.
@@ -198,25 +299,55 @@ static LogicalResult failAsAsked(ModuleOp kernels,
   return success();
 }
 
+/// How lowerKernels goes about it.
+struct LowerKernels {
+  /// The stage the kernels are at: Kernels (as outlined), or Loops or LLVM
+  /// (IR of that stage given to fuse-compile).
+  CompileStage from = CompileStage::Kernels;
+  /// Whether each lowering is a stage of its own, begun in `stages` and
+  /// its kernels reported as progress; otherwise (a retry) its passes run
+  /// in the current stage, unreported.
+  bool announce = true;
+  /// Without it, a cuda image has no PTX (only whether they compile
+  /// matters).
+  bool keepPtx = true;
+};
+
 /// Lowers the kernel functions of `kernels` (a module of them alone)
 /// through the stage `options.stopAfter` names, and at the last one
-/// compiles them into their image; without `keepPtx`, a cuda image has no
-/// PTX (only whether they compile matters).
+/// compiles them into their image; every pass manager it runs is one of
+/// `stages` (configured, timed).
 static FailureOr<KernelImage> lowerKernels(ModuleOp kernels,
                                            const CompileOptions &options,
-                                           bool keepPtx = true) {
+                                           Stages &stages,
+                                           const LowerKernels &how = {}) {
   CompileStage last = options.stopAfter;
+  auto begin = [&](StringRef stage) {
+    if (how.announce)
+      stages.begin(stage);
+  };
+  auto run = [&](function_ref<void(OpPassManager &)> build, bool perKernel) {
+    return stages.runPasses(kernels, build, perKernel && how.announce);
+  };
   KernelImage image;
-  if (failed(failAsAsked(kernels, options)) ||
-      failed(runPasses(kernels, buildKernelsToLoopsPipeline)))
+  if (failed(failAsAsked(kernels, options)))
     return failure();
+  if (how.from < CompileStage::Loops) {
+    begin("lower kernels to loops");
+    if (failed(run(buildKernelsToLoopsPipeline, /*perKernel=*/true)))
+      return failure();
+  }
   if (last == CompileStage::Loops)
     return image;
   if (options.target == artifact::Target::Cpu) {
-    if (failed(runPasses(kernels, buildLoopsToCPUPipeline)))
-      return failure();
+    if (how.from < CompileStage::LLVM) {
+      begin("lower loops to LLVM");
+      if (failed(run(buildLoopsToCPUPipeline, /*perKernel=*/true)))
+        return failure();
+    }
     if (last == CompileStage::LLVM)
       return image;
+    begin("compile kernels to machine code");
     FailureOr<std::vector<char>> object =
         codegen::compileCpuKernels(kernels, options.cpu);
     if (failed(object))
@@ -224,14 +355,21 @@ static FailureOr<KernelImage> lowerKernels(ModuleOp kernels,
     image.image = std::move(*object);
     return image;
   }
-  if (failed(runPasses(kernels, [&](OpPassManager &pm) {
-        buildLoopsToNVVMPipeline(pm, options.cuda);
-      })))
-    return failure();
+  if (how.from < CompileStage::LLVM) {
+    begin("lower loops to NVVM");
+    if (failed(run(
+            [&](OpPassManager &pm) {
+              buildLoopsToNVVMPipeline(pm, options.cuda);
+            },
+            /*perKernel=*/false)))
+      return failure();
+  }
   if (last == CompileStage::LLVM)
     return image;
+  begin(last == CompileStage::Assembly ? "compile kernels to PTX"
+                                       : "compile kernels to PTX and a cubin");
   FailureOr<codegen::CudaImage> cuda = codegen::compileCudaKernels(
-      kernels, options.cudaPath, last != CompileStage::Assembly, keepPtx);
+      kernels, options.cudaPath, last != CompileStage::Assembly, how.keepPtx);
   if (failed(cuda))
     return failure();
   image.image = std::move(cuda->cubin);
@@ -243,12 +381,13 @@ static FailureOr<KernelImage> lowerKernels(ModuleOp kernels,
 /// instead of printed.
 static FailureOr<KernelImage>
 lowerKernelsQuietly(ModuleOp kernels, const CompileOptions &options,
-                    std::vector<Diagnostic> &diagnostics, bool keepPtx = true) {
+                    Stages &stages, std::vector<Diagnostic> &diagnostics,
+                    const LowerKernels &how = {}) {
   ScopedDiagnosticHandler handler(kernels.getContext(), [&](Diagnostic &diag) {
     diagnostics.push_back(std::move(diag));
     return success();
   });
-  return lowerKernels(kernels, options, keepPtx);
+  return lowerKernels(kernels, options, stages, how);
 }
 
 /// Prints the diagnostics held back in `diagnostics`, in order.
@@ -319,6 +458,7 @@ struct FailedCandidate {
 static LogicalResult dropFailingCandidates(ArrayRef<ModuleOp> sources,
                                            const KernelTable &kernels,
                                            const CompileOptions &options,
+                                           Stages &stages,
                                            std::vector<Diagnostic> &errors) {
   ModuleOp module = sources.front();
   MLIRContext *context = module.getContext();
@@ -338,7 +478,11 @@ static LogicalResult dropFailingCandidates(ArrayRef<ModuleOp> sources,
   // does not know): no kernel's fault.
   OwningOpRef<ModuleOp> none = ModuleOp::create(loc);
   std::vector<Diagnostic> ignored;
-  if (failed(lowerKernelsQuietly(*none, options, ignored, false)))
+  // Each kernel alone, quietly: in the stage the caller began, unreported.
+  LowerKernels retry;
+  retry.announce = false;
+  retry.keepPtx = false;
+  if (failed(lowerKernelsQuietly(*none, options, stages, ignored, retry)))
     return giveUp();
   // The entries launched outside any candidate (the reference's are):
   // nothing can stand in for them, so they are not tried alone.
@@ -354,7 +498,8 @@ static LogicalResult dropFailingCandidates(ArrayRef<ModuleOp> sources,
     OwningOpRef<ModuleOp> alone = ModuleOp::create(loc);
     copyKernel(kernel, *alone);
     std::vector<Diagnostic> diagnostics;
-    if (failed(lowerKernelsQuietly(*alone, options, diagnostics, false)))
+    if (failed(lowerKernelsQuietly(*alone, options, stages, diagnostics,
+                                   retry)))
       failures[e] = std::move(diagnostics);
   });
   if (failures.empty())
@@ -425,34 +570,166 @@ static LogicalResult dropFailingCandidates(ArrayRef<ModuleOp> sources,
   return success();
 }
 
-FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
-                                       const CompileOptions &options,
-                                       llvm::raw_ostream &os) {
-  if (options.target == artifact::Target::Cpu &&
-      resolveCpuLevel(options.cpu) != options.cpu)
-    return emitError(module.getLoc(), "unknown x86-64 level '")
-           << options.cpu
-           << "': expected x86-64, x86-64-v2, x86-64-v3 or x86-64-v4";
-  auto stop = [&](CompileStage stage, Operation *op) {
-    if (options.stopAfter != stage)
-      return false;
-    op->print(os);
-    os << "\n";
-    return true;
-  };
-  if (stop(CompileStage::Imported, module))
-    return uint64_t(0);
 
+/// Whether `op` is one the plan runs before outlining: an onnx op other
+/// than a constant, or fuse.im2col (outside a group, a kernel of its own).
+static bool isPlanComputeOp(Operation *op) {
+  return isa<Im2ColOp>(op) || (isa<ONNXDialect>(op->getDialect()) &&
+                               !op->hasTrait<OpTrait::ConstantLike>());
+}
+
+FailureOr<CompileStage> fuse::getModuleStage(ModuleOp module) {
+  if (!module.getOps<gpu::GPUModuleOp>().empty() ||
+      !module.getOps<LLVM::LLVMFuncOp>().empty())
+    return CompileStage::LLVM;
+  SmallVector<func::FuncOp> hosts, kernels;
+  for (auto func : module.getOps<func::FuncOp>())
+    (func->hasAttr("fuse.kernel") ? kernels : hosts).push_back(func);
+  if (hosts.empty() && kernels.empty())
+    return emitError(module.getLoc(), "the module has no function to compile");
+  if (hosts.empty()) {
+    // Kernels on tensors would need their host function to be a plan.
+    for (func::FuncOp kernel : kernels)
+      if (!llvm::all_of(kernel.getArgumentTypes(), llvm::IsaPred<MemRefType>))
+        return kernel.emitError()
+               << "kernel function on tensors without a host function: the "
+                  "IR of stage 'kernels' has both (--emit=kernels)";
+    return CompileStage::Loops;
+  }
+  if (!kernels.empty())
+    return CompileStage::Kernels;
+
+  // Fused or as imported: fusion groups and strategies tell them apart.
+  bool placed = false, grouped = false;
+  Operation *unplaced = nullptr;
+  WalkResult walk = module.walk([&](Operation *op) {
+    if (isa<ModuleOp, func::FuncOp, func::ReturnOp, fuse::YieldOp,
+            AlternativesOp>(op) ||
+        op->getParentOfType<GroupOp>())
+      return WalkResult::advance();
+    Attribute strategy = op->getAttr(kStrategyAttrName);
+    if (auto group = dyn_cast<GroupOp>(op)) {
+      grouped = true;
+      strategy = group.getStrategy() ? *group.getStrategy() : Attribute();
+    } else if (!isa<ONNXDialect>(op->getDialect()) && !isa<Im2ColOp>(op)) {
+      op->emitError() << "'" << op->getName()
+                      << "' is not an op of any stage fuse-compile goes on "
+                         "from: the onnx and fused stages have onnx and fuse "
+                         "ops only";
+      return WalkResult::interrupt();
+    }
+    if (strategy)
+      placed = true;
+    else if (!unplaced && (isa<GroupOp>(op) || isPlanComputeOp(op)))
+      unplaced = op;
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (!placed && !grouped)
+    return CompileStage::Imported;
+  if (unplaced)
+    return unplaced->emitError()
+           << "'" << unplaced->getName()
+           << "' has no strategy: the IR is fused but not placed (after "
+              "fuse-chains, before fuse-select-strategies); give fuse-compile "
+              "the IR of --emit=fused, or of --emit=onnx";
+  return CompileStage::Fused;
+}
+
+/// Whether `strategy` runs on `target`: library calls and the GPU mappings
+/// on cuda, the `loop` mapping on the cpu.
+static bool runsOn(Attribute strategy, artifact::Target target) {
+  auto kernel = dyn_cast<KernelStrategyAttr>(strategy);
+  bool cpu = kernel && kernel.getMapping() == Mapping::loop;
+  return cpu == (target == artifact::Target::Cpu);
+}
+
+/// Checks that the strategies in `module` (IR given at a stage after
+/// fusion) are for `target`: they were chosen for one target only.
+static LogicalResult checkStrategiesTarget(ModuleOp module,
+                                           artifact::Target target) {
+  WalkResult walk = module.walk([&](Operation *op) {
+    Attribute strategy = op->getAttr(kStrategyAttrName);
+    if (auto group = dyn_cast<GroupOp>(op))
+      strategy = group.getStrategy() ? *group.getStrategy() : Attribute();
+    if (!strategy || runsOn(strategy, target))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName() << "' has strategy " << strategy
+                    << ", which runs on "
+                    << (target == artifact::Target::Cpu ? "cuda" : "cpu")
+                    << ", not on --target="
+                    << (target == artifact::Target::Cpu ? "cpu" : "cuda")
+                    << ": the IR was compiled for the other target";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// Checks that `options` can go on from `options.startAt`.
+static LogicalResult checkStartAt(ModuleOp module,
+                                  const CompileOptions &options) {
+  CompileStage from = options.startAt, to = options.stopAfter;
+  if (to < from)
+    return emitError(module.getLoc())
+           << "the input is IR of stage '" << getStageName(from)
+           << "', past --emit=" << getStageName(to);
+  if (from >= CompileStage::Loops && to == CompileStage::Artifact)
+    return emitError(module.getLoc())
+           << "the input is IR of stage '" << getStageName(from)
+           << "', which has the kernels but not the plan: an artifact needs "
+              "IR of stage 'kernels' or before";
+  if (from == CompileStage::LLVM) {
+    bool gpu = !module.getOps<gpu::GPUModuleOp>().empty();
+    if (gpu != (options.target == artifact::Target::Cuda))
+      return emitError(module.getLoc())
+             << "the input is LLVM IR for "
+             << (gpu ? "cuda (a gpu.module)" : "the cpu") << ", not for --target="
+             << (options.target == artifact::Target::Cuda ? "cuda" : "cpu");
+    return success();
+  }
+  if (from > CompileStage::Imported)
+    return checkStrategiesTarget(module, options.target);
+  return success();
+}
+
+/// The vector registers of the cpu's x86-64 level: AVX-512 (x86-64-v4)
+/// has 32, the lower levels 16.
+static int64_t getCpuVectorRegisters(const CompileOptions &options) {
+  return options.cpu == "x86-64-v4" ? 32 : 16;
+}
+
+/// The target as fuse-select-strategies' option takes it.
+static std::string getTargetName(const CompileOptions &options) {
+  return options.target == artifact::Target::Cuda ? "cuda" : "cpu";
+}
+
+/// The fusion-report pass that `options` ask for.
+static std::unique_ptr<Pass> createReportPass(const CompileOptions &options) {
+  FusionReportOptions report;
+  report.format = options.fusionReport;
+  report.fused = options.fuse;
+  return fuse::createFusionReport(
+      options.fusionReportStream ? *options.fusionReportStream : llvm::errs(),
+      report);
+}
+
+/// The stages up to --emit=fused: graph simplification, then (after a
+/// copy of the model is taken for the reference plan, if it has one)
+/// fusion and strategy selection.
+static LogicalResult simplifyAndFuse(ModuleOp module,
+                                     const CompileOptions &options,
+                                     Stages &stages,
+                                     OwningOpRef<ModuleOp> &reference) {
   // Shape subgraphs fold away and BatchNorm folds into Conv before
   // anything else, in the reference plan too.
-  if (failed(runPasses(module, [&](OpPassManager &pm) {
+  stages.begin("simplify graph");
+  if (failed(stages.runPasses(module, [&](OpPassManager &pm) {
         pm.nest<func::FuncOp>().addPass(createSimplifyGraph());
       })) ||
       failed(checkEmptyTensors(module)) || failed(checkRanks(module)))
     return failure();
 
-  // The reference is the model before fusion, outlined one op per kernel.
-  OwningOpRef<ModuleOp> reference;
   if (options.reference) {
     int64_t ops = 0;
     module.walk([&](Operation *op) {
@@ -470,64 +747,112 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
       reference = module.clone();
   }
 
-  std::string target =
-      options.target == artifact::Target::Cuda ? "cuda" : "cpu";
-  // AVX-512 (x86-64-v4) has 32 vector registers, the lower levels 16.
-  int64_t cpuVectorRegisters = options.cpu == "x86-64-v4" ? 32 : 16;
-  bool libraries = options.target == artifact::Target::Cuda &&
-                   options.strategy != "generated";
-  if (failed(runPasses(module, [&](OpPassManager &pm) {
-        // On the cpu every convolution goes through im2col: the tiled
-        // matmul has no padding logic in its inner loop (light ResNet-50
-        // 253 -> 187 ms, SqueezeNet 20.3 -> 16.5 ms with --cpu=native).
-        bool cpu = options.target == artifact::Target::Cpu;
-        if (options.conv == "gemm" ||
-            (options.conv == "auto" && (libraries || cpu))) {
-          ConvsToMatmulsOptions convs;
-          if (options.conv == "gemm" || cpu)
-            convs.maxColumns = 0;
-          pm.nest<func::FuncOp>().addPass(createConvsToMatmuls(convs));
-        }
-        if (options.fuse)
-          pm.nest<func::FuncOp>().addPass(createFuseChains());
-        SelectStrategiesOptions select;
-        select.target = target;
-        select.cpuVectorRegisters = cpuVectorRegisters;
-        select.strategy = options.strategy;
-        select.depthwise = options.depthwise;
-        select.gpuContractionTile.assign(options.gpuContractionTile.begin(),
-                                         options.gpuContractionTile.end());
-        select.gpuStagePlanes = options.gpuStagePlanes;
-        select.gpuTileContractions = options.gpuTileContractions;
-        select.gpuKTile = options.gpuKTile;
-        select.gpuStages = options.gpuStages;
-        select.candidates = options.candidates.value_or(
-            options.target == artifact::Target::Cuda);
-        pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
-        if (options.fusionReport)
-          pm.addPass(createFusionReport());
-      })))
+  bool cpu = options.target == artifact::Target::Cpu;
+  bool libraries = !cpu && options.strategy != "generated";
+  stages.begin("fuse and select strategies");
+  return stages.runPasses(module, [&](OpPassManager &pm) {
+    // On the cpu every convolution goes through im2col: the tiled
+    // matmul has no padding logic in its inner loop (light ResNet-50
+    // 253 -> 187 ms, SqueezeNet 20.3 -> 16.5 ms with --cpu=native).
+    if (options.conv == "gemm" ||
+        (options.conv == "auto" && (libraries || cpu))) {
+      ConvsToMatmulsOptions convs;
+      if (options.conv == "gemm" || cpu)
+        convs.maxColumns = 0;
+      pm.nest<func::FuncOp>().addPass(createConvsToMatmuls(convs));
+    }
+    if (options.fuse)
+      pm.nest<func::FuncOp>().addPass(createFuseChains());
+    SelectStrategiesOptions select;
+    select.target = getTargetName(options);
+    select.cpuVectorRegisters = getCpuVectorRegisters(options);
+    select.strategy = options.strategy;
+    select.depthwise = options.depthwise;
+    select.gpuContractionTile.assign(options.gpuContractionTile.begin(),
+                                     options.gpuContractionTile.end());
+    select.gpuStagePlanes = options.gpuStagePlanes;
+    select.gpuTileContractions = options.gpuTileContractions;
+    select.gpuKTile = options.gpuKTile;
+    select.gpuStages = options.gpuStages;
+    select.candidates = options.candidates.value_or(!cpu);
+    pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
+    if (!options.fusionReport.empty())
+      pm.addPass(createReportPass(options));
+  });
+}
+
+FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
+                                       const CompileOptions &options,
+                                       llvm::raw_ostream &os) {
+  if (options.target == artifact::Target::Cpu &&
+      resolveCpuLevel(options.cpu) != options.cpu)
+    return emitError(module.getLoc(), "unknown x86-64 level '")
+           << options.cpu
+           << "': expected x86-64, x86-64-v2, x86-64-v3 or x86-64-v4";
+  if (failed(checkStartAt(module, options)))
     return failure();
+  Stages stages(options);
+  auto stop = [&](CompileStage stage, Operation *op) {
+    if (options.stopAfter != stage)
+      return false;
+    op->print(os);
+    os << "\n";
+    return true;
+  };
+  // Whether the compile has got to the stage after `stage` yet (the input
+  // may be IR of a later one).
+  auto before = [&](CompileStage stage) { return options.startAt < stage; };
+  if (stop(CompileStage::Imported, module))
+    return uint64_t(0);
+
+  // The reference is the model before fusion, outlined one op per kernel:
+  // only from IR of the onnx stage.
+  OwningOpRef<ModuleOp> reference;
+  if (before(CompileStage::Fused)) {
+    if (failed(simplifyAndFuse(module, options, stages, reference)))
+      return failure();
+  } else if (options.reference && before(CompileStage::Loops)) {
+    emitWarning(module.getLoc())
+        << "no reference plan: the input is IR of stage '"
+        << getStageName(options.startAt)
+        << "', after fusion; fuse-run --check needs one (compile the model, "
+           "or IR of stage 'onnx', for it)";
+  }
+  // Fused IR given: its report, as it is.
+  if (!options.fusionReport.empty() &&
+      options.startAt == CompileStage::Fused) {
+    stages.begin("fusion report");
+    if (failed(stages.runPasses(module, [&](OpPassManager &pm) {
+          pm.addPass(createReportPass(options));
+        })))
+      return failure();
+  }
   if (stop(CompileStage::Fused, module))
     return uint64_t(0);
 
-  if (failed(runPasses(module, [](OpPassManager &pm) {
-        pm.addPass(createOutlineKernels());
-      })))
-    return failure();
+  if (before(CompileStage::Kernels)) {
+    stages.begin("outline kernels");
+    if (failed(stages.runPasses(module, [](OpPassManager &pm) {
+          pm.addPass(createOutlineKernels());
+        })))
+      return failure();
+  }
   // The reference runs fuse's own kernels only: it checks the library
   // calls too.
-  if (reference && failed(runPasses(*reference, [&](OpPassManager &pm) {
-        SelectStrategiesOptions select;
-        select.target = target;
-        select.cpuVectorRegisters = cpuVectorRegisters;
-        select.strategy = "generated";
-        pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
-        OutlineKernelsOptions outline;
-        outline.prefix = "ref_";
-        pm.addPass(createOutlineKernels(outline));
-      })))
-    return failure();
+  if (reference) {
+    stages.begin("outline the reference plan");
+    if (failed(stages.runPasses(*reference, [&](OpPassManager &pm) {
+          SelectStrategiesOptions select;
+          select.target = getTargetName(options);
+          select.cpuVectorRegisters = getCpuVectorRegisters(options);
+          select.strategy = "generated";
+          pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
+          OutlineKernelsOptions outline;
+          outline.prefix = "ref_";
+          pm.addPass(createOutlineKernels(outline));
+        })))
+      return failure();
+  }
   if (stop(CompileStage::Kernels, module))
     return uint64_t(0);
 
@@ -535,6 +860,20 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
       options.stopAfter == CompileStage::Assembly)
     return emitError(module.getLoc(),
                      "there is no PTX stage for the cpu target");
+
+  // IR of stage 'loops' or 'llvm' given: the kernels alone, lowered on
+  // from there to the stage printed (checkStartAt: there is no plan).
+  if (!before(CompileStage::Loops)) {
+    LowerKernels how;
+    how.from = options.startAt;
+    FailureOr<KernelImage> image = lowerKernels(module, options, stages, how);
+    if (failed(image))
+      return failure();
+    if (stop(CompileStage::Loops, module) || stop(CompileStage::LLVM, module))
+      return uint64_t(0);
+    os.write(image->ptx.data(), image->ptx.size());
+    return uint64_t(0);
+  }
 
   // Plans, from the host functions, and the kernels they launch, on their
   // own; until these compile, with the candidates that do not dropped.
@@ -545,6 +884,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   OwningOpRef<ModuleOp> kernelModule;
   FailureOr<KernelImage> image = failure();
   for (;;) {
+    stages.begin("build plans");
     plans.emplace();
     if (failed(buildPlans(sources, options, *plans)))
       return failure();
@@ -554,12 +894,13 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
                             copyKernel(kernel, *kernelModule);
                           });
     std::vector<Diagnostic> diagnostics;
-    image = lowerKernelsQuietly(*kernelModule, options, diagnostics);
+    image = lowerKernelsQuietly(*kernelModule, options, stages, diagnostics);
     if (succeeded(image)) {
       emitHeld(module.getContext(), diagnostics);
       break;
     }
-    if (failed(dropFailingCandidates(sources, plans->kernels, options,
+    stages.begin("compile candidates' kernels alone");
+    if (failed(dropFailingCandidates(sources, plans->kernels, options, stages,
                                      diagnostics)))
       return failure();
   }
@@ -577,6 +918,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   artifact.weights = plans->weights.pieces();
   // Streamed: the weights go from their blobs (often a mapped external data
   // file) to `os` without another copy in memory.
+  stages.begin("write the artifact");
   return artifact::writeFile(artifact, [&](const uint8_t *data, uint64_t size) {
     os.write(reinterpret_cast<const char *>(data), size);
   });

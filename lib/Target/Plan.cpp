@@ -237,19 +237,6 @@ std::string fuse::target::describeCandidate(AlternativesOp alternatives,
   return label;
 }
 
-/// The node a location names: the first NameLoc in it ("" if none).
-static std::string nodeName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string name = nodeName(inner); !name.empty())
-        return name;
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return nodeName(callSite.getCallee());
-  return "";
-}
-
 static uint64_t elementCount(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
@@ -315,7 +302,7 @@ static art::GroupDesc describeKernel(func::FuncOp kernel) {
       return;
     group.flops += estimateFlops(op);
     group.nodes.push_back(
-        {nodeName(op->getLoc()), op->getName().stripDialect().str()});
+        {getNodeName(op->getLoc()), op->getName().stripDialect().str()});
   });
   // Each distinct input read once, each output written once.
   for (Type type : kernel.getFunctionType().getInputs())

@@ -140,17 +140,12 @@ struct FormReductionGroup : public OpTraitRewritePattern<ONNXTrait::Reduction> {
     SmallVector<Operation *> ops{anchor};
     SmallVector<Value> frontier{input};
     // The prologue takes at most half of maxOps, the epilogue the rest.
+    auto isMember = [&](Operation *op) { return members.contains(op); };
     while (!frontier.empty() && int64_t(ops.size()) < maxOps / 2) {
       Value value = frontier.pop_back_val();
-      Operation *producer = value.getDefiningOp();
-      if (!producer || members.contains(producer) || !isUngrouped(producer) ||
-          !isElementwiseOp(producer) || producer->getNumResults() != 1 ||
-          producer->getBlock() != anchor->getBlock() ||
-          value.getType() != inputType ||
-          !llvm::all_of(value.getUsers(), [&](Operation *user) {
-            return members.contains(user);
-          }))
+      if (!isReductionPrologue(value, anchor, isMember))
         continue;
+      Operation *producer = value.getDefiningOp();
       members.insert(producer);
       ops.push_back(producer);
       llvm::append_range(frontier, producer->getOperands());

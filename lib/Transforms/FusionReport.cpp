@@ -1,4 +1,12 @@
 //===- FusionReport.cpp - Print what fusion did ---------------------------===//
+//
+// The report is computed once per function (FunctionReport: the groups in
+// order, the choices, the ops left alone and why) and then written as text,
+// JSON or a Graphviz graph. Why an op stayed alone is judged with the
+// predicates fuse-chains forms groups with (getConsumerBlocker,
+// isReductionPrologue), on the IR as it is after fusion.
+//
+//===----------------------------------------------------------------------===//
 
 #include "FusionUtils.h"
 
@@ -7,6 +15,8 @@
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 #include "fuse/Transforms/Passes.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -32,7 +42,67 @@ static std::optional<int64_t> getByteSize(Type type) {
   return bytes;
 }
 
-static bool isKernelOp(Operation &op) { return isComputeOp(&op); }
+static std::string toString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+namespace {
+/// A choice: a fuse.alternatives and its candidates' strategies.
+struct ChoiceReport {
+  AlternativesOp op;
+  unsigned id;
+  /// Its key and the candidate it selects.
+  std::string key;
+  uint64_t selected;
+  /// Per candidate, the strategies of its groups.
+  std::vector<std::vector<std::string>> candidates;
+};
+
+struct GroupReport {
+  GroupOp op;
+  unsigned id;
+  StringRef kind;
+  /// Its compute ops, in order.
+  SmallVector<Operation *> ops;
+  /// The strategy in words; "" before strategy selection.
+  std::string strategy;
+  /// The group whose library call this one finishes the epilogue of.
+  std::optional<unsigned> epilogueOf;
+  /// The choice (index in FunctionReport::choices) it is (part of) the
+  /// selected candidate of.
+  std::optional<unsigned> choice;
+  /// Types of the intermediates, and the bytes they would have moved
+  /// (nullopt: some are of dynamic shape).
+  std::vector<std::string> intermediates;
+  std::optional<int64_t> written, read;
+};
+
+/// A compute op outside every group, and why.
+struct AloneReport {
+  Operation *op;
+  std::string strategy;
+  StringRef reason;
+  std::string detail;
+};
+
+struct FunctionReport {
+  std::string name;
+  std::vector<ChoiceReport> choices;
+  std::vector<GroupReport> groups;
+  std::vector<AloneReport> alone;
+  /// Kernels without fusion: every compute op.
+  int64_t kernelsBefore = 0;
+};
+} // namespace
+
+/// "onnx.Add 'name'", or "onnx.Add" for an op without a node name.
+static std::string describeOp(Operation *op) {
+  std::string name = getNodeName(op->getLoc());
+  std::string text = op->getName().getStringRef().str();
+  return name.empty() ? text : text + " '" + name + "'";
+}
 
 /// Whether `group` is the rest of the epilogue of the library call right
 /// before it (fuse-select-strategies split it off): its input is that
@@ -47,31 +117,13 @@ static bool isSplitEpilogue(GroupOp group) {
   return result.hasOneUse() && *result.getUsers().begin() == group;
 }
 
-static void reportGroup(GroupOp group, unsigned index, raw_ostream &os) {
-  os << "  group " << index << " (" << stringifyGroupKind(group.getKind());
-  if (std::optional<Attribute> strategy = group.getStrategy())
-    os << ", " << describeStrategy(*strategy);
-  os << "): ";
-  SmallVector<Operation *> ops;
-  for (Operation &op : group.getBodyBlock().without_terminator())
-    if (isKernelOp(op))
-      ops.push_back(&op);
-  llvm::interleave(
-      ops, os, [&](Operation *op) { os << op->getName(); }, " -> ");
-  os << "\n";
-  if (isSplitEpilogue(group))
-    os << "    the rest of group " << index - 1
-       << "'s epilogue, which its library call cannot fuse: a generated "
-          "kernel right after it\n";
-
-  // Intermediates: results consumed inside the group and not yielded.
+/// The intermediates of `group`: results consumed inside the group and not
+/// yielded.
+static void addIntermediates(GroupReport &group) {
   int64_t written = 0, read = 0;
-  unsigned count = 0;
   bool unknown = false;
-  std::string types;
-  llvm::raw_string_ostream typesOS(types);
-  Operation *yield = group.getBodyBlock().getTerminator();
-  for (Operation *op : ops) {
+  Operation *yield = group.op.getBodyBlock().getTerminator();
+  for (Operation *op : group.ops) {
     for (Value result : op->getResults()) {
       llvm::SmallPtrSet<Operation *, 4> readers;
       bool yielded = false;
@@ -83,8 +135,7 @@ static void reportGroup(GroupOp group, unsigned index, raw_ostream &os) {
       }
       if (yielded || readers.empty())
         continue;
-      typesOS << (count ? ", " : "") << result.getType();
-      ++count;
+      group.intermediates.push_back(toString(result.getType()));
       std::optional<int64_t> bytes = getByteSize(result.getType());
       if (!bytes) {
         unknown = true;
@@ -94,70 +145,498 @@ static void reportGroup(GroupOp group, unsigned index, raw_ostream &os) {
       read += *bytes * static_cast<int64_t>(readers.size());
     }
   }
-  os << "    intermediates: " << count;
-  if (count)
-    os << " (" << types << ")";
-  os << "\n    intermediate bytes saved: ";
-  if (unknown)
-    os << "unknown (dynamic shapes)\n";
-  else
-    os << written + read << " (" << written << " written + " << read
-       << " read)\n";
-}
-
-/// The candidates of `alternatives`, whose selected one is reported next
-/// as group `index` on.
-static void reportAlternatives(AlternativesOp alternatives, unsigned index,
-                               raw_ostream &os) {
-  os << "  group " << index << " has " << alternatives.getCandidates().size()
-     << " candidates, the heuristic's pick selected (fuse-tune measures "
-        "them):\n";
-  for (auto [i, region] : llvm::enumerate(alternatives.getCandidates())) {
-    os << "    " << (uint64_t(i) == alternatives.getSelected() ? "* " : "  ")
-       << i << ": ";
-    SmallVector<std::string> strategies;
-    for (auto group : region.getOps<GroupOp>())
-      if (std::optional<Attribute> strategy = group.getStrategy())
-        strategies.push_back(describeStrategy(*strategy));
-    llvm::interleave(strategies, os, " + ");
-    os << "\n";
+  if (!unknown) {
+    group.written = written;
+    group.read = read;
   }
 }
+
+/// The reason code of a blocker, and its words (`user` reads the value).
+static std::pair<StringRef, std::string>
+describeBlocker(FusionBlocker blocker, Operation *user,
+                const llvm::DenseMap<Operation *, unsigned> &groupIds) {
+  switch (blocker) {
+  case FusionBlocker::None:
+    break;
+  case FusionBlocker::Unused:
+    return {"unused", "nothing reads its result"};
+  case FusionBlocker::SeveralUsers:
+    return {"several_users", "several ops read its result, so it is "
+                             "written to memory anyway"};
+  case FusionBlocker::OtherBlock:
+    return {"other_block", "the op that reads its result is in another block"};
+  case FusionBlocker::GraphOutput:
+    return {"graph_output", "its result is an output of the graph"};
+  case FusionBlocker::NotElementwise:
+    return {"user_not_elementwise",
+            describeOp(user) + ", which reads its result, is not elementwise"};
+  case FusionBlocker::Broadcast:
+    return {"user_broadcasts",
+            describeOp(user) + ", which reads its result, broadcasts it to " +
+                toString(user->getResult(0).getType())};
+  case FusionBlocker::Grouped: {
+    auto group = user->getParentOfType<GroupOp>();
+    auto id = group ? groupIds.find(group) : groupIds.end();
+    return {"user_in_group",
+            describeOp(user) + ", which reads its result, is in " +
+                (id != groupIds.end() ? "group " + std::to_string(id->second)
+                                      : std::string("a group")) +
+                " already"};
+  }
+  }
+  llvm_unreachable("a blocker to describe");
+}
+
+/// Why compute op `op`, outside every group, did not join one. `fused`:
+/// whether fuse-chains ran.
+static AloneReport
+explainAlone(Operation *op, bool fused,
+             const llvm::DenseMap<Operation *, unsigned> &groupIds) {
+  AloneReport report{op, "", "", ""};
+  if (auto strategy = op->getAttr(kStrategyAttrName))
+    report.strategy = describeStrategy(strategy);
+  auto set = [&](StringRef reason, std::string detail) {
+    report.reason = reason;
+    report.detail = std::move(detail);
+    return report;
+  };
+  std::string name = op->getName().getStringRef().str();
+  if (!fused)
+    return set("fusion_off", "fusion is off: every op is a kernel of its own");
+  bool elementwise = isElementwiseOp(op), reduction = isReductionOp(op);
+  if (!elementwise && !reduction && !isContractionOp(op) && !isPoolingOp(op))
+    return set("not_fusible",
+               name + " does not fuse: a group holds elementwise ops around "
+                      "at most one contraction, pooling or reduction");
+  if (op->getNumResults() != 1)
+    return set("several_results",
+               "it has " + std::to_string(op->getNumResults()) +
+                   " results; the ops of a group have one");
+  if (reduction) {
+    auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!input || !input.hasStaticShape())
+      return set("dynamic_shape",
+                 "a reduction groups only over an input of static shape, "
+                 "not " +
+                     toString(op->getOperand(0).getType()));
+  }
+
+  // The inputs: an elementwise op joins the group of the op computing its
+  // input as its epilogue, or grows its own back over elementwise
+  // producers that only it reads; a reduction grows back over those of the
+  // input it reduces.
+  std::string inputs;
+  if (elementwise || reduction) {
+    ValueRange operands = op->getOperands();
+    for (Value operand : reduction ? operands.take_front() : operands) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || producer->hasTrait<OpTrait::ConstantLike>())
+        continue;
+      std::string what = isa<GroupOp>(producer)
+                             ? "group " + std::to_string(groupIds.lookup(
+                                              producer))
+                             : describeOp(producer);
+      Operation *user = nullptr;
+      FusionBlocker blocker = getConsumerBlocker(operand, &user);
+      bool fusible = isa<GroupOp>(producer) || isElementwiseOp(producer) ||
+                     isContractionOp(producer) || isPoolingOp(producer) ||
+                     isReductionOp(producer);
+      bool joins =
+          reduction
+              ? isReductionPrologue(operand, op,
+                                    [&](Operation *o) { return o == op; })
+              : fusible && producer->getNumResults() == 1 &&
+                    blocker == FusionBlocker::None;
+      if (joins)
+        return set("not_formed",
+                   "it could fuse with " + what +
+                       ", which computes its input, yet no group was "
+                       "formed (fuse-chains did not run, or max-group-ops "
+                       "cut the group)");
+      std::string why;
+      if (!fusible)
+        why = " does not fuse";
+      else if (reduction && isElementwiseOp(producer) &&
+               blocker != FusionBlocker::SeveralUsers)
+        why = ": its result's type is not the reduced input's";
+      else if (reduction && !isElementwiseOp(producer))
+        why = ": a reduction's group takes elementwise ops before it";
+      else
+        why = ": " + describeBlocker(blocker, user, groupIds).second;
+      inputs += (inputs.empty() ? "" : "; ") + what + why;
+    }
+  }
+
+  Operation *user = nullptr;
+  FusionBlocker blocker = getConsumerBlocker(op->getResult(0), &user);
+  if (blocker == FusionBlocker::None)
+    return set("not_formed",
+               "it could fuse into " + describeOp(user) +
+                   ", which reads its result, yet no group was formed "
+                   "(fuse-chains did not run, or max-group-ops cut the "
+                   "group)");
+  auto [reason, detail] = describeBlocker(blocker, user, groupIds);
+  if (elementwise || reduction)
+    detail += inputs.empty() ? "; its inputs come from outside the graph or "
+                               "are constants"
+                             : "; and its inputs: " + inputs;
+  return set(reason, detail);
+}
+
+/// The report of `func`.
+static FunctionReport analyze(func::FuncOp func, bool fused) {
+  FunctionReport report;
+  report.name = func.getSymName().str();
+  llvm::DenseMap<Operation *, unsigned> groupIds;
+  SmallVector<Operation *> alone;
+  // The selected candidate of a fuse.alternatives stands for it.
+  for (Operation *op : getOpsThroughAlternatives(func.getBody().front(),
+                                                 /*selectedOnly=*/true)) {
+    auto alternatives = dyn_cast<AlternativesOp>(op->getParentOp());
+    if (alternatives &&
+        (report.choices.empty() || report.choices.back().op != alternatives)) {
+      ChoiceReport &choice = report.choices.emplace_back();
+      choice.op = alternatives;
+      choice.id = report.choices.size() - 1;
+      choice.key = alternatives.getKey().str();
+      choice.selected = alternatives.getSelected();
+      for (Region &region : alternatives.getCandidates()) {
+        std::vector<std::string> &strategies = choice.candidates.emplace_back();
+        for (auto group : region.getOps<GroupOp>())
+          if (std::optional<Attribute> strategy = group.getStrategy())
+            strategies.push_back(describeStrategy(*strategy));
+      }
+    }
+    if (auto group = dyn_cast<GroupOp>(op)) {
+      GroupReport &entry = report.groups.emplace_back();
+      entry.op = group;
+      entry.id = report.groups.size() - 1;
+      entry.kind = stringifyGroupKind(group.getKind());
+      groupIds[group] = entry.id;
+      for (Operation &inner : group.getBodyBlock().without_terminator())
+        if (isComputeOp(&inner))
+          entry.ops.push_back(&inner);
+      report.kernelsBefore += entry.ops.size();
+      if (std::optional<Attribute> strategy = group.getStrategy())
+        entry.strategy = describeStrategy(*strategy);
+      if (isSplitEpilogue(group))
+        entry.epilogueOf = entry.id - 1;
+      if (alternatives)
+        entry.choice = report.choices.back().id;
+      addIntermediates(entry);
+    } else if (isComputeOp(op)) {
+      alone.push_back(op);
+      ++report.kernelsBefore;
+    }
+  }
+  // Once every group has its number.
+  for (Operation *op : alone)
+    report.alone.push_back(explainAlone(op, fused, groupIds));
+  return report;
+}
+
+//===----------------------------------------------------------------------===//
+// Text
+//===----------------------------------------------------------------------===//
+
+static void printText(const FunctionReport &report, raw_ostream &os) {
+  os << "fusion report for @" << report.name << "\n";
+  std::optional<unsigned> shown;
+  for (const GroupReport &group : report.groups) {
+    // A choice's candidates, before its first group.
+    if (group.choice && group.choice != shown) {
+      shown = group.choice;
+      const ChoiceReport *choice = &report.choices[*group.choice];
+      os << "  group " << group.id << " has " << choice->candidates.size()
+         << " candidates, the heuristic's pick selected (fuse-tune measures "
+            "them):\n";
+      for (auto [i, strategies] : llvm::enumerate(choice->candidates)) {
+        os << "    " << (uint64_t(i) == choice->selected ? "* " : "  ")
+           << i << ": ";
+        llvm::interleave(strategies, os, " + ");
+        os << "\n";
+      }
+    }
+    os << "  group " << group.id << " ("
+       << group.kind;
+    if (!group.strategy.empty())
+      os << ", " << group.strategy;
+    os << "): ";
+    llvm::interleave(
+        group.ops, os, [&](Operation *op) { os << op->getName(); }, " -> ");
+    os << "\n";
+    if (group.epilogueOf)
+      os << "    the rest of group " << *group.epilogueOf
+         << "'s epilogue, which its library call cannot fuse: a generated "
+            "kernel right after it\n";
+    os << "    intermediates: " << group.intermediates.size();
+    if (!group.intermediates.empty()) {
+      os << " (";
+      llvm::interleave(group.intermediates, os, ", ");
+      os << ")";
+    }
+    os << "\n    intermediate bytes saved: ";
+    if (!group.written)
+      os << "unknown (dynamic shapes)\n";
+    else
+      os << *group.written + *group.read << " (" << *group.written
+         << " written + " << *group.read << " read)\n";
+  }
+  if (report.groups.empty())
+    os << "  no fusion groups\n";
+  for (const AloneReport &alone : report.alone) {
+    os << "  alone: " << describeOp(alone.op);
+    if (!alone.strategy.empty())
+      os << " (" << alone.strategy << ")";
+    os << ", " << alone.reason << ": " << alone.detail << "\n";
+  }
+  size_t groups = report.groups.size(), unfused = report.alone.size();
+  os << "  kernels: " << report.kernelsBefore << " before fusion, "
+     << groups + unfused << " after (" << groups << " group"
+     << (groups == 1 ? "" : "s") << ", " << unfused << " unfused op"
+     << (unfused == 1 ? "" : "s") << ")\n";
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+/// A string, or null when empty.
+static llvm::json::Value orNull(StringRef text) {
+  return text.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(text);
+}
+
+static void printJson(ArrayRef<FunctionReport> reports, raw_ostream &os) {
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    json.attribute("format", "fuse-fusion-report");
+    json.attribute("version", 1);
+    json.attributeArray("functions", [&] {
+      for (const FunctionReport &report : reports)
+        json.object([&] {
+          json.attribute("name", report.name);
+          json.attribute("kernels_before", report.kernelsBefore);
+          json.attribute("kernels_after",
+                         int64_t(report.groups.size() + report.alone.size()));
+          json.attributeArray("groups", [&] {
+            for (const GroupReport &group : report.groups)
+              json.object([&] {
+                json.attribute("id", group.id);
+                json.attribute("kind",
+                               group.kind);
+                json.attribute("strategy", orNull(group.strategy));
+                json.attributeArray("ops", [&] {
+                  for (Operation *op : group.ops)
+                    json.value(op->getName().getStringRef());
+                });
+                json.attributeArray("nodes", [&] {
+                  for (Operation *op : group.ops)
+                    json.value(getNodeName(op->getLoc()));
+                });
+                json.attributeArray("intermediates", [&] {
+                  for (const std::string &type : group.intermediates)
+                    json.value(type);
+                });
+                if (group.written)
+                  json.attribute("bytes_saved", *group.written + *group.read);
+                else
+                  json.attribute("bytes_saved", nullptr);
+                if (group.epilogueOf)
+                  json.attribute("epilogue_of", int64_t(*group.epilogueOf));
+                else
+                  json.attribute("epilogue_of", nullptr);
+                if (!group.choice) {
+                  json.attribute("choice", nullptr);
+                  return;
+                }
+                const ChoiceReport &choice = report.choices[*group.choice];
+                json.attributeObject("choice", [&] {
+                  json.attribute("id", choice.id);
+                  json.attribute("key", choice.key);
+                  json.attribute("selected", int64_t(choice.selected));
+                  json.attributeArray("candidates", [&] {
+                    for (const auto &strategies : choice.candidates)
+                      json.array([&] {
+                        for (const std::string &strategy : strategies)
+                          json.value(strategy);
+                      });
+                  });
+                });
+              });
+          });
+          json.attributeArray("alone", [&] {
+            for (const AloneReport &alone : report.alone)
+              json.object([&] {
+                json.attribute("op", alone.op->getName().getStringRef());
+                json.attribute("node", getNodeName(alone.op->getLoc()));
+                json.attribute("strategy", orNull(alone.strategy));
+                json.attribute("reason", alone.reason);
+                json.attribute("detail", alone.detail);
+              });
+          });
+        });
+    });
+  });
+  os << "\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Graphviz
+//===----------------------------------------------------------------------===//
+
+/// Text for a double-quoted Graphviz string.
+static std::string escapeDot(StringRef text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      escaped += '\\';
+    escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
+  }
+  return escaped;
+}
+
+/// What `value` is, seen through groups and candidates: the compute op
+/// that makes it, else the function argument or constant it is.
+static Value getSource(Value value) {
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      auto group = dyn_cast<GroupOp>(arg.getOwner()->getParentOp());
+      if (!group)
+        return value;
+      value = group.getInputs()[arg.getArgNumber()];
+      continue;
+    }
+    auto result = cast<OpResult>(value);
+    if (auto group = dyn_cast<GroupOp>(result.getOwner()))
+      value = group.getYield().getValues()[result.getResultNumber()];
+    else if (auto alternatives = dyn_cast<AlternativesOp>(result.getOwner()))
+      value = alternatives.getCandidateYield(alternatives.getSelected())
+                  .getValues()[result.getResultNumber()];
+    else
+      return value;
+  }
+}
+
+static void printDot(const FunctionReport &report, func::FuncOp func,
+                     raw_ostream &os) {
+  os << "digraph \"fusion @" << escapeDot(report.name) << "\" {\n"
+     << "  node [shape=box, style=\"rounded,filled\", fillcolor=white, "
+        "fontname=Helvetica];\n";
+  llvm::DenseMap<Operation *, std::string> ids;
+  auto label = [](Operation *op) {
+    std::string name = getNodeName(op->getLoc());
+    StringRef type = op->getName().stripDialect();
+    return escapeDot(name.empty() ? type.str() : name + "\n" + type.str());
+  };
+  for (BlockArgument arg : func.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                  "onnx.name");
+    os << "  in" << arg.getArgNumber() << " [shape=ellipse, label=\""
+       << escapeDot(name ? name.getValue()
+                         : "input " + std::to_string(arg.getArgNumber()))
+       << "\"];\n";
+  }
+  for (const GroupReport &group : report.groups) {
+    os << "  subgraph cluster_g" << group.id << " {\n    label=\"group "
+       << group.id << ": " << group.kind;
+    if (!group.strategy.empty())
+      os << "\\n" << escapeDot(group.strategy);
+    os << "\";\n    style=filled; fillcolor=\"#e8f0fe\";\n";
+    for (Operation *op : group.ops) {
+      std::string id = "n" + std::to_string(ids.size());
+      ids[op] = id;
+      os << "    " << id << " [label=\"" << label(op) << "\"];\n";
+    }
+    os << "  }\n";
+  }
+  for (const AloneReport &alone : report.alone) {
+    std::string id = "n" + std::to_string(ids.size());
+    ids[alone.op] = id;
+    os << "  " << id << " [label=\"" << label(alone.op) << "\\n("
+       << alone.reason << ")\", fillcolor=\"#fde8e8\", tooltip=\""
+       << escapeDot(alone.detail) << "\"];\n";
+  }
+  // Data flow from op to op, through groups and candidates; constants left
+  // out.
+  auto edgeFrom = [&](Value value) -> std::string {
+    Value source = getSource(value);
+    if (auto arg = dyn_cast<BlockArgument>(source))
+      return "in" + std::to_string(arg.getArgNumber());
+    auto id = ids.find(source.getDefiningOp());
+    return id == ids.end() ? "" : id->second;
+  };
+  SmallVector<Operation *> ops;
+  for (const GroupReport &group : report.groups)
+    llvm::append_range(ops, group.ops);
+  for (const AloneReport &alone : report.alone)
+    ops.push_back(alone.op);
+  for (Operation *op : ops) {
+    SmallVector<std::string> sources;
+    for (Value operand : op->getOperands())
+      if (std::string from = edgeFrom(operand);
+          !from.empty() && !llvm::is_contained(sources, from))
+        sources.push_back(from);
+    for (const std::string &from : sources)
+      os << "  " << from << " -> " << ids.lookup(op) << ";\n";
+  }
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    auto name = func.getResultAttrOfType<StringAttr>(i, "onnx.name");
+    os << "  out" << i << " [shape=ellipse, label=\""
+       << escapeDot(name ? name.getValue() : "output " + std::to_string(i))
+       << "\"];\n";
+    if (std::string from = edgeFrom(value); !from.empty())
+      os << "  " << from << " -> out" << i << ";\n";
+  }
+  os << "}\n";
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
 
 namespace {
 struct FusionReportPass
     : public fuse::impl::FusionReportBase<FusionReportPass> {
+  using FusionReportBase::FusionReportBase;
+
   void runOnOperation() override {
-    raw_ostream &os = llvm::errs();
+    if (format != "text" && format != "json" && format != "dot") {
+      getOperation().emitError()
+          << "fusion-report: format must be text, json or dot, not '"
+          << format << "'";
+      return signalPassFailure();
+    }
+    raw_ostream &out = os ? *os : llvm::errs();
+    std::vector<FunctionReport> reports;
+    SmallVector<func::FuncOp> funcs;
     getOperation().walk([&](func::FuncOp func) {
-      os << "fusion report for @" << func.getSymName() << "\n";
-      unsigned groups = 0, unfused = 0, before = 0;
-      // The selected candidate of a fuse.alternatives stands for it; its
-      // candidates are listed before its first group.
-      for (Operation *opPtr : getOpsThroughAlternatives(
-               func.getBody().front(), /*selectedOnly=*/true)) {
-        Operation &op = *opPtr;
-        auto alternatives = dyn_cast<AlternativesOp>(op.getParentOp());
-        if (alternatives && isa<GroupOp>(op) &&
-            *op.getBlock()->getOps<GroupOp>().begin() == &op)
-          reportAlternatives(alternatives, groups, os);
-        if (auto group = dyn_cast<GroupOp>(op)) {
-          reportGroup(group, groups++, os);
-          for (Operation &inner : group.getBodyBlock())
-            before += isKernelOp(inner);
-        } else if (isKernelOp(op)) {
-          ++unfused;
-          ++before;
-        }
-      }
-      if (groups == 0)
-        os << "  no fusion groups\n";
-      os << "  kernels: " << before << " before fusion, " << groups + unfused
-         << " after (" << groups << " group" << (groups == 1 ? "" : "s") << ", "
-         << unfused << " unfused op" << (unfused == 1 ? "" : "s") << ")\n";
+      // Kernel functions (after outlining) are not the model's graph.
+      if (func->hasAttr("fuse.kernel") || func.isExternal())
+        return;
+      reports.push_back(analyze(func, fused));
+      funcs.push_back(func);
     });
+    if (format == "json")
+      printJson(reports, out);
+    for (auto [report, func] : llvm::zip(reports, funcs)) {
+      if (format == "text")
+        printText(report, out);
+      else if (format == "dot")
+        printDot(report, func, out);
+    }
+    out.flush();
     markAllAnalysesPreserved();
   }
-};
 
+  /// Where the report goes; null: stderr.
+  raw_ostream *os = nullptr;
+};
 } // namespace
+
+std::unique_ptr<Pass>
+fuse::createFusionReport(raw_ostream &os, const FusionReportOptions &options) {
+  auto pass = std::make_unique<FusionReportPass>(options);
+  pass->os = &os;
+  return pass;
+}

@@ -5,6 +5,7 @@
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -50,18 +51,78 @@ bool fuse::keepsShape(Value value, Operation *user) {
 }
 
 Operation *fuse::getFusibleConsumer(Value value) {
-  if (value.use_empty())
-    return nullptr;
-  Operation *consumer = *value.user_begin();
-  // Every use must be by that one op (`x * x` is one user, two uses).
-  if (!llvm::all_of(value.getUsers(),
-                    [&](Operation *u) { return u == consumer; }))
-    return nullptr;
-  if (!isUngrouped(consumer) || !isElementwiseOp(consumer) ||
-      consumer->getBlock() != value.getParentBlock() ||
-      !keepsShape(value, consumer))
-    return nullptr;
-  return consumer;
+  Operation *consumer = nullptr;
+  return getConsumerBlocker(value, &consumer) == FusionBlocker::None
+             ? consumer
+             : nullptr;
+}
+
+/// Whether `user` runs: not in a candidate of a fuse.alternatives other
+/// than its selected one.
+static bool runs(Operation *user) {
+  auto alternatives = dyn_cast_or_null<AlternativesOp>(user->getParentOp());
+  return !alternatives || user->getParentRegion()->getRegionNumber() ==
+                              alternatives.getSelected();
+}
+
+/// The one op among `users` (repeats allowed: `x * x` is one user, two
+/// uses), or null.
+static Operation *getOnlyUser(Value::user_range users) {
+  Operation *only = nullptr;
+  for (Operation *user : users) {
+    if (!runs(user) || user == only)
+      continue;
+    if (only)
+      return nullptr;
+    only = user;
+  }
+  return only;
+}
+
+FusionBlocker fuse::getConsumerBlocker(Value value, Operation **userOut) {
+  if (llvm::none_of(value.getUsers(), runs))
+    return FusionBlocker::Unused;
+  Operation *user = getOnlyUser(value.getUsers());
+  if (!user)
+    return FusionBlocker::SeveralUsers;
+  // A candidate of a fuse.alternatives reads values from the block around
+  // it, as the op would.
+  Block *block = user->getBlock();
+  if (isa_and_nonnull<AlternativesOp>(user->getParentOp()))
+    block = user->getParentOp()->getBlock();
+  if (block != value.getParentBlock())
+    return FusionBlocker::OtherBlock;
+  // A group stands for the op of its body that reads the value.
+  Value read = value;
+  if (auto group = dyn_cast<GroupOp>(user)) {
+    for (OpOperand &input : group->getOpOperands())
+      if (input.get() == value)
+        read = group.getBodyBlock().getArgument(input.getOperandNumber());
+    user = getOnlyUser(read.getUsers());
+    if (!user)
+      return FusionBlocker::SeveralUsers;
+  }
+  if (userOut)
+    *userOut = user;
+  if (isa<func::ReturnOp>(user))
+    return FusionBlocker::GraphOutput;
+  if (!isElementwiseOp(user))
+    return FusionBlocker::NotElementwise;
+  if (!keepsShape(read, user))
+    return FusionBlocker::Broadcast;
+  if (!isUngrouped(user))
+    return FusionBlocker::Grouped;
+  return FusionBlocker::None;
+}
+
+bool fuse::isReductionPrologue(Value value, Operation *reduction,
+                               function_ref<bool(Operation *)> isMember) {
+  Operation *producer = value.getDefiningOp();
+  return producer && !isMember(producer) && isUngrouped(producer) &&
+         isElementwiseOp(producer) && producer->getNumResults() == 1 &&
+         producer->getBlock() == reduction->getBlock() &&
+         value.getType() == reduction->getOperand(0).getType() &&
+         llvm::all_of(value.getUsers(), isMember);
 }
 
 /// Scalar constants are cheaper inside the kernel than as an input; shape

@@ -30,6 +30,34 @@ bool keepsShape(mlir::Value value, mlir::Operation *user);
 /// shape (so the consumer adds no broadcasting to the chain). Null if none.
 mlir::Operation *getFusibleConsumer(mlir::Value value);
 
+/// Why a value is not fused into the op that reads it: what
+/// getFusibleConsumer found instead of that op.
+enum class FusionBlocker {
+  None,           // it is: getFusibleConsumer returns the op
+  Unused,         // no op reads it
+  SeveralUsers,   // several ops read it (so it is written out anyway)
+  OtherBlock,     // the op that reads it is in another block
+  GraphOutput,    // the graph returns it
+  NotElementwise, // the op that reads it is not elementwise
+  Broadcast,      // the op that reads it may broadcast it to another shape
+  Grouped,        // the op that reads it is in a group already
+};
+
+/// Why `value` has no fusible consumer, FusionBlocker::None when
+/// getFusibleConsumer(value) finds one; the op that reads it, if one does,
+/// in `user`. After fusion a group that reads it stands for the op of its
+/// body that does, and a fuse.alternatives for the ops of its selected
+/// candidate (the others do not run), so the fusion report can say why an
+/// op stayed outside every group.
+FusionBlocker getConsumerBlocker(mlir::Value value,
+                                 mlir::Operation **user = nullptr);
+
+/// Whether `value` can join `reduction`'s group as the input it reduces
+/// (or part of the DAG computing it): the prologue of fuse-chains'
+/// reduction groups, where `isMember` tells the ops already in the group.
+bool isReductionPrologue(mlir::Value value, mlir::Operation *reduction,
+                         llvm::function_ref<bool(mlir::Operation *)> isMember);
+
 /// Replaces `ops` (in block order; the last one is the root, whose results
 /// the group returns, and no other op of `ops` may be used outside `ops`)
 /// by one `fuse.group` of `kind` placed at the root.

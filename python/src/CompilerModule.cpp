@@ -86,7 +86,7 @@ Result compileRequest(llvm::StringRef model, const std::string &source,
   options.cudaPath = request.cudaPath;
   options.fuse = request.fuse;
   options.reference = request.reference;
-  options.fusionReport = request.fusionReport;
+  options.fusionReport = request.fusionReport ? "text" : "";
   options.strategy = request.strategy;
   options.depthwise = request.depthwise;
   options.conv = request.conv;

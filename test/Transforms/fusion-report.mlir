@@ -5,6 +5,13 @@
 // RUN: fuse-opt %s -fuse-chains -fuse-select-strategies -fusion-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // The report leaves the IR as it is.
 // RUN: fuse-opt %s -fuse-chains -fusion-report 2>/dev/null | FileCheck %s --check-prefix=IR
+// The same as JSON, which parses; and as a Graphviz graph.
+// RUN: fuse-opt %s -fuse-chains -fuse-select-strategies -fusion-report=format=json -o /dev/null 2> %t.json
+// RUN: %python -c "import json, sys; json.load(open(sys.argv[1]))" %t.json
+// RUN: FileCheck %s --check-prefix=JSON < %t.json
+// RUN: fuse-opt %s -fuse-chains -fusion-report=format=dot -o /dev/null 2>&1 | FileCheck %s --check-prefix=DOT
+// RUN: not fuse-opt %s -fusion-report=format=xml -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADFORMAT
+// BADFORMAT: error: fusion-report: format must be text, json or dot, not 'xml'
 
 // 1x1x16x387 f32 = 24768 bytes, written once and read once by the Relu.
 // CHECK-LABEL: fusion report for @avgpool_relu
@@ -12,8 +19,11 @@
 // CHECK-NEXT: intermediates: 1 (tensor<1x1x16x387xf32>)
 // CHECK-NEXT: intermediate bytes saved: 49536 (24768 written + 24768 read)
 // CHECK-NEXT: kernels: 2 before fusion, 1 after (1 group, 0 unfused ops)
+// Without fuse-chains every op is alone; what would have fused says so.
 // UNFUSED-LABEL: fusion report for @avgpool_relu
 // UNFUSED-NEXT: no fusion groups
+// UNFUSED-NEXT: alone: onnx.AveragePool, not_formed: it could fuse into onnx.Relu, which reads its result, yet no group was formed (fuse-chains did not run, or max-group-ops cut the group)
+// UNFUSED-NEXT: alone: onnx.Relu, not_formed: it could fuse with onnx.AveragePool, which computes its input, yet no group was formed (fuse-chains did not run, or max-group-ops cut the group)
 // UNFUSED-NEXT: kernels: 2 before fusion, 2 after (0 groups, 2 unfused ops)
 // IR: fuse.group pool_epilogue
 func.func @avgpool_relu(%x: tensor<1x1x128x3096xf32>) -> tensor<1x1x16x387xf32> {
@@ -29,6 +39,7 @@ func.func @avgpool_relu(%x: tensor<1x1x128x3096xf32>) -> tensor<1x1x16x387xf32> 
 // CHECK-NEXT: group 0 (elementwise): onnx.Relu -> onnx.Sigmoid -> onnx.Tanh -> onnx.Add
 // CHECK-NEXT: intermediates: 3 (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
 // CHECK-NEXT: intermediate bytes saved: 448 (192 written + 256 read)
+// CHECK-NEXT: alone: onnx.Reshape, not_fusible: onnx.Reshape does not fuse: a group holds elementwise ops around at most one contraction, pooling or reduction
 // CHECK-NEXT: kernels: 5 before fusion, 2 after (1 group, 1 unfused op)
 func.func @mixed(%x: tensor<16xf32>) -> tensor<4x4xf32> {
   %s = onnx.Constant dense<[4, 4]> : tensor<2xi64>
@@ -64,3 +75,109 @@ func.func @matmul_bias_sigmoid(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: te
   %2 = onnx.Sigmoid(%1) : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return %2 : tensor<8x16xf32>
 }
+
+// Ops left alone, and why: judged as fuse-chains judges them, after it.
+
+// CHECK-LABEL: fusion report for @several_users
+// CHECK-NEXT: no fusion groups
+// CHECK-NEXT: alone: onnx.MatMul 'mm', several_users: several ops read its result, so it is written to memory anyway
+// CHECK-NEXT: alone: onnx.Relu 'relu', graph_output: its result is an output of the graph; and its inputs: onnx.MatMul 'mm': several ops read its result, so it is written to memory anyway
+// CHECK-NEXT: alone: onnx.Transpose, not_fusible
+func.func @several_users(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %0 = onnx.MatMul(%a, %b) : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32> loc("mm")
+  %1 = onnx.Relu(%0) : (tensor<8x8xf32>) -> tensor<8x8xf32> loc("relu")
+  %2 = onnx.Transpose(%0) {perm = array<i64: 1, 0>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %1, %2 : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// CHECK-LABEL: fusion report for @not_elementwise
+// CHECK-NEXT: no fusion groups
+// CHECK-NEXT: alone: onnx.AveragePool 'pool', user_not_elementwise: onnx.Transpose 'tr', which reads its result, is not elementwise
+// CHECK-NEXT: alone: onnx.Transpose 'tr', not_fusible: onnx.Transpose does not fuse
+// CHECK-NEXT: alone: onnx.Relu 'relu', graph_output: its result is an output of the graph; and its inputs: onnx.Transpose 'tr' does not fuse
+func.func @not_elementwise(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
+  %0 = onnx.AveragePool(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> loc("pool")
+  %1 = onnx.Transpose(%0) {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> loc("tr")
+  %2 = onnx.Relu(%1) : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> loc("relu")
+  return %2 : tensor<1x1x4x4xf32>
+}
+
+// The Relu's result is broadcast by the Add, which therefore cannot take
+// it in as the same iteration space.
+// CHECK-LABEL: fusion report for @broadcast
+// CHECK-NEXT: no fusion groups
+// CHECK-NEXT: alone: onnx.Relu 'relu', user_broadcasts: onnx.Add 'add', which reads its result, broadcasts it to tensor<3x4xf32>; its inputs come from outside the graph or are constants
+// CHECK-NEXT: alone: onnx.Add 'add', graph_output: its result is an output of the graph; and its inputs: onnx.Relu 'relu': onnx.Add 'add', which reads its result, broadcasts it to tensor<3x4xf32>
+func.func @broadcast(%x: tensor<4xf32>, %y: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = onnx.Relu(%x) : (tensor<4xf32>) -> tensor<4xf32> loc("relu")
+  %1 = onnx.Add(%0, %y) : (tensor<4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32> loc("add")
+  return %1 : tensor<3x4xf32>
+}
+
+// Reductions group first: the Softmax takes the scaling Div, and the
+// MatMul before it is left with nothing.
+// CHECK-LABEL: fusion report for @in_group
+// CHECK-NEXT: group 0 (reduction): onnx.Div -> onnx.Softmax
+// CHECK: alone: onnx.MatMul 'scores', user_in_group: onnx.Div 'scale', which reads its result, is in group 0 already
+func.func @in_group(%q: tensor<8x4xf32>, %k: tensor<4x8xf32>) -> tensor<8x8xf32> {
+  %s = onnx.Constant dense<2.0> : tensor<f32>
+  %0 = onnx.MatMul(%q, %k) : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32> loc("scores")
+  %1 = onnx.Div(%0, %s) : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32> loc("scale")
+  %2 = onnx.Softmax(%1) {axis = -1 : i64} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %2 : tensor<8x8xf32>
+}
+
+// CHECK-LABEL: fusion report for @dynamic_reduction
+// CHECK: alone: onnx.Softmax 'sm', dynamic_shape: a reduction groups only over an input of static shape, not tensor<?x8xf32>
+func.func @dynamic_reduction(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %0 = onnx.Exp(%x) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  %1 = onnx.Softmax(%0) {axis = -1 : i64} : (tensor<?x8xf32>) -> tensor<?x8xf32> loc("sm")
+  return %1 : tensor<?x8xf32>
+}
+
+// The JSON report: the groups with their ops and node names, the ops alone
+// with reason and detail.
+// JSON: "format": "fuse-fusion-report",
+// JSON-NEXT: "version": 1,
+// JSON: "name": "avgpool_relu",
+// JSON-NEXT: "kernels_before": 2,
+// JSON-NEXT: "kernels_after": 1,
+// JSON-NEXT: "groups": [
+// JSON-NEXT: {
+// JSON-NEXT: "id": 0,
+// JSON-NEXT: "kind": "pool_epilogue",
+// JSON-NEXT: "strategy": "kernel flat",
+// JSON-NEXT: "ops": [
+// JSON-NEXT: "onnx.AveragePool",
+// JSON-NEXT: "onnx.Relu"
+// JSON-NEXT: ],
+// JSON-NEXT: "nodes": [
+// JSON: "intermediates": [
+// JSON-NEXT: "tensor<1x1x16x387xf32>"
+// JSON-NEXT: ],
+// JSON-NEXT: "bytes_saved": 49536,
+// JSON-NEXT: "epilogue_of": null,
+// JSON-NEXT: "choice": null
+// JSON: "name": "matmul_bias_sigmoid",
+// JSON: "id": 1,
+// JSON: "epilogue_of": 0,
+// JSON: "name": "not_elementwise",
+// JSON: "alone": [
+// JSON-NEXT: {
+// JSON-NEXT: "op": "onnx.AveragePool",
+// JSON-NEXT: "node": "pool",
+// JSON-NEXT: "strategy": "kernel flat",
+// JSON-NEXT: "reason": "user_not_elementwise",
+// JSON-NEXT: "detail": "onnx.Transpose 'tr', which reads its result, is not elementwise"
+
+// DOT: digraph "fusion @avgpool_relu" {
+// DOT: subgraph cluster_g0 {
+// DOT-NEXT: label="group 0: pool_epilogue";
+// DOT: n0 [label="AveragePool"];
+// DOT-NEXT: n1 [label="Relu"];
+// DOT: in0 -> n0;
+// DOT-NEXT: n0 -> n1;
+// DOT-NEXT: out0 [shape=ellipse, label="output 0"];
+// DOT-NEXT: n1 -> out0;
+// DOT: digraph "fusion @not_elementwise" {
+// DOT: n0 [label="pool\nAveragePool\n(user_not_elementwise)", fillcolor="#fde8e8", tooltip="onnx.Transpose 'tr', which reads its result, is not elementwise"];

@@ -1,9 +1,11 @@
 //===- fuse-compile.cpp - ONNX model to a fused binary artifact ----------===//
 //
 //   fuse-compile model.onnx -o model.fbin [--target=cuda|cpu] [--no-fuse]
+//   fuse-compile model.fused.mlir -o model.fbin    # goes on from a stage
 //
 // Imports the model, fuses it, lowers every group to one kernel and writes
-// an artifact that fuse-run (or the runtime's C API) executes.
+// an artifact that fuse-run (or the runtime's C API) executes. Given MLIR
+// that --emit printed (or that is like it), it goes on from that stage.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,14 +13,20 @@
 #include "fuse/Import/ONNXImporter.h"
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Target/Compiler.h"
+#include "fuse/Version.h"
 
+#include "Progress.h"
 #include "Tuner.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -34,7 +42,7 @@ using namespace llvm;
 static cl::OptionCategory compileCategory("fuse-compile options");
 
 static cl::opt<std::string> inputFilename(cl::Positional,
-                                          cl::desc("<model.onnx>"),
+                                          cl::desc("<model.onnx or .mlir>"),
                                           cl::Required,
                                           cl::cat(compileCategory));
 static cl::opt<std::string>
@@ -83,11 +91,19 @@ static cl::opt<int64_t> referenceLimit(
              "has more ops than this (each is a kernel of its own); 0: no "
              "limit"),
     cl::init(1024), cl::cat(compileCategory));
-static cl::opt<bool>
-    fusionReport("fusion-report",
-                 cl::desc("Print the fusion groups, how each runs and what "
-                          "they save"),
-                 cl::cat(compileCategory));
+static cl::opt<std::string> fusionReport(
+    "fusion-report", cl::ValueOptional,
+    cl::desc("Print the fusion groups (how each runs, what they save, their "
+             "candidates) and the ops left alone with the reason each did "
+             "not join a group, to stderr or --fusion-report-file: as text "
+             "(--fusion-report, =text), JSON (=json) or a Graphviz graph "
+             "(=dot)"),
+    cl::value_desc("text|json|dot"), cl::cat(compileCategory));
+static cl::opt<std::string> fusionReportFile(
+    "fusion-report-file",
+    cl::desc("Write the fusion report to this file instead of stderr "
+             "(implies --fusion-report, as text unless it says otherwise)"),
+    cl::value_desc("file"), cl::cat(compileCategory));
 static cl::opt<std::string> strategy(
     "strategy",
     cl::desc("How groups run: auto (default: cuBLASLt and cuDNN for the "
@@ -158,6 +174,19 @@ static cl::opt<bool> gpuStagePlanes(
     cl::desc("Stage the input planes of depthwise convolutions and poolings "
              "in shared memory on cuda (default true): for measurements"),
     cl::init(true), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<bool> showProgress(
+    "progress",
+    cl::desc("Show on stderr what a compile longer than a second is doing: "
+             "its stage and, while the kernels are lowered, how many are "
+             "through (default: when stderr is a terminal; "
+             "--progress=false: never)"),
+    cl::cat(compileCategory));
+static cl::opt<unsigned> progressInterval(
+    "progress-interval",
+    cl::desc("Milliseconds before the first progress report, and in a log "
+             "the least time between two reports of one stage (default "
+             "1000; 0 reports everything): for tests"),
+    cl::init(1000), cl::Hidden, cl::cat(compileCategory));
 static cl::list<std::string> testFailStrategy(
     "test-fail-strategy",
     cl::desc("For tests: generated kernels with this strategy, as "
@@ -184,6 +213,32 @@ static cl::opt<fuse::CompileStage> emit(
                           "the .fbin file (default)")),
     cl::cat(compileCategory));
 
+/// Whether the input is MLIR (text or bytecode) rather than an ONNX model:
+/// by its extension, or by how it starts (bytecode's magic number, or text
+/// that starts as --emit prints a module; ONNX text starts with `<` or a
+/// graph name, and may have `# ...` comments).
+static bool isMLIRInput(StringRef path, StringRef contents) {
+  if (path.ends_with(".mlir") || path.ends_with(".mlirbc") ||
+      contents.starts_with("ML\xefR"))
+    return true;
+  StringRef text = contents.ltrim();
+  while (text.starts_with("//"))
+    text = text.drop_until([](char c) { return c == '\n'; }).ltrim();
+  if (text.consume_front("module") || text.consume_front("builtin.module"))
+    return text.ltrim().starts_with("{") || text.ltrim().starts_with("@") ||
+           text.ltrim().starts_with("attributes");
+  if (text.starts_with("func.func"))
+    return true;
+  // An alias definition (`#map = affine_map<...>`), not a comment.
+  if (text.consume_front("#") || text.consume_front("!")) {
+    StringRef name = text.take_while(
+        [](char c) { return isAlnum(c) || c == '_' || c == '.'; });
+    return !name.empty() && text.drop_front(name.size()).ltrim().starts_with(
+                                "=");
+  }
+  return false;
+}
+
 static std::string defaultCudaPath() {
   if (std::optional<std::string> home = sys::Process::GetEnv("CUDA_HOME"))
     return *home;
@@ -193,9 +248,16 @@ static std::string defaultCudaPath() {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   fuse::registerImportCLOptions();
+  // Passes by name, for --mlir-print-ir-after=NAME and the like.
+  fuse::registerCompilerPasses();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << fuse::getVersionLine("fuse-compile") << "\n  LLVM and MLIR "
+       << LLVM_VERSION_STRING << "\n";
+  });
   // --help lists fuse's options; --help-hidden adds LLVM's and MLIR's
   // (cl::HideUnrelatedOptions would hide them from --help-hidden too).
   for (auto &[name, option] : cl::getRegisteredOptions())
@@ -210,10 +272,15 @@ int main(int argc, char **argv) {
       "  fuse-compile model.onnx -o model.fbin                # cuda, sm_90\n"
       "  fuse-compile model.onnx -o model.fbin --target=cpu\n"
       "  fuse-compile model.onnx --emit=kernels              # inspect a "
-      "stage\n\n"
+      "stage\n"
+      "  fuse-compile model.fused.mlir -o model.fbin         # go on from "
+      "one\n\n"
       "  Every fusion group becomes one kernel; ops outside groups get a\n"
-      "  kernel each. Run the result with fuse-run. --help-hidden also\n"
-      "  lists LLVM's and MLIR's options (e.g. --mlir-print-ir-after-all).\n");
+      "  kernel each. Run the result with fuse-run. MLIR input (.mlir, as\n"
+      "  --emit prints it) goes on from its stage. --help-hidden also\n"
+      "  lists LLVM's and MLIR's options; MLIR's pass-manager options act\n"
+      "  on every stage (--mlir-timing, --mlir-pass-statistics,\n"
+      "  --mlir-print-ir-after-all, ...).\n");
 
   if (strategy != "auto" && strategy != "generated" && strategy != "library") {
     errs() << "fuse-compile: --strategy must be auto, generated or library, "
@@ -224,6 +291,15 @@ int main(int argc, char **argv) {
   if (depthwise != "library" && depthwise != "kernel") {
     errs() << "fuse-compile: --depthwise must be library or kernel, not '"
            << depthwise << "'\n";
+    return 2;
+  }
+  std::string reportFormat;
+  if (fusionReport.getNumOccurrences() || !fusionReportFile.empty())
+    reportFormat = fusionReport.empty() ? "text" : fusionReport.getValue();
+  if (!reportFormat.empty() && reportFormat != "text" &&
+      reportFormat != "json" && reportFormat != "dot") {
+    errs() << "fuse-compile: --fusion-report must be text, json or dot, not '"
+           << reportFormat << "'\n";
     return 2;
   }
   if (conv != "auto" && conv != "direct" && conv != "gemm") {
@@ -272,6 +348,17 @@ int main(int argc, char **argv) {
     errs() << "fuse-compile: " << error << "\n";
     return 1;
   }
+  bool mlirInput = isMLIRInput(inputFilename, file->getBuffer());
+  if (mlirInput)
+    for (auto &[name, option] : cl::getRegisteredOptions())
+      if (option->getNumOccurrences() &&
+          llvm::is_contained(option->Categories,
+                             &fuse::getImportCLCategory())) {
+        errs() << "fuse-compile: --" << name
+               << " is for ONNX models, and '" << inputFilename
+               << "' is MLIR\n";
+        return 2;
+      }
 
   DialectRegistry registry;
   fuse::registerCompilerDialects(registry);
@@ -285,11 +372,48 @@ int main(int argc, char **argv) {
       MemoryBuffer::getMemBuffer(file->getBuffer(), inputFilename, false),
       SMLoc());
   fuse::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
+  // Tests and logs stay as they were: progress only on a terminal, or when
+  // asked for.
+  std::optional<fuse::Progress> progress;
+  bool terminal = sys::Process::StandardErrIsDisplayed();
+  if (showProgress.getNumOccurrences() ? showProgress : terminal)
+    progress.emplace(terminal,
+                     std::chrono::milliseconds(progressInterval.getValue()));
+  // A diagnostic is printed on a line of its own, not after the progress
+  // line (the handler declines it, so the one above prints it).
+  ScopedDiagnosticHandler clearProgress(&context, [&](Diagnostic &) {
+    if (progress)
+      progress->clear();
+    return failure();
+  });
+  // --mlir-timing: the import and every stage of the compile, in one report
+  // printed (to stderr) when `timing` goes out of scope.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope rootTiming = timing.getRootScope();
 
-  OwningOpRef<ModuleOp> module = fuse::importONNXModel(
-      file->getBuffer(), inputFilename, &context, *importOptions);
-  if (!module)
-    return 1;
+  // MLIR goes on from the stage it is at.
+  StringRef readStage = mlirInput ? "read the MLIR" : "import the model";
+  TimingScope importTiming = rootTiming.nest(readStage);
+  if (progress)
+    progress->update(readStage, 0, 0);
+  OwningOpRef<ModuleOp> module;
+  fuse::CompileStage startAt = fuse::CompileStage::Imported;
+  if (mlirInput) {
+    module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+    if (!module)
+      return 1;
+    FailureOr<fuse::CompileStage> stage = fuse::getModuleStage(*module);
+    if (failed(stage))
+      return 1;
+    startAt = *stage;
+  } else {
+    module = fuse::importONNXModel(file->getBuffer(), inputFilename, &context,
+                                   *importOptions);
+    if (!module)
+      return 1;
+  }
+  importTiming.stop();
 
   fuse::CompileOptions options;
   options.target = target;
@@ -303,7 +427,18 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.maxReferenceKernels = referenceLimit;
-  options.fusionReport = fusionReport;
+  options.fusionReport = reportFormat;
+  std::unique_ptr<ToolOutputFile> reportFile;
+  if (!fusionReportFile.empty()) {
+    reportFile = openOutputFile(fusionReportFile, &error);
+    if (!reportFile) {
+      errs() << "fuse-compile: " << error << "\n";
+      return 1;
+    }
+    // Kept even if the compile fails later: the report is written by then.
+    reportFile->keep();
+    options.fusionReportStream = &reportFile->os();
+  }
   options.strategy = strategy;
   options.depthwise = depthwise;
   if (!gpuContractionTile.empty()) {
@@ -336,6 +471,15 @@ int main(int argc, char **argv) {
     options.candidates = candidates;
   options.conv = conv;
   options.stopAfter = emit;
+  options.startAt = startAt;
+  options.configurePassManager = [](PassManager &pm) {
+    return applyPassManagerCLOptions(pm);
+  };
+  options.timing = &rootTiming;
+  if (progress)
+    options.progress = [&](StringRef stage, int64_t done, int64_t kernels) {
+      progress->update(stage, done, kernels);
+    };
   options.failingStrategies.assign(testFailStrategy.begin(),
                                    testFailStrategy.end());
 
@@ -358,6 +502,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   FailureOr<uint64_t> bytes = fuse::compileModel(*module, options, out->os());
+  if (progress)
+    progress->finish();
   if (failed(bytes))
     return 1;
   // A write that failed (a full disk, /dev/full) is an error here, not

@@ -7,20 +7,20 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "fuse/Dialect/ONNX/IR/ONNXDialect.h"
 #include "fuse/Import/ModelDiagnostics.h"
 #include "fuse/Import/ONNXImporter.h"
 #include "fuse/Pipelines/Pipelines.h"
-#include "fuse/Transforms/Passes.h"
+#include "fuse/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "mlir/Transforms/Passes.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -64,13 +64,12 @@ importToBuffer(llvm::StringRef path, DialectRegistry &registry) {
 int main(int argc, char **argv) {
   DialectRegistry registry;
   fuse::registerCompilerDialects(registry);
-  fuse::registerFuseTransformsPasses();
-  fuse::registerFuseConversionPasses();
-  fuse::registerFusePipelines();
-  registerCanonicalizerPass();
-  registerCSEPass();
-  registerSymbolDCEPass();
+  fuse::registerCompilerPasses();
   fuse::registerImportCLOptions();
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << fuse::getVersionLine("fuse-opt") << "\n  LLVM and MLIR "
+       << LLVM_VERSION_STRING << "\n";
+  });
 
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv,

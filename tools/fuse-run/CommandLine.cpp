@@ -2,6 +2,8 @@
 
 #include "CommandLine.h"
 
+#include "fuse/Version.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -54,6 +56,10 @@ bool Arguments::next(std::string &model,
     std::string arg = argv[index];
     if (arg == "--help" || arg == "-h") {
       std::fputs(usage, stdout);
+      std::exit(0);
+    }
+    if (arg == "--version") {
+      std::printf("%s\n", fuse::getVersionLine(tool).c_str());
       std::exit(0);
     }
     if (!isOption(arg)) {

@@ -44,7 +44,8 @@ public:
 
   /// Moves to the next option, storing the positional argument met on the
   /// way in `model` (a second one is bad usage); false at the end. --help
-  /// (or -h) prints the usage and exits 0.
+  /// (or -h) prints the usage and --version fuse's version and commit, and
+  /// each exits 0.
   bool next(std::string &model, bool (*isOption)(const std::string &));
   const std::string &name() const { return option; }
   bool hasValue() const { return given; }

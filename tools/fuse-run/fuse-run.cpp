@@ -109,6 +109,7 @@ shape, min, max and mean):
                        for any target on any machine
 
   --help               this text
+  --version            fuse's version and the commit it was built from
 
 Exit status: 0 success, 1 error (message on stderr) or failed check, 2 bad
 usage.

@@ -8,11 +8,14 @@
 #include "fuse/Dialect/ONNX/IR/ONNXDialect.h"
 #include "fuse/Import/ModelDiagnostics.h"
 #include "fuse/Import/ONNXImporter.h"
+#include "fuse/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
@@ -61,6 +64,10 @@ static llvm::StringRef findInputArgument(int argc, char **argv) {
 int main(int argc, char **argv) {
   registerImportONNX();
   fuse::registerImportCLOptions();
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << fuse::getVersionLine("fuse-translate") << "\n  LLVM and MLIR "
+       << LLVM_VERSION_STRING << "\n";
+  });
   // A device such as /dev/zero would be read until memory runs out.
   if (std::string why = fuse::checkModelFile(findInputArgument(argc, argv));
       !why.empty()) {

@@ -42,6 +42,7 @@ Options:
   --iterations N       timed runs (default 100)
   --quiet              print only the summary: no table, no progress lines
   --help               this text
+  --version            fuse's version and the commit it was built from
 
 Output: per choice, its key and whether it was timed or came from the
 cache; per candidate its label and time, '*' on the winner and '<' on the

@@ -49,6 +49,11 @@ void buildLoopsToNVVMPipeline(mlir::OpPassManager &pm,
 /// Registers the three pipelines with the pass registry (fuse-opt).
 void registerFusePipelines();
 
+/// Registers every pass fuse-compile runs (fuse's, the pipelines and the
+/// MLIR passes in them) and --view-op-graph, for fuse-opt and for the
+/// pass-manager options that name passes (--mlir-print-ir-after=NAME).
+void registerCompilerPasses();
+
 } // namespace fuse
 
 #endif // FUSE_PIPELINES_PIPELINES_H

@@ -29,13 +29,19 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+namespace mlir {
+class PassManager;
+class TimingScope;
+} // namespace mlir
+
 namespace fuse {
 
-/// Where fuse-compile stops (`--emit`).
+/// Where fuse-compile stops (`--emit`), and where IR it is given is.
 enum class CompileStage {
   Imported, // onnx dialect, as imported
   Fused,    // after fuse-chains and fuse-select-strategies
@@ -45,6 +51,10 @@ enum class CompileStage {
   Assembly, // PTX text (cuda only)
   Artifact, // the .fbin
 };
+
+/// The stage's name as `--emit` takes it: "onnx", "fused", "kernels",
+/// "loops", "llvm", "ptx", "artifact".
+llvm::StringRef getStageName(CompileStage stage);
 
 struct CompileOptions {
   artifact::Target target = artifact::Target::Cuda;
@@ -58,8 +68,11 @@ struct CompileOptions {
   /// compute ops than this (each is a kernel of its own: 20,000 of them
   /// took minutes); 0: no limit.
   int64_t maxReferenceKernels = 1024;
-  /// Print the fusion report (to stderr) after strategy selection.
-  bool fusionReport = false;
+  /// The fusion report after strategy selection, in this format (the
+  /// fusion-report pass's: "text", "json" or "dot"); empty: none.
+  std::string fusionReport;
+  /// Where the fusion report goes; null: stderr.
+  llvm::raw_ostream *fusionReportStream = nullptr;
   /// fuse-select-strategies' strategy: "auto", "generated" or "library".
   std::string strategy = "auto";
   /// fuse-select-strategies' depthwise: "library" or "kernel".
@@ -82,8 +95,27 @@ struct CompileOptions {
   /// candidates); unset: on cuda yes, on cpu no.
   std::optional<bool> candidates;
   CompileStage stopAfter = CompileStage::Artifact;
+  /// The stage the module given to compileModel is at (getModuleStage):
+  /// the compile goes on from there. From Loops on the plan is gone, so
+  /// only later stages can be printed, not an artifact made.
+  CompileStage startAt = CompileStage::Imported;
   /// The x86-64 level the cpu kernels are compiled for (resolveCpuLevel).
   std::string cpu = "x86-64";
+
+  /// Called on every pass manager of the compile once its passes are
+  /// added, before it runs (fuse-compile applies MLIR's pass-manager
+  /// command-line options here: IR printing, statistics, crash
+  /// reproducers); a failure stops the compile.
+  std::function<mlir::LogicalResult(mlir::PassManager &)> configurePassManager;
+  /// Where the time of each stage (and, within the pass-manager stages, of
+  /// each pass) is recorded: fuse-compile's --mlir-timing. Null: nowhere.
+  mlir::TimingScope *timing = nullptr;
+  /// Told of each stage as it starts (`kernels` 0, e.g. "lower kernels to
+  /// loops") and, in the stages that lower the kernels one at a time, of
+  /// every kernel through them: `done` of `kernels`. Called from the
+  /// threads the stage runs on, one call at a time.
+  std::function<void(llvm::StringRef stage, int64_t done, int64_t kernels)>
+      progress;
   /// For tests: every generated kernel whose strategy is one of these
   /// (described as `--fusion-report` describes it, "kernel loop tile 4x8")
   /// fails to compile, as a kernel that ptxas rejects does.
@@ -98,9 +130,18 @@ struct CompileOptions {
 /// its level. Unknown names give std::nullopt.
 std::optional<std::string> resolveCpuLevel(llvm::StringRef name);
 
-/// Compiles `module` (as imported) and writes the artifact to `os`,
-/// returning its size; for stages before Artifact, prints that stage to
-/// `os` and returns 0. Errors go through the context's diagnostics.
+/// The stage `module` is at, as `--emit` prints it, told from what it
+/// holds: LLVM (a gpu.module or LLVM functions), Loops (kernel functions
+/// on buffers, no host function), Kernels (a host function calling kernel
+/// functions), Fused (fusion groups and strategies), Imported (onnx ops
+/// only). IR that is none of them (groups without strategies, ops of other
+/// dialects) is an error.
+mlir::FailureOr<CompileStage> getModuleStage(mlir::ModuleOp module);
+
+/// Compiles `module` (as imported, or at `options.startAt`) and writes the
+/// artifact to `os`, returning its size; for stages before Artifact,
+/// prints that stage to `os` and returns 0. Errors go through the
+/// context's diagnostics.
 ///
 /// A candidate of a `fuse.alternatives` whose kernels do not compile (up to
 /// the stage asked for) is dropped with a warning, and the compile goes

@@ -47,6 +47,11 @@ void populateReductionFusionPatterns(mlir::RewritePatternSet &patterns,
 void populateElementwiseFusionPatterns(mlir::RewritePatternSet &patterns,
                                        int64_t maxOps = kDefaultMaxGroupOps);
 
+/// fusion-report, writing to `os` instead of stderr.
+std::unique_ptr<mlir::Pass>
+createFusionReport(llvm::raw_ostream &os,
+                   const FusionReportOptions &options = {});
+
 #define GEN_PASS_REGISTRATION
 #include "fuse/Transforms/Passes.h.inc"
 

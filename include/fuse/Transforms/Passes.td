@@ -221,24 +221,59 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
 }
 
 def FusionReport : Pass<"fusion-report", "mlir::ModuleOp"> {
-  let summary = "Print each fusion group, its ops and the memory traffic "
-                "it saves";
+  let summary = "Print each fusion group, the ops left outside groups and "
+                "why, and the memory traffic fusion saves";
   let description = [{
-    For every function, prints (to stderr) each `fuse.group` in order: its
-    kind, its ops, its intermediates (values produced and consumed inside
-    the group, which a fused kernel never writes to memory) and the bytes
-    of memory traffic that saves (each intermediate written once and read
-    once by each op that uses it), then the number of kernels before and
-    after fusion. The IR is left unchanged.
+    For every function, prints (to stderr, or the stream given to
+    createFusionReport) each `fuse.group` in order: its kind and strategy,
+    its ops, its intermediates (values produced and consumed inside the
+    group, which a fused kernel never writes to memory) and the bytes of
+    memory traffic that saves (each intermediate written once and read
+    once by each op that uses it); the candidates of each choice; every
+    compute op left outside the groups with the reason it did not join
+    one; then the number of kernels before and after fusion. The IR is
+    left unchanged.
+
+    A reason names what stopped the op's result (or, for an elementwise op
+    or a reduction, also its inputs) from fusing, judged by the predicates
+    fuse-chains forms groups with:
+
+    - `not_fusible`: the op's kind never joins a group (Transpose,
+      Reshape, Gather, ...): a group is elementwise ops around at most one
+      contraction, pooling or reduction;
+    - `several_users`, `graph_output`, `user_not_elementwise`,
+      `user_broadcasts`, `user_in_group`, `unused`, `other_block`: the op
+      that reads its result reads it with others, is the graph's return, is
+      not elementwise, broadcasts it, is in a group already;
+    - `several_results`, `dynamic_shape`: a group's ops have one result; a
+      reduction groups only over an input of static shape;
+    - `fusion_off`: fusion did not run (`fused=false`, fuse-compile
+      --no-fuse);
+    - `not_formed`: nothing above holds, yet no group was formed
+      (fuse-chains did not run, or `max-group-ops` cut the group).
+
+    `format=json` writes the same as one JSON object (docs/design.md has
+    its schema) and `format=dot` as a Graphviz graph: the ops as nodes,
+    each group a cluster, the ops alone marked with their reason.
 
     ```
     fusion report for @avgpool_relu
       group 0 (pool_epilogue): onnx.AveragePool -> onnx.Relu
-        intermediates: 1 x tensor<1x1x16x387xf32> (24768 bytes)
+        intermediates: 1 (tensor<1x1x16x387xf32>)
         intermediate bytes saved: 49536 (24768 written + 24768 read)
-      kernels: 2 before fusion, 1 after (1 group, 0 unfused ops)
+      alone: onnx.Transpose 'tr', not_fusible: onnx.Transpose does not fuse:
+        a group holds elementwise ops around at most one contraction,
+        pooling or reduction
+      kernels: 3 before fusion, 2 after (1 group, 1 unfused op)
     ```
   }];
+  let options = [
+    Option<"format", "format", "std::string", "\"text\"",
+           "text (default), json or dot (Graphviz)">,
+    Option<"fused", "fused", "bool", "true",
+           "Whether fuse-chains ran: false gives every op outside a group "
+           "the reason fusion_off">,
+  ];
 }
 
 def OutlineKernels : Pass<"fuse-outline-kernels", "mlir::ModuleOp"> {

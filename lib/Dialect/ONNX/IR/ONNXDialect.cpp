@@ -1,7 +1,7 @@
 //===- ONNXDialect.cpp - onnx dialect registration -----------------------===//
 //
 // Registers the dialect and its ops, and holds the rules shared by every op:
-// constant materialization and result type compatibility.
+// constant materialization, result type compatibility and node names.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +47,18 @@ bool fuse::areCompatibleResultTypes(TypeRange l, TypeRange r) {
       return false;
   }
   return true;
+}
+
+std::string fuse::getNodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = getNodeName(inner); !name.empty())
+        return name;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return getNodeName(callSite.getCallee());
+  return "";
 }
 
 #define GET_OP_CLASSES

@@ -26,6 +26,11 @@ namespace fuse {
 /// unranked tensor matches anything). This lets IR declare a result type
 /// more or less static than the inferred one.
 bool areCompatibleResultTypes(mlir::TypeRange l, mlir::TypeRange r);
+
+/// The ONNX node an op's location names (the importer names each op's
+/// location after its node; a group's location fuses its ops'): the first
+/// NameLoc in it, or "" if none.
+std::string getNodeName(mlir::Location loc);
 } // namespace fuse
 
 #define GET_OP_CLASSES
