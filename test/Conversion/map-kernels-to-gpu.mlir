@@ -575,8 +575,8 @@ func.func @tiles_prefetch(%a: memref<8x32xf32>, %b: memref<32x12xf32>, %c: memre
 // CHECK: %[[R:.*]] = arith.remui %[[X]], %c8{{[_0-9]*}} : index
 // CHECK: %[[G:.*]] = arith.divui %[[R]], %c4{{[_0-9]*}} : index
 // CHECK: %[[L:.*]] = arith.remui %[[R]], %c4{{[_0-9]*}} : index
-// CHECK: %[[Q4:.*]] = arith.muli %[[Q]], %c4{{[_0-9]*}} : index
 // CHECK: %[[G16:.*]] = arith.muli %[[G]], %c16{{[_0-9]*}} : index
+// CHECK: %[[Q4:.*]] = arith.muli %[[Q]], %c4{{[_0-9]*}} : index
 // CHECK: %[[GQ:.*]] = arith.addi %[[G16]], %[[Q4]] : index
 // CHECK: arith.addi %[[GQ]], %[[L]] : index
 // CHECK: memref.store %{{.*}}, %[[B]][

@@ -114,12 +114,12 @@ static Value interleaveOffset(OpBuilder &b, Location loc, Value x,
   Value r = arith::RemUIOp::create(b, loc, x, c(tile));
   Value group = arith::DivUIOp::create(b, loc, r, c(4));
   Value lane = arith::RemUIOp::create(b, loc, r, c(4));
-  return arith::AddIOp::create(
-      b, loc,
-      arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, group, c(threads * 4)),
-          arith::MulIOp::create(b, loc, q, c(4))),
-      lane);
+  // One op at a time: the order of a call's arguments is the compiler's
+  // (GCC and clang built them in opposite orders).
+  Value groupStart = arith::MulIOp::create(b, loc, group, c(threads * 4));
+  Value threadStart = arith::MulIOp::create(b, loc, q, c(4));
+  Value start = arith::AddIOp::create(b, loc, groupStart, threadStart);
+  return arith::AddIOp::create(b, loc, start, lane);
 }
 
 static std::optional<IndexExpr> decompose(Value v, ArrayRef<Value> symbols) {
@@ -768,10 +768,10 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
         if (use.kind == DimKind::Loop && int64_t(d) == operand.interleaveDim) {
           // The thread's tile index times 4, the constant's group and lane
           // added.
+          Value tileStart = arith::MulIOp::create(
+              lb, loc, threadIndex[use.loopDim], c(lb, 4));
           local = arith::AddIOp::create(
-              lb, loc,
-              arith::MulIOp::create(lb, loc, threadIndex[use.loopDim],
-                                    c(lb, 4)),
+              lb, loc, tileStart,
               c(lb, use.constant / 4 * operand.interleaveThreads * 4 +
                         use.constant % 4));
         } else if (use.kind == DimKind::Loop)

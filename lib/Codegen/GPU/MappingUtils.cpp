@@ -70,12 +70,12 @@ Value emitRoundElement(OpBuilder &b, Location loc, Value first, int64_t r,
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
+  // One op at a time, so that the IR does not depend on the order in
+  // which the C++ compiler evaluates arguments.
   Value round = arith::AddIOp::create(b, loc, first, c(r));
-  return arith::MulIOp::create(
-      b, loc,
-      arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, round, c(threads)), tid),
-      c(vector));
+  Value roundStart = arith::MulIOp::create(b, loc, round, c(threads));
+  Value thread = arith::AddIOp::create(b, loc, roundStart, tid);
+  return arith::MulIOp::create(b, loc, thread, c(vector));
 }
 
 void emitRoundGroups(OpBuilder &b, Location loc, int64_t rounds,
