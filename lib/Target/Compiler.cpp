@@ -326,25 +326,26 @@ static FailureOr<KernelImage> lowerKernels(ModuleOp kernels,
     if (how.announce)
       stages.begin(stage);
   };
-  auto run = [&](function_ref<void(OpPassManager &)> build, bool perKernel) {
+  // Lowers the kernels to `stage`, as stage `name`, unless they are there.
+  auto lowerTo = [&](CompileStage stage, StringRef name,
+                     function_ref<void(OpPassManager &)> build,
+                     bool perKernel) -> LogicalResult {
+    if (how.from >= stage)
+      return success();
+    begin(name);
     return stages.runPasses(kernels, build, perKernel && how.announce);
   };
   KernelImage image;
-  if (failed(failAsAsked(kernels, options)))
+  if (failed(failAsAsked(kernels, options)) ||
+      failed(lowerTo(CompileStage::Loops, "lower kernels to loops",
+                     buildKernelsToLoopsPipeline, /*perKernel=*/true)))
     return failure();
-  if (how.from < CompileStage::Loops) {
-    begin("lower kernels to loops");
-    if (failed(run(buildKernelsToLoopsPipeline, /*perKernel=*/true)))
-      return failure();
-  }
   if (last == CompileStage::Loops)
     return image;
   if (options.target == artifact::Target::Cpu) {
-    if (how.from < CompileStage::LLVM) {
-      begin("lower loops to LLVM");
-      if (failed(run(buildLoopsToCPUPipeline, /*perKernel=*/true)))
-        return failure();
-    }
+    if (failed(lowerTo(CompileStage::LLVM, "lower loops to LLVM",
+                       buildLoopsToCPUPipeline, /*perKernel=*/true)))
+      return failure();
     if (last == CompileStage::LLVM)
       return image;
     begin("compile kernels to machine code");
@@ -355,15 +356,13 @@ static FailureOr<KernelImage> lowerKernels(ModuleOp kernels,
     image.image = std::move(*object);
     return image;
   }
-  if (how.from < CompileStage::LLVM) {
-    begin("lower loops to NVVM");
-    if (failed(run(
-            [&](OpPassManager &pm) {
-              buildLoopsToNVVMPipeline(pm, options.cuda);
-            },
-            /*perKernel=*/false)))
-      return failure();
-  }
+  if (failed(lowerTo(
+          CompileStage::LLVM, "lower loops to NVVM",
+          [&](OpPassManager &pm) {
+            buildLoopsToNVVMPipeline(pm, options.cuda);
+          },
+          /*perKernel=*/false)))
+    return failure();
   if (last == CompileStage::LLVM)
     return image;
   begin(last == CompileStage::Assembly ? "compile kernels to PTX"

@@ -620,6 +620,17 @@ static void unrollChunk(OpBuilder &b, scf::ForOp loop, Value chunk,
     (void)loopUnrollByFactor(loop, factor);
 }
 
+/// Appends what the chunk loop carries of loaded `rounds` to `values`:
+/// each round's values, then whether they are inside the operand (the
+/// order in which stageReduction reads them back from the iter_args).
+static void appendCarried(SmallVectorImpl<Value> &values,
+                          ArrayRef<CopyRound> rounds) {
+  for (const CopyRound &round : rounds) {
+    llvm::append_range(values, round.values);
+    values.push_back(round.inside);
+  }
+}
+
 /// Registers a thread may hold for the next chunk's copies (`stages = 2`);
 /// past it the block waits for each chunk's loads instead.
 static constexpr int64_t kMaxPrefetchValues = 32;
@@ -681,15 +692,11 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
   // then each round's loaded values and whether they are inside.
   SmallVector<Value> inits(reduction.getInitArgs());
   int64_t numSums = inits.size();
-  if (prefetch) {
+  if (prefetch)
     for (const OperandCopy &copy : copies)
-      for (const CopyRound &round :
-           loadCopyRounds(b, loc, copy, originOf(b, *copy.operand, lower), tid,
-                          threads, c(b, 0), copy.rounds)) {
-        llvm::append_range(inits, round.values);
-        inits.push_back(round.inside);
-      }
-  }
+      appendCarried(inits, loadCopyRounds(b, loc, copy,
+                                          originOf(b, *copy.operand, lower),
+                                          tid, threads, c(b, 0), copy.rounds));
   auto chunks = scf::ForOp::create(b, loc, lower, upper, c(b, kTile), inits);
   reduction->replaceAllUsesWith(chunks.getResults().take_front(numSums));
   Block *body = chunks.getBody();
@@ -707,10 +714,7 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
       nextRounds.push_back(loadCopyRounds(b, loc, copy,
                                           originOf(b, *copy.operand, next),
                                           tid, threads, c(b, 0), copy.rounds));
-      for (const CopyRound &round : nextRounds.back()) {
-        llvm::append_range(carried, round.values);
-        carried.push_back(round.inside);
-      }
+      appendCarried(carried, nextRounds.back());
     }
     // The previous chunk's readers are done with the copies.
     gpu::BarrierOp::create(b, loc);
