@@ -44,8 +44,8 @@ done
 # fuse's generated contractions (the `tiles` mapping) against onnxruntime:
 # the models with contractions compiled with --strategy=generated, as
 # gen_NAME (convolutions as im2col and a matmul), and tiled_contractions
-# with each thread tile forced, as genRC_NAME, with no staging (gen0_)
-# and with one stage (gen1s_).
+# with each thread tile forced, as genRC_NAME, with no staging (gen0_),
+# with one stage (gen1s_) and split-K (splitN_).
 variant() { # PREFIX NAME FLAGS...
   local prefix=$1 name=$2; shift 2
   cp "$OUT/models/$name.onnx" "$OUT/models/${prefix}_$name.onnx"
@@ -61,6 +61,14 @@ for tile in 8,8 8,4 4,4 4,2 2,1; do
 done
 variant gen0 tiled_contractions --strategy=generated --gpu-k-tile=0
 variant gen1s tiled_contractions --strategy=generated --gpu-stages=1
+# Split-K forced (splitN_): the partial products' `tiles` kernels read
+# their operands through reshaped views.
+for name in split_k tiled_contractions conv_gemm matmul_reshape mini_bert; do
+  variant split4 "$name" --strategy=generated --conv=gemm --split-k=4
+done
+variant split16 split_k --strategy=generated --split-k=16
+variant split2 tiled_contractions --strategy=generated --split-k=2 \
+  --gpu-stages=1
 mkdir -p .device/runtime
 cp "$BUILD/lib/libfuse_runtime.so" "$BUILD/bin/fuse-run" "$BUILD/bin/fuse-tune" \
   .device/runtime/

@@ -104,14 +104,21 @@ static std::string describeOp(Operation *op) {
   return name.empty() ? text : text + " '" + name + "'";
 }
 
-/// Whether `group` is the rest of the epilogue of the library call right
-/// before it (fuse-select-strategies split it off): its input is that
-/// group's result, used by nothing else.
+/// Whether `group` is the rest of the epilogue of the library call or the
+/// split-K partial products right before it (fuse-select-strategies split
+/// it off): its input is that group's result, used by nothing else.
 static bool isSplitEpilogue(GroupOp group) {
   auto previous = dyn_cast_or_null<GroupOp>(group->getPrevNode());
-  if (!previous || !previous.getStrategy() ||
-      isa<KernelStrategyAttr>(*previous.getStrategy()) ||
-      group.getKind() != GroupKind::elementwise)
+  if (!previous || !previous.getStrategy())
+    return false;
+  // After a library call, an elementwise group; after split-K partial
+  // products, the reduction group that adds them up.
+  bool addsPartials = llvm::any_of(
+      group.getBodyBlock().without_terminator(),
+      [](Operation &op) { return op.hasAttr(kSplitKOpAttrName); });
+  if (addsPartials ? group.getKind() != GroupKind::reduction
+                   : isa<KernelStrategyAttr>(*previous.getStrategy()) ||
+                         group.getKind() != GroupKind::elementwise)
     return false;
   Value result = previous->getResult(0);
   return result.hasOneUse() && *result.getUsers().begin() == group;
@@ -314,7 +321,7 @@ static FunctionReport analyze(func::FuncOp func, bool fused) {
       entry.kind = stringifyGroupKind(group.getKind());
       groupIds[group] = entry.id;
       for (Operation &inner : group.getBodyBlock().without_terminator())
-        if (isComputeOp(&inner))
+        if (isComputeOp(&inner) && !inner.hasAttr(kSplitKOpAttrName))
           entry.ops.push_back(&inner);
       report.kernelsBefore += entry.ops.size();
       if (std::optional<Attribute> strategy = group.getStrategy())
@@ -365,7 +372,10 @@ static void printText(const FunctionReport &report, raw_ostream &os) {
     llvm::interleave(
         group.ops, os, [&](Operation *op) { os << op->getName(); }, " -> ");
     os << "\n";
-    if (group.epilogueOf)
+    if (group.epilogueOf && group.kind == "reduction")
+      os << "    adds up group " << *group.epilogueOf
+         << "'s split-K partial products, then applies its epilogue\n";
+    else if (group.epilogueOf)
       os << "    the rest of group " << *group.epilogueOf
          << "'s epilogue, which its library call cannot fuse: a generated "
             "kernel right after it\n";

@@ -432,7 +432,7 @@ static KernelStrategyAttr chooseStagedOutputPlanes(Operation *root,
       1024, llvm::alignTo(planes * threadsPerPlane, 32));
   return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid,
                                  block, 1, tile, planes,
-                                 /*stagedOutput=*/true, {}, 0, 1);
+                                 /*stagedOutput=*/true, {}, 0, 1, 1);
 }
 
 /// The `planes` strategy of a kernel whose result op reads windows of one
@@ -507,7 +507,7 @@ static KernelStrategyAttr choosePlanes(Operation *root,
       kFlatBlock, llvm::alignTo(planes * planeIterations, 32));
   return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid(),
                                  block, 1, tile, planes,
-                                 /*stagedOutput=*/false, {}, 0, 1);
+                                 /*stagedOutput=*/false, {}, 0, 1, 1);
 }
 
 /// Sizes a `tiles` thread tile tries along each of its two dims.
@@ -518,6 +518,19 @@ static constexpr int64_t kTileThreads = 256;
 /// Blocks a `tiles` kernel should launch at least: one per SM of the H100
 /// (smaller thread tiles give more).
 static constexpr int64_t kMinTileBlocks = 132;
+/// Split-K: at most 16 slices, each of at least 128 iterations of the
+/// reduction (8 chunks of a 16-deep `tiles` block), enough slices for two
+/// blocks per SM where the reduction allows.
+static constexpr int64_t kMaxSplitK = 16;
+static constexpr int64_t kMinSplitSlice = 128;
+/// The heuristic leaves a product unsplit when its best `tiles` strategy
+/// launches a block per SM with more than this many outputs a thread: the
+/// partial products' extra pass then costs more than larger tiles gain
+/// (ResNet-50 at batch 32 on the H100, generated: 14.37 ms unsplit, 15.29
+/// with its 2 x 7 and 8 x 4 tiles split into 8 x 7 ones; BERT-base at
+/// batch 1: 5.20 unsplit, 3.05 splitting tiles of 1 and 2, 2.45 splitting
+/// its 8 x 1 ones too).
+static constexpr int64_t kMaxSplitOutputs = 8;
 
 /// The `tiles` strategies for a generated MatMul or Gemm whose epilogue
 /// keeps the product's shape, best first by the heuristic below, or none.
@@ -534,7 +547,13 @@ static constexpr int64_t kMinTileBlocks = 132;
 /// A 7x7 map's 49 columns take 7 (ResNet-50's layer4 at batch 32: a
 /// 512 x 49 output per image in 8 x 7 tiles, not 8 x 1).
 static SmallVector<KernelStrategyAttr>
-rankContractionTiles(Operation *root, const GpuKernelOptions &options) {
+rankLoopTiles(MLIRContext *ctx, ArrayRef<int64_t> loop,
+              const GpuKernelOptions &options);
+
+/// The dims of extent more than 1 of the result of `root`, a generated
+/// MatMul or Gemm whose epilogue keeps the product's shape: the loop of its
+/// `tiles` kernel. Empty for anything else.
+static SmallVector<int64_t> getTileableLoop(Operation *root) {
   Operation *contraction = nullptr;
   for (Operation *op : kernelOps(root))
     if (isa<ONNXMatMulOp, ONNXGemmOp>(op))
@@ -549,8 +568,21 @@ rankContractionTiles(Operation *root, const GpuKernelOptions &options) {
   for (int64_t extent : type.getShape())
     if (extent != 1)
       loop.push_back(extent);
+  return loop;
+}
+
+static SmallVector<KernelStrategyAttr>
+rankContractionTiles(Operation *root, const GpuKernelOptions &options) {
+  SmallVector<int64_t> loop = getTileableLoop(root);
   if (loop.empty())
     return {};
+  return rankLoopTiles(root->getContext(), loop, options);
+}
+
+/// rankContractionTiles for a kernel loop of these extents.
+static SmallVector<KernelStrategyAttr>
+rankLoopTiles(MLIRContext *ctx, ArrayRef<int64_t> loop,
+              const GpuKernelOptions &options) {
   int64_t rank = loop.size();
   SmallVector<std::pair<int64_t, int64_t>> sizes;
   for (int64_t rows : kTileSizes)
@@ -592,9 +624,9 @@ rankContractionTiles(Operation *root, const GpuKernelOptions &options) {
     for (auto [extent, size] : llvm::zip(loop, blockTile))
       blocks *= llvm::divideCeil(extent, size);
     auto strategy = KernelStrategyAttr::get(
-        root->getContext(), Mapping::tiles, blocks, columnThreads * rowThreads,
+        ctx, Mapping::tiles, blocks, columnThreads * rowThreads,
         1, threadTile, 1, false, blockTile, options.kTile,
-        options.kTile == 0 ? 1 : options.stages);
+        options.kTile == 0 ? 1 : options.stages, /*splitK=*/1);
     if (llvm::any_of(ranked, [&](const Ranked &r) {
           return r.strategy == strategy;
         }))
@@ -793,6 +825,218 @@ static LogicalResult applyLibraryCall(RewriterBase &rewriter, GroupOp group,
   return success();
 }
 
+/// The reduction extent of `group`'s contraction when the group can run
+/// split-K: a MatMul of f32 matrices (batched or not, no 1-D operand) of
+/// static shapes, with nothing but constants before it in the group.
+static std::optional<int64_t> getSplittableReduction(GroupOp group) {
+  Operation *contraction = getContraction(group);
+  auto matmul = dyn_cast_or_null<ONNXMatMulOp>(contraction);
+  if (!matmul || group.getYield().getNumOperands() != 1)
+    return std::nullopt;
+  for (Operation &op : group.getBodyBlock()) {
+    if (&op == contraction)
+      break;
+    if (!op.hasTrait<OpTrait::ConstantLike>())
+      return std::nullopt;
+  }
+  auto a = dyn_cast<RankedTensorType>(matmul.getA().getType());
+  auto b = dyn_cast<RankedTensorType>(matmul.getB().getType());
+  auto result = dyn_cast<RankedTensorType>(matmul.getType());
+  if (!a || !b || !result || !a.hasStaticShape() || !b.hasStaticShape() ||
+      !result.hasStaticShape() || a.getRank() < 2 || b.getRank() < 2 ||
+      !result.getElementType().isF32())
+    return std::nullopt;
+  return a.getShape().back();
+}
+
+/// How many slices `group`'s reduction is split into: `requested` when it
+/// is more than 1 and divides the reduction, 1 (no split) for a requested
+/// 1; else (0, on cuda; only when the best unsplit `tiles` strategy gives
+/// its threads at most kMaxSplitOutputs outputs or launches fewer blocks
+/// than SMs) the split that lets the best `tiles` strategy of
+/// the partial products (rankLoopTiles over [slices, ...loop]) give its
+/// threads the most outputs while it launches a block per SM (or, where no
+/// split does, the most blocks), when that beats the best unsplit strategy
+/// (`tiles`, ranked): of 2, 4, 8 or 16 slices that divide the reduction
+/// into slices of at least kMinSplitSlice, the fewest that reach the best. Without a split the threads of a small product
+/// get one output each, and shared loads, not FMAs, bound the kernel
+/// (ResNet-50's 256 x 196 x 2304 at batch 1: 1.6 TFLOP/s in 1 x 1 tiles).
+static int64_t chooseSplitK(GroupOp group, bool gpu,
+                            ArrayRef<KernelStrategyAttr> tiles,
+                            int64_t requested,
+                            const GpuKernelOptions &options) {
+  std::optional<int64_t> reduction = getSplittableReduction(group);
+  if (!reduction)
+    return 1;
+  if (requested >= 1)
+    return *reduction % requested == 0 ? requested : 1;
+  SmallVector<int64_t> loop = getTileableLoop(group);
+  if (!gpu || tiles.empty() || loop.empty())
+    return 1;
+  // Launching a block per SM first, then more outputs a thread; short of
+  // a block per SM, more blocks.
+  auto score = [](KernelStrategyAttr s) {
+    bool enough = s.getGrid() >= kMinTileBlocks;
+    return std::make_pair(enough, enough ? computeProduct(s.getThreadTile())
+                                         : s.getGrid());
+  };
+  std::pair<bool, int64_t> best = score(tiles.front());
+  if (best.first && best.second > kMaxSplitOutputs)
+    return 1;
+  int64_t slices = 1;
+  for (int64_t s = 2; s <= kMaxSplitK; s *= 2) {
+    if (*reduction % s != 0 || *reduction / s < kMinSplitSlice)
+      break;
+    SmallVector<int64_t> split{s};
+    llvm::append_range(split, loop);
+    SmallVector<KernelStrategyAttr> ranked =
+        rankLoopTiles(group.getContext(), split, options);
+    if (!ranked.empty() && score(ranked.front()) > best) {
+      best = score(ranked.front());
+      slices = s;
+    }
+  }
+  return slices;
+}
+
+static KernelStrategyAttr withSplitK(KernelStrategyAttr s, int64_t splitK) {
+  return KernelStrategyAttr::get(
+      s.getContext(), s.getMapping(), s.getGrid(), s.getBlock(),
+      s.getRowThreads(), s.getThreadTile(), s.getPlanes(), s.getStagedOutput(),
+      s.getBlockTile(), s.getKTile(), s.getStages(), splitK);
+}
+
+/// `operand` of a MatMul whose result has rank `rank`, viewed for a
+/// split-K product: leading 1s up to that rank, its reduction dim
+/// (`reductionDim` from the back: 1 for A, 2 for B) cut into `splitK`
+/// slices of `slice`, and the slice index moved to the front, as Reshape
+/// and Transpose ops at the rewriter's insertion point.
+static Value buildSplitKOperand(RewriterBase &rewriter, Location loc,
+                                Value operand, int64_t rank,
+                                int64_t reductionDim, int64_t splitK,
+                                int64_t slice) {
+  auto type = cast<RankedTensorType>(operand.getType());
+  SmallVector<int64_t> shape(rank - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  int64_t k = rank - reductionDim;
+  SmallVector<int64_t> split(shape.begin(), shape.begin() + k);
+  split.push_back(splitK);
+  split.push_back(slice);
+  split.append(shape.begin() + k + 1, shape.end());
+  SmallVector<int64_t> perm{k}, permuted{split[k]};
+  for (int64_t d = 0; d < int64_t(split.size()); ++d)
+    if (d != k) {
+      perm.push_back(d);
+      permuted.push_back(split[d]);
+    }
+  // Only 1s before the slice index: moving it to the front is a reshape.
+  bool reshapeOnly =
+      llvm::all_of(ArrayRef(split).take_front(k), [](int64_t d) { return d == 1; });
+  auto shapeType =
+      RankedTensorType::get({int64_t(split.size())}, rewriter.getI64Type());
+  ArrayRef<int64_t> viewShape = reshapeOnly ? permuted : split;
+  Value shapeValue = ONNXConstantOp::create(
+      rewriter, loc, shapeType, DenseIntElementsAttr::get(shapeType, viewShape));
+  Value view = ONNXReshapeOp::create(rewriter, loc, type.clone(viewShape),
+                                     operand, shapeValue);
+  if (reshapeOnly)
+    return view;
+  return ONNXTransposeOp::create(rewriter, loc, type.clone(permuted), view,
+                                 rewriter.getDenseI64ArrayAttr(perm));
+}
+
+/// Replaces `group` (see getSplittableReduction) by a split-K pair: a
+/// contraction group computing the `splitK` partial products of the
+/// reduction's slices, [S, ...result], through views of the operands
+/// (buildSplitKOperand), then a reduction group adding them up (ReduceSum
+/// over the first dim) with the original epilogue. Returns the first.
+static FailureOr<GroupOp> splitReduction(RewriterBase &rewriter,
+                                         GroupOp group, int64_t splitK) {
+  int64_t contractionIndex = 0;
+  for (Operation &op : group.getBodyBlock().without_terminator()) {
+    if (isContractionOp(&op))
+      break;
+    ++contractionIndex;
+  }
+  IRMapping mapping;
+  SmallVector<Operation *> clones = inlineGroup(rewriter, group, mapping);
+  auto matmul = cast<ONNXMatMulOp>(clones[contractionIndex]);
+  Location loc = matmul.getLoc();
+  auto resultType = cast<RankedTensorType>(matmul.getType());
+  int64_t rank = resultType.getRank();
+  int64_t reduction =
+      cast<RankedTensorType>(matmul.getA().getType()).getShape().back();
+  rewriter.setInsertionPoint(matmul);
+  Operation *before = matmul->getPrevNode();
+  Value a = buildSplitKOperand(rewriter, loc, matmul.getA(), rank, 1, splitK,
+                               reduction / splitK);
+  Value b = buildSplitKOperand(rewriter, loc, matmul.getB(), rank, 2, splitK,
+                               reduction / splitK);
+  // The ops the views made, in order: Reshapes, Transposes, constants.
+  SmallVector<Operation *> partialOps, sumOps, constants;
+  for (Operation *op = before ? before->getNextNode()
+                              : &matmul->getBlock()->front();
+       op != matmul.getOperation(); op = op->getNextNode())
+    (op->hasTrait<OpTrait::ConstantLike>() ? constants : partialOps)
+        .push_back(op);
+  SmallVector<int64_t> partialShape{splitK};
+  llvm::append_range(partialShape, resultType.getShape());
+  Value partial = ONNXMatMulOp::create(
+      rewriter, loc, resultType.clone(partialShape), a, b);
+  partialOps.push_back(partial.getDefiningOp());
+  auto axesType = RankedTensorType::get({1}, rewriter.getI64Type());
+  Value axes = ONNXConstantOp::create(
+      rewriter, loc, axesType,
+      DenseIntElementsAttr::get(axesType, ArrayRef<int64_t>{0}));
+  constants.push_back(axes.getDefiningOp());
+  Value sum = ONNXReduceSumOp::create(rewriter, loc, resultType, partial, axes,
+                                      /*keepdims=*/0);
+  sumOps.push_back(sum.getDefiningOp());
+  for (Operation *op : partialOps)
+    if (!isContractionOp(op))
+      op->setAttr(kSplitKOpAttrName, rewriter.getUnitAttr());
+  sum.getDefiningOp()->setAttr(kSplitKOpAttrName, rewriter.getUnitAttr());
+  rewriter.replaceOp(matmul, sum);
+  for (Operation *clone : ArrayRef(clones).drop_front(contractionIndex + 1)) {
+    if (clone->hasTrait<OpTrait::ConstantLike>())
+      constants.push_back(clone);
+    else
+      sumOps.push_back(clone);
+  }
+  for (Operation *clone : ArrayRef(clones).take_front(contractionIndex))
+    constants.push_back(clone);
+  // formGroup erases the ops it moves into a group: only `constants` may be
+  // looked at afterwards.
+  FailureOr<GroupOp> partialGroup =
+      formGroup(rewriter, GroupKind::contraction_epilogue, partialOps);
+  if (failed(partialGroup) ||
+      failed(formGroup(rewriter, GroupKind::reduction, sumOps)))
+    return failure();
+  for (Operation *constant : constants)
+    if (constant->use_empty())
+      rewriter.eraseOp(constant);
+  return partialGroup;
+}
+
+/// Splits `group` into its split-K pair (splitReduction) and gives the
+/// partial products their kernel: `tiles`, marked with the split, on cuda.
+static LogicalResult applySplitK(RewriterBase &rewriter, GroupOp group,
+                                 int64_t splitK, bool gpu,
+                                 int64_t cpuVectorRegisters,
+                                 const GpuKernelOptions &gpuOptions) {
+  Location loc = group.getLoc();
+  FailureOr<GroupOp> partial = splitReduction(rewriter, group, splitK);
+  if (failed(partial))
+    return emitError(loc, "could not split a contraction group into ")
+           << splitK << " partial products";
+  KernelStrategyAttr kernel =
+      chooseKernel(*partial, gpu, cpuVectorRegisters, gpuOptions);
+  if (kernel.getMapping() == Mapping::tiles)
+    kernel = withSplitK(kernel, splitK);
+  partial->setStrategyAttr(kernel);
+  return success();
+}
+
 /// Generated kernels a tuner may choose between for a contraction group,
 /// the heuristic's pick first: on cuda the three best-ranked `tiles`
 /// strategies, on cpu `loop` with the heuristic's tile and with half its
@@ -848,19 +1092,34 @@ static std::string groupKey(GroupOp group) {
   return key;
 }
 
-/// Replaces `group` with a fuse.alternatives op of one candidate for its
-/// library call (with `library`) and one per entry of `kernels`, in that
-/// order, the first selected.
+/// What a contraction group's fuse.alternatives holds: one candidate for
+/// its library call (with `library`), one per entry of `kernels`, and one
+/// split-K pair (with `splitK` > 1), in that order; the first selected
+/// unless `selectSplitK`.
+struct CandidateSet {
+  bool library = false;
+  SmallVector<KernelStrategyAttr> kernels;
+  int64_t splitK = 1;
+  bool selectSplitK = false;
+
+  unsigned size() const {
+    return kernels.size() + (library ? 1 : 0) + (splitK > 1 ? 1 : 0);
+  }
+};
+
+/// Replaces `group` with a fuse.alternatives op of `set`'s candidates.
 static LogicalResult formAlternatives(RewriterBase &rewriter, GroupOp group,
-                                      bool library,
-                                      ArrayRef<KernelStrategyAttr> kernels,
-                                      const LibraryOptions &options) {
+                                      const CandidateSet &set,
+                                      const LibraryOptions &options, bool gpu,
+                                      int64_t cpuVectorRegisters,
+                                      const GpuKernelOptions &gpuOptions) {
   Location loc = group.getLoc();
-  unsigned count = kernels.size() + (library ? 1 : 0);
+  unsigned count = set.size();
+  unsigned selected = set.selectSplitK ? count - 1 : 0;
   rewriter.setInsertionPoint(group);
-  auto alternatives = AlternativesOp::create(
-      rewriter, loc, group->getResultTypes(), /*selected=*/0, groupKey(group),
-      count);
+  auto alternatives = AlternativesOp::create(rewriter, loc,
+                                             group->getResultTypes(), selected,
+                                             groupKey(group), count);
   SmallVector<GroupOp> clones;
   for (Region &region : alternatives.getCandidates()) {
     rewriter.createBlock(&region);
@@ -869,9 +1128,14 @@ static LogicalResult formAlternatives(RewriterBase &rewriter, GroupOp group,
     clones.push_back(clone);
   }
   rewriter.replaceOp(group, alternatives.getResults());
-  for (auto [i, kernel] : llvm::enumerate(kernels))
-    clones[i + (library ? 1 : 0)].setStrategyAttr(kernel);
-  if (!library)
+  unsigned first = set.library ? 1 : 0;
+  for (auto [i, kernel] : llvm::enumerate(set.kernels))
+    clones[first + i].setStrategyAttr(kernel);
+  if (set.splitK > 1 &&
+      failed(applySplitK(rewriter, clones.back(), set.splitK, gpu,
+                         cpuVectorRegisters, gpuOptions)))
+    return failure();
+  if (!set.library)
     return success();
   // The call, matched again: its ops are the clone's.
   std::optional<LibraryCall> call =
@@ -914,6 +1178,12 @@ struct SelectStrategiesPass
     if (gpuKTile < 0 || gpuKTile > 256)
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-k-tile must be from 0 to 256";
+    if (splitK < 0 || splitK > kMaxSplitK ||
+        (splitK > 1 && !llvm::isPowerOf2_64(splitK)))
+      return emitError(UnknownLoc::get(context))
+             << "fuse-select-strategies: split-k must be 0 (the heuristic), 1 "
+                "(never) or a power of two up to "
+             << kMaxSplitK;
     if (gpuStages != 1 && gpuStages != 2)
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-stages must be 1 or 2";
@@ -951,13 +1221,14 @@ struct SelectStrategiesPass
     // library can take it (its operands are then block arguments, as the
     // library's buffers must be) or it can have candidates; back out if
     // neither.
-    if (libraries || candidates) {
+    if (libraries || candidates || splitK > 1) {
       SmallVector<Operation *> lone;
       for (Operation &op : func.getBody().getOps())
         if (isContractionOp(&op))
           lone.push_back(&op);
       for (Operation *op : lone) {
-        bool tileable = candidates && isa<ONNXMatMulOp, ONNXGemmOp>(op);
+        bool tileable = (candidates && isa<ONNXMatMulOp, ONNXGemmOp>(op)) ||
+                        (splitK > 1 && isa<ONNXMatMulOp>(op));
         FailureOr<GroupOp> group =
             formGroup(rewriter, GroupKind::contraction_epilogue, {op});
         if (failed(group))
@@ -980,15 +1251,33 @@ struct SelectStrategiesPass
       std::optional<LibraryCall> call =
           libraries && contraction ? matchLibraryCall(contraction, options)
                                    : std::nullopt;
+      // Split-K where the heuristic (or the user) asks for it; the
+      // heuristic's pick when there is no library call, or when the user
+      // asks for a split.
+      SmallVector<KernelStrategyAttr> tiles;
+      if (gpu && gpuOptions.tileContractions)
+        tiles = rankContractionTiles(group, gpuOptions);
+      int64_t slices = chooseSplitK(group, gpu, tiles, splitK, gpuOptions);
+      bool preferSplit = slices > 1 && (!call || splitK > 1);
       if (candidates) {
-        SmallVector<KernelStrategyAttr> kernels =
+        CandidateSet set;
+        set.library = call.has_value();
+        set.kernels =
             kernelCandidates(group, gpu, cpuVectorRegisters, gpuOptions);
-        if (kernels.size() + (call ? 1 : 0) >= 2) {
-          if (failed(formAlternatives(rewriter, group, call.has_value(),
-                                      kernels, options)))
+        set.splitK = slices;
+        set.selectSplitK = preferSplit;
+        if (set.size() >= 2) {
+          if (failed(formAlternatives(rewriter, group, set, options, gpu,
+                                      cpuVectorRegisters, gpuOptions)))
             return signalPassFailure();
           continue;
         }
+      }
+      if (preferSplit) {
+        if (failed(applySplitK(rewriter, group, slices, gpu,
+                               cpuVectorRegisters, gpuOptions)))
+          return signalPassFailure();
+        continue;
       }
       if (call && failed(applyLibraryCall(rewriter, group, *call, options)))
         return signalPassFailure();

@@ -694,3 +694,42 @@ func.func @tiles_unjammed(%c: memref<4x4xf32>) attributes {fuse.kernel, fuse.str
   }
   return
 }
+
+// -----
+
+// Split-K partial products: A [8, 64] and B [64, 32] are read through
+// reshaped views, [8, 2, 32] and [2, 32, 32] (slice s of the reduction is
+// A[:, s, :] times B[s, :, :]). Both views are staged as function arguments
+// are: copied from the view, read from shared memory.
+// CHECK-LABEL: gpu.func @tiles_split_k
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[B:.*]] : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: %[[AV:.*]] = memref.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [8, 2, 32]
+// CHECK: %[[BV:.*]] = memref.expand_shape %arg1 {{\[\[}}0, 1], [2]] output_shape [2, 32, 32]
+// CHECK: memref.collapse_shape %[[AV]]
+// CHECK: memref.collapse_shape %[[BV]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[A]][
+// CHECK: memref.load %[[B]][
+func.func @tiles_split_k(%a: memref<8x64xf32>, %b: memref<64x32xf32>, %c: memref<2x8x32xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<tiles, grid = 2, block = 64, thread_tile = [1, 1, 4], block_tile = [1, 8, 32], k_tile = 16, split_k = 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %av = memref.expand_shape %a [[0], [1, 2]] output_shape [8, 2, 32] : memref<8x64xf32> into memref<8x2x32xf32>
+  %bv = memref.expand_shape %b [[0, 1], [2]] output_shape [2, 32, 32] : memref<64x32xf32> into memref<2x32x32xf32>
+  scf.parallel (%s, %i, %j) = (%c0, %c0, %c0) to (%c2, %c8, %c32) step (%c1, %c1, %c4) {
+    %r = scf.for %k = %c0 to %c32 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %x = memref.load %av[%i, %s, %k] : memref<8x2x32xf32>
+      %y = memref.load %bv[%s, %k, %j] : memref<2x32x32xf32>
+      %p = arith.mulf %x, %y : f32
+      %t = arith.addf %acc, %p : f32
+      scf.yield %t : f32
+    }
+    memref.store %r, %c[%s, %i, %j] : memref<2x8x32xf32>
+    scf.reduce
+  }
+  return
+}

@@ -18,8 +18,13 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=candidates=true | FileCheck %s --check-prefix=CAND
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true strategy=generated" | FileCheck %s --check-prefix=CANDGEN
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true target=cpu" | FileCheck %s --check-prefix=CANDCPU
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true strategy=generated" | FileCheck %s --check-prefix=SPLITGEN
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="target=cpu split-k=4" | FileCheck %s --check-prefix=SPLITCPU
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true strategy=generated split-k=1" | FileCheck %s --check-prefix=NOSPLIT
+// RUN: not fuse-opt %s -fuse-select-strategies=split-k=3 2>&1 | FileCheck %s --check-prefix=BADSPLIT
 // BADK: fuse-select-strategies: gpu-k-tile must be from 0 to 256
 // BADSTAGES: fuse-select-strategies: gpu-stages must be 1 or 2
+// BADSPLIT: fuse-select-strategies: split-k must be 0 (the heuristic), 1 (never) or a power of two up to 16
 // BADREGS: fuse-select-strategies: cpu-vector-registers must be 16 or 32, not 8
 // BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns) of at most 128 outputs
 // BADOPT: fuse-select-strategies: unknown strategy 'fast' (auto, generated or library)
@@ -502,4 +507,50 @@ func.func @candidates(%a: tensor<128x64xf32>, %b: tensor<64x768xf32>, %c: tensor
   }
   %3 = onnx.MatMul(%d, %e) : (tensor<64x16xf32>, tensor<16x32xf32>) -> tensor<64x32xf32>
   return %0, %1, %2, %3 : tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x768xf32>, tensor<64x32xf32>
+}
+
+// -----
+
+// Split-K. 64 x 49 outputs over a reduction of 1024 (a 7x7 convolution's
+// matmul at batch 1): the best tiles launch 16 blocks, so the heuristic
+// cuts the reduction into 8 slices of 128 (128 blocks). The candidate
+// computes the slices' partial products through views of its operands (A
+// [64, 1024] as [8, 1, 64, 128], B [1, 1024, 49] as [8, 1, 128, 49]: a
+// Reshape alone when only 1s precede the slice dim), then a reduction
+// group adds them up and applies the epilogue. Without a library call it
+// is the heuristic's pick.
+// SPLITGEN-LABEL: func @split_k
+// SPLITGEN: fuse.alternatives selected = 3
+// SPLITGEN: }, {
+// SPLITGEN: }, {
+// SPLITGEN: }, {
+// SPLITGEN: fuse.group contraction_epilogue ins(%arg0, %arg1 : tensor<64x1024xf32>, tensor<1x1024x49xf32>) {strategy = #fuse.kernel<tiles, grid = 128, block = 256, thread_tile = [1, 1, 1], block_tile = [1, 16, 16], k_tile = 16, stages = 2, split_k = 8>} -> tensor<8x1x64x49xf32>
+// SPLITGEN: onnx.Constant dense<[1, 64, 8, 128]>
+// SPLITGEN: onnx.Constant dense<[8, 1, 128, 49]>
+// SPLITGEN: onnx.Reshape(%{{.*}}) {fuse.split_k} : (tensor<64x1024xf32>, tensor<4xi64>) -> tensor<1x64x8x128xf32>
+// SPLITGEN: onnx.Transpose(%{{.*}}) {fuse.split_k, perm = array<i64: 2, 0, 1, 3>} : (tensor<1x64x8x128xf32>) -> tensor<8x1x64x128xf32>
+// SPLITGEN: onnx.Reshape(%{{.*}}) {fuse.split_k} : (tensor<1x1024x49xf32>, tensor<4xi64>) -> tensor<8x1x128x49xf32>
+// SPLITGEN: onnx.MatMul(%{{.*}}) : (tensor<8x1x64x128xf32>, tensor<8x1x128x49xf32>) -> tensor<8x1x64x49xf32>
+// SPLITGEN: fuse.group reduction ins(%{{.*}} : tensor<8x1x64x49xf32>) {strategy = #fuse.kernel<flat, grid = 13, block = 256>} -> tensor<1x64x49xf32>
+// SPLITGEN: onnx.ReduceSum(%{{.*}}) {fuse.split_k, keepdims = 0 : i64} : (tensor<8x1x64x49xf32>, tensor<1xi64>) -> tensor<1x64x49xf32>
+// SPLITGEN-NEXT: onnx.Relu
+// On cpu only when asked for, and then without alternatives.
+// SPLITCPU-LABEL: func @split_k
+// SPLITCPU-NOT: fuse.alternatives
+// SPLITCPU: fuse.group contraction_epilogue {{.*}} {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 8, 8]>} -> tensor<4x1x64x49xf32>
+// SPLITCPU: fuse.group reduction {{.*}} -> tensor<1x64x49xf32>
+// SPLITCPU: onnx.ReduceSum
+// NOSPLIT-LABEL: func @split_k
+// NOSPLIT: fuse.alternatives selected = 0
+// NOSPLIT-NOT: split_k
+// NOSPLIT-NOT: ReduceSum
+// NOSPLIT: return
+func.func @split_k(%w: tensor<64x1024xf32>, %x: tensor<1x1024x49xf32>) -> tensor<1x64x49xf32> {
+  %0 = fuse.group contraction_epilogue ins(%w, %x : tensor<64x1024xf32>, tensor<1x1024x49xf32>) -> tensor<1x64x49xf32> {
+  ^bb0(%a: tensor<64x1024xf32>, %b: tensor<1x1024x49xf32>):
+    %m = onnx.MatMul(%a, %b) : (tensor<64x1024xf32>, tensor<1x1024x49xf32>) -> tensor<1x64x49xf32>
+    %r = onnx.Relu(%m) : (tensor<1x64x49xf32>) -> tensor<1x64x49xf32>
+    fuse.yield %r : tensor<1x64x49xf32>
+  }
+  return %0 : tensor<1x64x49xf32>
 }

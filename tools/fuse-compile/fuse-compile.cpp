@@ -151,6 +151,16 @@ static cl::opt<int64_t> gpuStages(
              "flight (default 2: the next one is loaded into registers "
              "while one computes; 1 waits for each): for measurements"),
     cl::init(2), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<int64_t> splitK(
+    "split-k",
+    cl::desc("Split-K of fuse's matmul kernels (f32): 0 (default) the "
+             "heuristic: on cuda, a matmul whose output tiles leave SMs idle "
+             "is cut into 2 to 16 slices of its reduction, computed by one "
+             "kernel and added up, with the epilogue, by a second (a "
+             "candidate beside a library call; the pick without one); 1 "
+             "never; 2, 4, 8 or 16: that many slices wherever they divide "
+             "the reduction, on either target"),
+    cl::init(0), cl::cat(compileCategory));
 static cl::opt<bool> candidates(
     "candidates",
     cl::desc("Compile every applicable strategy of each contraction group "
@@ -467,6 +477,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.gpuStages = gpuStages;
+  if (splitK < 0 || splitK > 16 || (splitK > 1 && (splitK & (splitK - 1)))) {
+    errs() << "fuse-compile: --split-k must be 0 (the heuristic), 1 (never), "
+              "2, 4, 8 or 16\n";
+    return 1;
+  }
+  options.splitK = splitK;
   if (candidates.getNumOccurrences())
     options.candidates = candidates;
   options.conv = conv;

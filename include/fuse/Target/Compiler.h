@@ -90,6 +90,9 @@ struct CompileOptions {
   int64_t gpuKTile = 16;
   /// fuse-select-strategies' gpu-stages.
   int64_t gpuStages = 2;
+  /// fuse-select-strategies' split-k: 0 the heuristic, 1 never, else the
+  /// slices.
+  int64_t splitK = 0;
   /// Contraction groups carry every applicable strategy as candidates, the
   /// heuristic's pick selected, for fuse-tune (fuse-select-strategies'
   /// candidates); unset: on cuda yes, on cpu no.

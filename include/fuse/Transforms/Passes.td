@@ -213,6 +213,15 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
            "candidates in a fuse.alternatives op (the library call, up to "
            "three tilings of the generated kernel), the heuristic's pick "
            "selected; fuse-tune measures them">,
+    Option<"splitK", "split-k", "int64_t", "0",
+           "Split-K of generated MatMul kernels (f32): 0, the heuristic (on "
+           "cuda, when the best `tiles` strategy launches fewer blocks than "
+           "the H100 has SMs, the reduction is cut into 2 to 16 slices of at "
+           "least 128: one kernel computes the slices' partial products, a "
+           "second adds them and applies the epilogue; a candidate beside "
+           "the library call, the pick without one); 1, never; 2 to 16 (a "
+           "power of two), that many slices wherever they divide the "
+           "reduction, on either target">,
     Option<"gpuStagePlanes", "gpu-stage-planes", "bool", "true",
            "On cuda, window kernels (depthwise convolutions, poolings) "
            "whose input planes fit stage them in shared memory, a block "

@@ -70,11 +70,11 @@ struct DimUse {
   int64_t constant = 0;  // for Loop (the offset in the tile) and Fixed
 };
 
-/// A load in the reduction loop: the function argument it reads and its
-/// indices into it (through subviews).
+/// A load in the reduction loop: the buffer it reads (a function argument,
+/// or a reshaped view of one) and its indices into it (through subviews).
 struct Access {
   memref::LoadOp load;
-  BlockArgument buffer;
+  Value buffer;
   SmallVector<DimUse> dims;
 };
 
@@ -82,7 +82,7 @@ struct Access {
 /// chunk of the reduction loop reads), in its own dims, and the strides of
 /// the shared copy, whose dims are in `layout` order.
 struct StagedOperand {
-  BlockArgument buffer;
+  Value buffer;
   SmallVector<DimUse> dims;
   SmallVector<int64_t> box;
   SmallVector<int64_t> sharedStrides;
@@ -195,9 +195,24 @@ static std::optional<DimUse> classify(const IndexExpr &expr,
   return std::nullopt;
 }
 
-/// The access of `load` when it reads a function argument of static shape
-/// and identity layout, directly or through subviews of unit strides that
-/// keep the rank, at indices `classify` understands.
+/// The function argument that `memref` is, or views whole through
+/// reshapes (a split-K operand's [M, S, K/S] view of [M, K]); null for
+/// anything else.
+static BlockArgument getReshapedArgument(Value memref) {
+  while (Operation *op = memref.getDefiningOp()) {
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op))
+      return nullptr;
+    memref = op->getOperand(0);
+  }
+  auto argument = dyn_cast<BlockArgument>(memref);
+  if (!argument || !isa<gpu::GPUFuncOp>(argument.getOwner()->getParentOp()))
+    return nullptr;
+  return argument;
+}
+
+/// The access of `load` when it reads a function argument, or a reshape of
+/// one, of static shape and identity layout, directly or through subviews
+/// of unit strides that keep the rank, at indices `classify` understands.
 static std::optional<Access> getAccess(memref::LoadOp load, ArrayRef<Value> ivs,
                                        Value k, ArrayRef<int64_t> steps) {
   SmallVector<Value> symbols(ivs);
@@ -209,8 +224,8 @@ static std::optional<Access> getAccess(memref::LoadOp load, ArrayRef<Value> ivs,
       return std::nullopt;
     indices.push_back(*expr);
   }
-  Value memref = load.getMemRef();
-  while (auto subview = memref.getDefiningOp<memref::SubViewOp>()) {
+  Value buffer = load.getMemRef();
+  while (auto subview = buffer.getDefiningOp<memref::SubViewOp>()) {
     if (subview.getSourceType().getRank() != subview.getType().getRank() ||
         !llvm::all_of(subview.getStaticStrides(),
                       [](int64_t s) { return s == 1; }))
@@ -221,10 +236,9 @@ static std::optional<Access> getAccess(memref::LoadOp load, ArrayRef<Value> ivs,
         return std::nullopt;
       indices[d].add(*expr);
     }
-    memref = subview.getSource();
+    buffer = subview.getSource();
   }
-  auto buffer = dyn_cast<BlockArgument>(memref);
-  if (!buffer || !isa<gpu::GPUFuncOp>(buffer.getOwner()->getParentOp()))
+  if (!getReshapedArgument(buffer))
     return std::nullopt;
   auto type = dyn_cast<MemRefType>(buffer.getType());
   if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
@@ -337,8 +351,7 @@ static SmallVector<StagedOperand, 4>
 planStagedOperands(scf::ForOp reduction, ArrayRef<Value> ivs,
                    ArrayRef<int64_t> steps, ArrayRef<int64_t> tilesPerBlock,
                    int64_t kTile) {
-  llvm::MapVector<BlockArgument, SmallVector<Access, 4>> byBuffer;
-  DenseSet<BlockArgument> refused;
+  llvm::MapVector<Value, SmallVector<Access, 4>> byBuffer;
   Value k = reduction.getInductionVar();
   for (memref::LoadOp load : reduction.getBody()->getOps<memref::LoadOp>()) {
     std::optional<Access> access = getAccess(load, ivs, k, steps);
@@ -355,7 +368,7 @@ planStagedOperands(scf::ForOp reduction, ArrayRef<Value> ivs,
     auto type = cast<MemRefType>(buffer.getType());
     // The block's copy must stay what the buffer holds: nothing may write
     // the buffer, directly or through a view.
-    if (!isOnlyRead(buffer))
+    if (!isOnlyRead(getReshapedArgument(buffer)))
       continue;
     SmallVector<DimUse> dims = accesses.front().dims;
     bool consistent = llvm::all_of(accesses, [&](const Access &a) {

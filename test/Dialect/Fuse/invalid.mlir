@@ -436,7 +436,7 @@ func.func @tiles_stages_unstaged() attributes {s = #fuse.kernel<tiles, grid = 2,
 
 // -----
 
-// expected-error @+1 {{block_tile, k_tile and stages are only for the tiles mapping}}
+// expected-error @+1 {{block_tile, k_tile, stages and split_k are only for the tiles mapping}}
 func.func @flat_k_tile() attributes {s = #fuse.kernel<flat, grid = 2, block = 64, k_tile = 16>} {
   return
 }
@@ -498,4 +498,44 @@ func.func @candidate_terminator(%x: tensor<4xf32>) -> tensor<4xf32> {
     "test.end"() : () -> ()
   }
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @layout_in_epilogue(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x4xf32>):
+    %m = onnx.MatMul(%x, %y) : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+    // expected-error @+1 {{'onnx.Transpose' op in a contraction group must feed the contraction (it is read by 'onnx.Relu')}}
+    %t = onnx.Transpose(%m) {perm = array<i64: 1, 0>} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    %r = onnx.Relu(%t) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    fuse.yield %r : tensor<4x4xf32>
+  }
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @split_k_mismatch(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'fuse.group' op with split_k = 2 must be a contraction group whose result's first dim is the 2 slices}}
+  %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) {strategy = #fuse.kernel<tiles, grid = 1, block = 16, thread_tile = [1, 1], block_tile = [4, 4], k_tile = 16, split_k = 2>} -> tensor<4x4xf32> {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x4xf32>):
+    %m = onnx.MatMul(%x, %y) : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+    fuse.yield %m : tensor<4x4xf32>
+  }
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{split_k must be at least 1}}
+func.func @split_k_zero() attributes {s = #fuse.kernel<tiles, grid = 1, block = 16, thread_tile = [1, 1], block_tile = [4, 4], split_k = 0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block_tile, k_tile, stages and split_k are only for the tiles mapping}}
+func.func @split_k_flat() attributes {s = #fuse.kernel<flat, grid = 1, block = 16, split_k = 2>} {
+  return
 }

@@ -136,3 +136,27 @@ func.func @alternatives(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x
   }
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// A split-K partial product: the contraction reads its operands through
+// Reshape and Transpose (its indexing), and its strategy carries the split.
+// CHECK-LABEL: func @split_k_partials
+// CHECK: fuse.group contraction_epilogue ins({{.*}}) {strategy = #fuse.kernel<tiles, grid = 8, block = 16, thread_tile = [1, 1, 1], block_tile = [1, 4, 4], k_tile = 16, stages = 2, split_k = 2>} -> tensor<2x4x8xf32>
+// CHECK: onnx.Reshape
+// CHECK: onnx.Transpose
+// CHECK: onnx.Reshape
+// CHECK: onnx.MatMul
+func.func @split_k_partials(%a: tensor<4x64xf32>, %b: tensor<64x8xf32>) -> tensor<2x4x8xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<4x64xf32>, tensor<64x8xf32>) {strategy = #fuse.kernel<tiles, grid = 8, block = 16, thread_tile = [1, 1, 1], block_tile = [1, 4, 4], k_tile = 16, stages = 2, split_k = 2>} -> tensor<2x4x8xf32> {
+  ^bb0(%x: tensor<4x64xf32>, %y: tensor<64x8xf32>):
+    %sa = onnx.Constant dense<[4, 2, 32]> : tensor<3xi64>
+    %sb = onnx.Constant dense<[2, 32, 8]> : tensor<3xi64>
+    %ra = onnx.Reshape(%x, %sa) : (tensor<4x64xf32>, tensor<3xi64>) -> tensor<4x2x32xf32>
+    %ta = onnx.Transpose(%ra) {perm = array<i64: 1, 0, 2>} : (tensor<4x2x32xf32>) -> tensor<2x4x32xf32>
+    %rb = onnx.Reshape(%y, %sb) : (tensor<64x8xf32>, tensor<3xi64>) -> tensor<2x32x8xf32>
+    %m = onnx.MatMul(%ta, %rb) : (tensor<2x4x32xf32>, tensor<2x32x8xf32>) -> tensor<2x4x8xf32>
+    fuse.yield %m : tensor<2x4x8xf32>
+  }
+  return %0 : tensor<2x4x8xf32>
+}

@@ -510,6 +510,37 @@ def tiled_contractions():
 
 
 @model
+def split_k():
+    """MatMuls for split-K (--split-k): few outputs over long reductions,
+    in every operand layout the split handles. A rank-3 A against a
+    weight matrix with a bias, a residual and Tanh in the epilogue (the
+    epilogue moves to the group that adds the partial products up); a
+    weight matrix against a batched B (a convolution as a matmul: 64
+    filters over 7x7 positions); batched A and B (attention's products)
+    of odd sizes; one row over a reduction of 1024 (16 slices of 64);
+    and a reduction of 72 that 4 slices do not divide into whole 16-deep
+    chunks."""
+    return make([node("MatMul", ["a1", "w1"], ["m1"]),
+                 node("Add", ["m1", "b1"], ["s1"]),
+                 node("Add", ["s1", "r1"], ["t1"]),
+                 node("Tanh", ["t1"], ["y1"]),
+                 node("MatMul", ["w2", "c2"], ["y2"]),
+                 node("MatMul", ["a3", "b3"], ["m3"]),
+                 node("Sigmoid", ["m3"], ["y3"]),
+                 node("MatMul", ["a4", "w4"], ["m4"]),
+                 node("Relu", ["m4"], ["y4"]),
+                 node("MatMul", ["a5", "w5"], ["m5"]),
+                 node("Neg", ["m5"], ["y5"])],
+                [("a1", [2, 24, 512]), ("r1", [2, 24, 40]),
+                 ("c2", [2, 256, 49]), ("a3", [2, 3, 5, 256]),
+                 ("b3", [2, 3, 256, 7]), ("a4", [1, 1024]), ("a5", [9, 72])],
+                ["y1", "y2", "y3", "y4", "y5"],
+                [weight("w1", [512, 40], 90, 0.05), weight("b1", [40], 91),
+                 weight("w2", [64, 256], 92, 0.1),
+                 weight("w4", [1024, 33], 93, 0.05),
+                 weight("w5", [72, 10], 94)])
+
+@model
 def planes():
     """Window kernels large enough for the `planes` mapping on cuda (input
     planes staged in shared memory): a depthwise conv + bias + Clip on

@@ -44,7 +44,7 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            int64_t rowThreads, ArrayRef<int64_t> threadTile,
                            int64_t planes, bool stagedOutput,
                            ArrayRef<int64_t> blockTile, int64_t kTile,
-                           int64_t stages) {
+                           int64_t stages, int64_t splitK) {
   if (grid < 1 || block < 1 || grid > INT32_MAX || block > 1024)
     return emitError() << "grid " << grid << " and block " << block
                        << " must be at least 1 (block at most 1024)";
@@ -92,9 +92,11 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "k_tile must be at least 0";
     if (stages != 1 && (stages != 2 || kTile == 0))
       return emitError() << "stages must be 1, or 2 with a k_tile";
-  } else if (!blockTile.empty() || kTile != 0 || stages != 1) {
-    return emitError() << "block_tile, k_tile and stages are only for the "
-                          "tiles mapping";
+    if (splitK < 1)
+      return emitError() << "split_k must be at least 1";
+  } else if (!blockTile.empty() || kTile != 0 || stages != 1 || splitK != 1) {
+    return emitError() << "block_tile, k_tile, stages and split_k are only "
+                          "for the tiles mapping";
   }
   if (!threadTile.empty()) {
     if (mapping == Mapping::rows)
@@ -116,11 +118,11 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 /// `<mapping, grid = G, block = B[, row_threads = R][, planes = P]
 ///   [, staged_output][, thread_tile = [..]][, block_tile = [..]]
-///   [, k_tile = K][, stages = S]>`
+///   [, k_tile = K][, stages = S][, split_k = S]>`
 Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
   std::string mappingName;
   int64_t grid = 0, block = 0, rowThreads = 1, planes = 1, kTile = 0,
-          stages = 1;
+          stages = 1, splitK = 1;
   bool stagedOutput = false;
   SmallVector<int64_t> threadTile, blockTile;
   SMLoc loc = parser.getCurrentLocation();
@@ -161,6 +163,11 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
         return {};
       continue;
     }
+    if (succeeded(parser.parseOptionalKeyword("split_k"))) {
+      if (parser.parseEqual() || parser.parseInteger(splitK))
+        return {};
+      continue;
+    }
     SmallVector<int64_t> *tile = &threadTile;
     if (succeeded(parser.parseOptionalKeyword("block_tile")))
       tile = &blockTile;
@@ -176,7 +183,7 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
     return {};
   return parser.getChecked<KernelStrategyAttr>(
       loc, parser.getContext(), *mapping, grid, block, rowThreads, threadTile,
-      planes, stagedOutput, blockTile, kTile, stages);
+      planes, stagedOutput, blockTile, kTile, stages, splitK);
 }
 
 void KernelStrategyAttr::print(AsmPrinter &printer) const {
@@ -202,6 +209,8 @@ void KernelStrategyAttr::print(AsmPrinter &printer) const {
     printer << ", k_tile = " << getKTile();
   if (getStages() != 1)
     printer << ", stages = " << getStages();
+  if (getSplitK() != 1)
+    printer << ", split_k = " << getSplitK();
   printer << ">";
 }
 
@@ -222,6 +231,8 @@ std::string fuse::describeStrategy(Attribute strategy) {
         os << "x" << kernel.getKTile() << " smem";
       if (kernel.getStages() != 1)
         os << " " << kernel.getStages() << "-stage";
+      if (kernel.getSplitK() != 1)
+        os << " split-K " << kernel.getSplitK();
     }
     if (!kernel.getThreadTile().empty()) {
       text += " tile ";
@@ -362,6 +373,16 @@ LogicalResult GroupOp::verifyRegions() {
       if (getKind() != GroupKind::reduction)
         return op.emitOpError("is not allowed in a group of kind '")
                << stringifyGroupKind(getKind()) << "'";
+    } else if (isLayoutOp(&op) &&
+               getKind() == GroupKind::contraction_epilogue) {
+      // Operand views of the contraction (a split-K group's [S, M, K/S]
+      // view of [M, K]): they become its indexing, so they may feed only
+      // the contraction or other such views.
+      for (Operation *user : op.getUsers())
+        if (!isContractionOp(user) && !isLayoutOp(user))
+          return op.emitOpError("in a contraction group must feed the "
+                                "contraction (it is read by '")
+                 << user->getName() << "')";
     } else if (!isElementwiseOp(&op)) {
       return op.emitOpError("is not allowed in a group of kind '")
              << stringifyGroupKind(getKind())
@@ -396,6 +417,17 @@ LogicalResult GroupOp::verifyRegions() {
           return emitOpError("runs as a cuDNN convolution but its "
                              "contraction is ")
                  << op.getName();
+    }
+    if (auto kernel = dyn_cast<KernelStrategyAttr>(*strategy);
+        kernel && kernel.getSplitK() != 1) {
+      auto type = dyn_cast<RankedTensorType>(getResult(0).getType());
+      if (getKind() != GroupKind::contraction_epilogue || !type ||
+          type.getRank() == 0 || type.getDimSize(0) != kernel.getSplitK())
+        return emitOpError("with split_k = ")
+               << kernel.getSplitK()
+               << " must be a contraction group whose result's first dim "
+                  "is the "
+               << kernel.getSplitK() << " slices";
     }
     if (auto lt = dyn_cast<CublasLtStrategyAttr>(*strategy)) {
       for (Operation &op : block.without_terminator())

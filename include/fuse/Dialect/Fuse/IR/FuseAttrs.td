@@ -103,6 +103,12 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     of the next chunk), so their latency hides behind the arithmetic;
     `stages = 1` loads each chunk and waits for it.
 
+    `split_k = S` (with `tiles`) marks the first half of a split-K
+    contraction: the reduction is cut into S slices, the loop's first dim
+    (of extent S) walks them, and each iteration writes its slice's partial
+    sums; the group after it adds the S partial results and applies the
+    epilogue. It gives shapes with few output tiles S times the blocks.
+
     ```mlir
     #fuse.kernel<flat, grid = 392, block = 256>
     #fuse.kernel<flat, grid = 98, block = 256, thread_tile = [1, 1, 4]>
@@ -115,6 +121,9 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
                  block_tile = [64, 64], k_tile = 16>
     #fuse.kernel<tiles, grid = 96, block = 256, thread_tile = [8, 8],
                  block_tile = [128, 128], k_tile = 16, stages = 2>
+    #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [1, 4, 4],
+                 block_tile = [1, 64, 64], k_tile = 16, stages = 2,
+                 split_k = 8>
     ```
   }];
   let parameters = (ins
@@ -127,7 +136,8 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     DefaultValuedParameter<"bool", "false">:$stagedOutput,
     OptionalArrayRefParameter<"int64_t">:$blockTile,
     DefaultValuedParameter<"int64_t", "0">:$kTile,
-    DefaultValuedParameter<"int64_t", "1">:$stages
+    DefaultValuedParameter<"int64_t", "1">:$stages,
+    DefaultValuedParameter<"int64_t", "1">:$splitK
   );
   // The optional parameters start with a comma: a declarative format
   // could not tell them apart.
@@ -137,13 +147,13 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
                      CArg<"int64_t", "1">:$rowThreads), [{
       return $_get($_ctxt, mapping, grid, block, rowThreads,
                    ::llvm::ArrayRef<int64_t>(), 1, false,
-                   ::llvm::ArrayRef<int64_t>(), 0, 1);
+                   ::llvm::ArrayRef<int64_t>(), 0, 1, 1);
     }]>,
     AttrBuilder<(ins "Mapping":$mapping, "int64_t":$grid, "int64_t":$block,
                      "int64_t":$rowThreads,
                      "::llvm::ArrayRef<int64_t>":$threadTile), [{
       return $_get($_ctxt, mapping, grid, block, rowThreads, threadTile, 1,
-                   false, ::llvm::ArrayRef<int64_t>(), 0, 1);
+                   false, ::llvm::ArrayRef<int64_t>(), 0, 1, 1);
     }]>
   ];
   let genVerifyDecl = 1;

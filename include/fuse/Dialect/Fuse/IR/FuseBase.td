@@ -35,7 +35,8 @@ def Fuse_GroupKind : I32EnumAttr<"GroupKind", "kind of fused kernel", [
   // - pool_epilogue: one pooling op, then elementwise ops applied to each
   //   pooled value before it is stored;
   // - contraction_epilogue: one Conv, Gemm or MatMul, then elementwise ops
-  //   (bias, residual, activation) applied in its epilogue;
+  //   (bias, residual, activation) applied in its epilogue; Reshape and
+  //   Transpose of its operands become its indexing;
   // - reduction: one Softmax, LayerNormalization or Reduce* op, with the
   //   elementwise ops that compute its input (prologue) and consume its
   //   result (epilogue); one kernel iteration per row.

@@ -29,6 +29,10 @@ namespace fuse {
 /// The name of the discardable attribute that carries a strategy on an op
 /// outside any group and on an outlined kernel function.
 constexpr llvm::StringLiteral kStrategyAttrName = "fuse.strategy";
+/// A unit attribute on the ops a split-K rewrite adds (the operands' views,
+/// the sum of the partial products): not ops of the model, so the fusion
+/// report does not count them.
+constexpr llvm::StringLiteral kSplitKOpAttrName = "fuse.split_k";
 
 /// A strategy in a few words, for people: "kernel rows(32)",
 /// "cublaslt matmul+bias+relu", "cudnn conv+bias+residual".

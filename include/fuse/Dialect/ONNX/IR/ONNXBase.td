@@ -52,6 +52,9 @@ def ONNX_Contraction : ONNX_OpTrait<"Contraction">;
 // A reduction (Softmax, LayerNormalization, Reduce*): the anchor of a
 // `reduction` group, which may take elementwise ops before and after it.
 def ONNX_Reduction : ONNX_OpTrait<"Reduction">;
+// Moves elements without computing (Reshape, Transpose): a contraction
+// group may read its contraction's operands through them, as indexing.
+def ONNX_Layout : ONNX_OpTrait<"Layout">;
 
 // Result type inference through the op adaptor, with a compatibility rule
 // that lets IR carry a result type that refines (or is refined by) the

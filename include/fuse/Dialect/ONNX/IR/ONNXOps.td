@@ -621,7 +621,7 @@ def ONNXFlattenOp : ONNX_Op<"Flatten", [SameOperandsAndResultElementType]> {
   let results = (outs ONNX_AnyTensor:$output);
 }
 
-def ONNXReshapeOp : ONNX_Op<"Reshape"> {
+def ONNXReshapeOp : ONNX_Op<"Reshape", [ONNX_Layout]> {
   let summary = "reshape to the shape given by a 1-D i64 tensor";
   let description = [{
     In `shape`, `0` copies the input dimension at that index (unless
@@ -656,7 +656,8 @@ def ONNXConstantOp : ONNX_Op<"Constant", [ConstantLike]> {
   let hasFolder = 1;
 }
 
-def ONNXTransposeOp : ONNX_Op<"Transpose", [SameOperandsAndResultElementType]> {
+def ONNXTransposeOp : ONNX_Op<"Transpose", [ONNX_Layout,
+                                            SameOperandsAndResultElementType]> {
   let summary = "permute the dims (`perm`; reversed when absent)";
   let description = [{
     ```mlir

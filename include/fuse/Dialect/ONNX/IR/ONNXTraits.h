@@ -35,6 +35,10 @@ class Contraction : public mlir::OpTrait::TraitBase<ConcreteType, Contraction> {
 template <typename ConcreteType>
 class Reduction : public mlir::OpTrait::TraitBase<ConcreteType, Reduction> {};
 
+/// Moves elements without computing them (Reshape, Transpose).
+template <typename ConcreteType>
+class Layout : public mlir::OpTrait::TraitBase<ConcreteType, Layout> {};
+
 } // namespace ONNXTrait
 
 inline bool isElementwiseOp(mlir::Operation *op) {
@@ -48,6 +52,9 @@ inline bool isContractionOp(mlir::Operation *op) {
 }
 inline bool isReductionOp(mlir::Operation *op) {
   return op->hasTrait<ONNXTrait::Reduction>();
+}
+inline bool isLayoutOp(mlir::Operation *op) {
+  return op->hasTrait<ONNXTrait::Layout>();
 }
 
 } // namespace fuse
