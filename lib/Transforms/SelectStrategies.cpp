@@ -519,8 +519,7 @@ static constexpr int64_t kTileThreads = 256;
 /// (smaller thread tiles give more).
 static constexpr int64_t kMinTileBlocks = 132;
 /// Split-K: at most 16 slices, each of at least 128 iterations of the
-/// reduction (8 chunks of a 16-deep `tiles` block), enough slices for two
-/// blocks per SM where the reduction allows.
+/// reduction (8 chunks of a 16-deep `tiles` block).
 static constexpr int64_t kMaxSplitK = 16;
 static constexpr int64_t kMinSplitSlice = 128;
 /// The heuristic leaves a product unsplit when its best `tiles` strategy
@@ -858,9 +857,10 @@ static std::optional<int64_t> getSplittableReduction(GroupOp group) {
 /// threads the most outputs while it launches a block per SM (or, where no
 /// split does, the most blocks), when that beats the best unsplit strategy
 /// (`tiles`, ranked): of 2, 4, 8 or 16 slices that divide the reduction
-/// into slices of at least kMinSplitSlice, the fewest that reach the best. Without a split the threads of a small product
-/// get one output each, and shared loads, not FMAs, bound the kernel
-/// (ResNet-50's 256 x 196 x 2304 at batch 1: 1.6 TFLOP/s in 1 x 1 tiles).
+/// into slices of at least kMinSplitSlice, the fewest that reach the best.
+/// Without a split the threads of a small product get one output each, and
+/// shared loads, not FMAs, bound the kernel (ResNet-50's 256 x 196 x 2304
+/// at batch 1: 1.6 TFLOP/s in 1 x 1 tiles).
 static int64_t chooseSplitK(GroupOp group, bool gpu,
                             ArrayRef<KernelStrategyAttr> tiles,
                             int64_t requested,
@@ -930,13 +930,14 @@ static Value buildSplitKOperand(RewriterBase &rewriter, Location loc,
       permuted.push_back(split[d]);
     }
   // Only 1s before the slice index: moving it to the front is a reshape.
-  bool reshapeOnly =
-      llvm::all_of(ArrayRef(split).take_front(k), [](int64_t d) { return d == 1; });
+  bool reshapeOnly = llvm::all_of(ArrayRef(split).take_front(k),
+                                  [](int64_t d) { return d == 1; });
   auto shapeType =
       RankedTensorType::get({int64_t(split.size())}, rewriter.getI64Type());
   ArrayRef<int64_t> viewShape = reshapeOnly ? permuted : split;
-  Value shapeValue = ONNXConstantOp::create(
-      rewriter, loc, shapeType, DenseIntElementsAttr::get(shapeType, viewShape));
+  Value shapeValue =
+      ONNXConstantOp::create(rewriter, loc, shapeType,
+                             DenseIntElementsAttr::get(shapeType, viewShape));
   Value view = ONNXReshapeOp::create(rewriter, loc, type.clone(viewShape),
                                      operand, shapeValue);
   if (reshapeOnly)
@@ -952,14 +953,10 @@ static Value buildSplitKOperand(RewriterBase &rewriter, Location loc,
 /// over the first dim) with the original epilogue. Returns the first.
 static FailureOr<GroupOp> splitReduction(RewriterBase &rewriter,
                                          GroupOp group, int64_t splitK) {
-  int64_t contractionIndex = 0;
-  for (Operation &op : group.getBodyBlock().without_terminator()) {
-    if (isContractionOp(&op))
-      break;
-    ++contractionIndex;
-  }
   IRMapping mapping;
   SmallVector<Operation *> clones = inlineGroup(rewriter, group, mapping);
+  int64_t contractionIndex = llvm::find_if(clones, isContractionOp) -
+                             clones.begin();
   auto matmul = cast<ONNXMatMulOp>(clones[contractionIndex]);
   Location loc = matmul.getLoc();
   auto resultType = cast<RankedTensorType>(matmul.getType());
@@ -1038,17 +1035,16 @@ static LogicalResult applySplitK(RewriterBase &rewriter, GroupOp group,
 }
 
 /// Generated kernels a tuner may choose between for a contraction group,
-/// the heuristic's pick first: on cuda the three best-ranked `tiles`
-/// strategies, on cpu `loop` with the heuristic's tile and with half its
-/// rows or half its columns.
+/// the heuristic's pick first: on cuda the three best of `gpuTiles`, the
+/// ranked `tiles` strategies; on cpu `loop` with the heuristic's tile and
+/// with half its rows or half its columns.
 static constexpr size_t kMaxKernelCandidates = 3;
 static SmallVector<KernelStrategyAttr>
-kernelCandidates(GroupOp group, bool gpu, int64_t cpuVectorRegisters,
-                 const GpuKernelOptions &gpuOptions) {
+kernelCandidates(GroupOp group, bool gpu, ArrayRef<KernelStrategyAttr> gpuTiles,
+                 int64_t cpuVectorRegisters) {
   SmallVector<KernelStrategyAttr> kernels;
   if (gpu) {
-    if (gpuOptions.tileContractions)
-      kernels = rankContractionTiles(group, gpuOptions);
+    kernels.assign(gpuTiles.begin(), gpuTiles.end());
   } else {
     int64_t rows = cpuVectorRegisters >= 32 ? 16 : 8;
     for (auto [r, c] : {std::pair{rows, kContractionColumnsCpu},
@@ -1253,7 +1249,8 @@ struct SelectStrategiesPass
                                    : std::nullopt;
       // Split-K where the heuristic (or the user) asks for it; the
       // heuristic's pick when there is no library call, or when the user
-      // asks for a split.
+      // asks for a split. The ranked tilings serve both the split and the
+      // candidates.
       SmallVector<KernelStrategyAttr> tiles;
       if (gpu && gpuOptions.tileContractions)
         tiles = rankContractionTiles(group, gpuOptions);
@@ -1262,8 +1259,7 @@ struct SelectStrategiesPass
       if (candidates) {
         CandidateSet set;
         set.library = call.has_value();
-        set.kernels =
-            kernelCandidates(group, gpu, cpuVectorRegisters, gpuOptions);
+        set.kernels = kernelCandidates(group, gpu, tiles, cpuVectorRegisters);
         set.splitK = slices;
         set.selectSplitK = preferSplit;
         if (set.size() >= 2) {

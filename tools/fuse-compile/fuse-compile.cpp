@@ -154,8 +154,9 @@ static cl::opt<int64_t> gpuStages(
 static cl::opt<int64_t> splitK(
     "split-k",
     cl::desc("Split-K of fuse's matmul kernels (f32): 0 (default) the "
-             "heuristic: on cuda, a matmul whose output tiles leave SMs idle "
-             "is cut into 2 to 16 slices of its reduction, computed by one "
+             "heuristic: on cuda, a matmul whose tiles would give each "
+             "thread few outputs (at most 8) or leave SMs idle is cut into "
+             "2 to 16 slices of its reduction, computed by one "
              "kernel and added up, with the epilogue, by a second (a "
              "candidate beside a library call; the pick without one); 1 "
              "never; 2, 4, 8 or 16: that many slices wherever they divide "

@@ -138,34 +138,21 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
                           << "' (loop, flat, rows, planes or tiles)";
     return {};
   }
+  // `keyword = N` parameters, and where each goes.
+  const std::pair<StringRef, int64_t *> integers[] = {
+      {"row_threads", &rowThreads}, {"planes", &planes}, {"k_tile", &kTile},
+      {"stages", &stages},          {"split_k", &splitK}};
   while (succeeded(parser.parseOptionalComma())) {
-    if (succeeded(parser.parseOptionalKeyword("row_threads"))) {
-      if (parser.parseEqual() || parser.parseInteger(rowThreads))
-        return {};
-      continue;
-    }
-    if (succeeded(parser.parseOptionalKeyword("planes"))) {
-      if (parser.parseEqual() || parser.parseInteger(planes))
+    auto integer = llvm::find_if(integers, [&](const auto &entry) {
+      return succeeded(parser.parseOptionalKeyword(entry.first));
+    });
+    if (integer != std::end(integers)) {
+      if (parser.parseEqual() || parser.parseInteger(*integer->second))
         return {};
       continue;
     }
     if (succeeded(parser.parseOptionalKeyword("staged_output"))) {
       stagedOutput = true;
-      continue;
-    }
-    if (succeeded(parser.parseOptionalKeyword("k_tile"))) {
-      if (parser.parseEqual() || parser.parseInteger(kTile))
-        return {};
-      continue;
-    }
-    if (succeeded(parser.parseOptionalKeyword("stages"))) {
-      if (parser.parseEqual() || parser.parseInteger(stages))
-        return {};
-      continue;
-    }
-    if (succeeded(parser.parseOptionalKeyword("split_k"))) {
-      if (parser.parseEqual() || parser.parseInteger(splitK))
-        return {};
       continue;
     }
     SmallVector<int64_t> *tile = &threadTile;
