@@ -45,7 +45,7 @@ done
 # the models with contractions compiled with --strategy=generated, as
 # gen_NAME (convolutions as im2col and a matmul), and tiled_contractions
 # with each thread tile forced, as genRC_NAME, with no staging (gen0_),
-# with one stage (gen1s_) and split-K (splitN_).
+# with one stage (gen1s_), split-K (splitN_) and cp.async (asyncN_).
 variant() { # PREFIX NAME FLAGS...
   local prefix=$1 name=$2; shift 2
   cp "$OUT/models/$name.onnx" "$OUT/models/${prefix}_$name.onnx"
@@ -69,6 +69,18 @@ done
 variant split16 split_k --strategy=generated --split-k=16
 variant split2 tiled_contractions --strategy=generated --split-k=2 \
   --gpu-stages=1
+# Asynchronous copies (asyncN_: cp.async into N shared buffers), with
+# forced tiles, split-K (reshaped views) and convolutions as matmuls.
+for name in tiled_contractions conv_gemm mini_bert split_k; do
+  variant async3 "$name" --strategy=generated --conv=gemm --gpu-async-copy \
+    --gpu-stages=3
+done
+variant async2 tiled_contractions --strategy=generated --gpu-async-copy \
+  --gpu-stages=2
+variant async88 tiled_contractions --strategy=generated --gpu-async-copy \
+  --gpu-stages=3 --gpu-contraction-tile=8,8
+variant async4s split_k --strategy=generated --split-k=4 --gpu-async-copy \
+  --gpu-stages=2
 mkdir -p .device/runtime
 cp "$BUILD/lib/libfuse_runtime.so" "$BUILD/bin/fuse-run" "$BUILD/bin/fuse-tune" \
   .device/runtime/

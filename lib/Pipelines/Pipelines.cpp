@@ -40,6 +40,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
@@ -63,6 +64,7 @@ void fuse::registerCompilerDialects(DialectRegistry &registry) {
                   gpu::GPUDialect,
                   index::IndexDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
                   math::MathDialect, memref::MemRefDialect, NVVM::NVVMDialect,
+                  nvgpu::NVGPUDialect,
                   scf::SCFDialect, tensor::TensorDialect, ub::UBDialect>();
   // Tiling and fusion.
   linalg::registerTilingInterfaceExternalModels(registry);
@@ -180,6 +182,9 @@ void fuse::buildLoopsToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createMapKernelsToGPU(map));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   addLoopsToStandard(device);
+  // The asynchronous copies of `tiles` blocks (async_copy) first: their
+  // memrefs then still have the types the pass converts.
+  device.addPass(createLowerAsyncCopies());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   device.addPass(createConvertGpuOpsToNVVMOps(nvvm));

@@ -773,6 +773,7 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     select.gpuTileContractions = options.gpuTileContractions;
     select.gpuKTile = options.gpuKTile;
     select.gpuStages = options.gpuStages;
+    select.gpuAsyncCopy = options.gpuAsyncCopy;
     select.splitK = options.splitK;
     select.candidates = options.candidates.value_or(!cpu);
     pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));

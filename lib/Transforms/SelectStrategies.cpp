@@ -384,8 +384,11 @@ struct GpuKernelOptions {
   /// reduction iterations their blocks stage at a time.
   bool tileContractions = true;
   int64_t kTile = 16;
-  /// Reduction chunks a staging `tiles` block has in flight.
+  /// Reduction chunks a staging `tiles` block has in flight, and whether
+  /// they are copied asynchronously (cp.async) rather than through
+  /// registers.
   int64_t stages = 2;
+  bool asyncCopy = false;
   /// Whether `contractionTile` was given (it is then the only thread tile
   /// `tiles` tries).
   bool userTile = false;
@@ -432,7 +435,8 @@ static KernelStrategyAttr chooseStagedOutputPlanes(Operation *root,
       1024, llvm::alignTo(planes * threadsPerPlane, 32));
   return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid,
                                  block, 1, tile, planes,
-                                 /*stagedOutput=*/true, {}, 0, 1, 1);
+                                 /*stagedOutput=*/true, {}, 0, 1, 1,
+                                 /*asyncCopy=*/false);
 }
 
 /// The `planes` strategy of a kernel whose result op reads windows of one
@@ -507,7 +511,8 @@ static KernelStrategyAttr choosePlanes(Operation *root,
       kFlatBlock, llvm::alignTo(planes * planeIterations, 32));
   return KernelStrategyAttr::get(root->getContext(), Mapping::planes, grid(),
                                  block, 1, tile, planes,
-                                 /*stagedOutput=*/false, {}, 0, 1, 1);
+                                 /*stagedOutput=*/false, {}, 0, 1, 1,
+                                 /*asyncCopy=*/false);
 }
 
 /// Sizes a `tiles` thread tile tries along each of its two dims.
@@ -625,7 +630,8 @@ rankLoopTiles(MLIRContext *ctx, ArrayRef<int64_t> loop,
     auto strategy = KernelStrategyAttr::get(
         ctx, Mapping::tiles, blocks, columnThreads * rowThreads,
         1, threadTile, 1, false, blockTile, options.kTile,
-        options.kTile == 0 ? 1 : options.stages, /*splitK=*/1);
+        options.kTile == 0 ? 1 : options.stages, /*splitK=*/1,
+        options.kTile != 0 && options.asyncCopy);
     if (llvm::any_of(ranked, [&](const Ranked &r) {
           return r.strategy == strategy;
         }))
@@ -903,7 +909,8 @@ static KernelStrategyAttr withSplitK(KernelStrategyAttr s, int64_t splitK) {
   return KernelStrategyAttr::get(
       s.getContext(), s.getMapping(), s.getGrid(), s.getBlock(),
       s.getRowThreads(), s.getThreadTile(), s.getPlanes(), s.getStagedOutput(),
-      s.getBlockTile(), s.getKTile(), s.getStages(), splitK);
+      s.getBlockTile(), s.getKTile(), s.getStages(), splitK,
+      s.getAsyncCopy());
 }
 
 /// `operand` of a MatMul whose result has rank `rank`, viewed for a
@@ -1180,9 +1187,11 @@ struct SelectStrategiesPass
              << "fuse-select-strategies: split-k must be 0 (the heuristic), 1 "
                 "(never) or a power of two up to "
              << kMaxSplitK;
-    if (gpuStages != 1 && gpuStages != 2)
+    if (gpuAsyncCopy ? gpuStages != 2 && gpuStages != 3
+                     : gpuStages != 1 && gpuStages != 2)
       return emitError(UnknownLoc::get(context))
-             << "fuse-select-strategies: gpu-stages must be 1 or 2";
+             << "fuse-select-strategies: gpu-stages must be 1 or 2 (2 or 3 "
+                "with gpu-async-copy)";
     if (depthwise != "library" && depthwise != "kernel")
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: depthwise must be library or kernel, "
@@ -1204,6 +1213,7 @@ struct SelectStrategiesPass
     gpuOptions.tileContractions = gpuTileContractions;
     gpuOptions.kTile = gpuKTile;
     gpuOptions.stages = gpuStages;
+    gpuOptions.asyncCopy = gpuAsyncCopy;
     gpuOptions.userTile = !gpuContractionTile.empty();
     bool libraries = gpu && strategy != "generated";
     // Depthwise convolutions are fuse's kernels by default: with their whole

@@ -563,6 +563,85 @@ func.func @tiles_prefetch(%a: memref<8x32xf32>, %b: memref<32x12xf32>, %c: memre
 
 // -----
 
+// async_copy with 3 stages: three shared buffers of each operand (A's
+// 16 x 8 transposed box, B's 16 x 8), the first two chunks' copies issued
+// before the loop, a commit group each; every chunk waits until at most
+// one group is in flight, then one barrier, then issues the chunk two
+// ahead into buffer (i + 2) % 3 and reads buffer i % 3. A's copy
+// transposes, element by element (4 bytes); B's rows go 16 bytes at a
+// time, bypassing L1. Past the operand's end a copy reads 0 elements
+// (zero-filled). The copies still in flight after the loop are waited for,
+// and a barrier frees the buffers (for a blocked accumulation's next loop).
+// CHECK-LABEL: gpu.func @tiles_async_copy
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<384xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[B:.*]] : memref<384xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: %[[FLATA:.*]] = memref.collapse_shape %arg0
+// CHECK: %[[FLATB:.*]] = memref.collapse_shape %arg1
+// CHECK: scf.if
+// CHECK: %[[N:.*]] = arith.select %{{.*}}, %c1{{[_0-9]*}}, %c0{{[_0-9]*}} : index
+// CHECK-COUNT-4: nvgpu.device_async_copy %[[FLATA]][%{{.*}}], %[[A]][%{{.*}}], 1, %[[N]] : memref<256xf32> to memref<384xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.if
+// CHECK: %[[NB:.*]] = arith.select %{{.*}}, %c4{{[_0-9]*}}, %c0{{[_0-9]*}} : index
+// CHECK: nvgpu.device_async_copy %[[FLATB]][%{{.*}}], %[[B]][%{{.*}}], 4, %[[NB]] {bypassL1} : memref<384xf32> to memref<384xf32, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for %[[CHUNK:.*]] = %c0 to %c32 step %c16{{[_0-9]*}} iter_args({{.*}}) -> (f32, f32, f32, f32) {
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[I:.*]] = arith.divui %{{.*}}, %c16{{[_0-9]*}} : index
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[I]], %c2{{[_0-9]*}} : index
+// CHECK: %[[NEXT:.*]] = arith.addi %[[CHUNK]], %c32{{[_0-9]*}} : index
+// CHECK: %[[NEXTBUF:.*]] = arith.remui %[[AHEAD]], %c3{{[_0-9]*}} : index
+// CHECK: arith.muli %[[NEXTBUF]], %c128{{[_0-9]*}} : index
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: %[[BUF:.*]] = arith.remui %[[I]], %c3{{[_0-9]*}} : index
+// CHECK: %[[ABASE:.*]] = arith.muli %[[BUF]], %c128{{[_0-9]*}} : index
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: memref.store
+// CHECK-COUNT-32: memref.load %[[A]][
+// CHECK: scf.yield
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.store
+func.func @tiles_async_copy(%a: memref<8x32xf32>, %b: memref<32x12xf32>, %c: memref<8x12xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 8, thread_tile = [2, 2], block_tile = [4, 8], k_tile = 16, stages = 3, async_copy>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c12 = arith.constant 12 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c12) step (%c2, %c2) {
+    %i1 = arith.addi %i, %c1 : index
+    %j1 = arith.addi %j, %c1 : index
+    %row1 = memref.subview %a[%i1, 0] [1, 32] [1, 1] : memref<8x32xf32> to memref<1x32xf32, strided<[32, 1], offset: ?>>
+    %r:4 = scf.for %k = %c0 to %c32 step %c1 iter_args(%s00 = %zero, %s01 = %zero, %s10 = %zero, %s11 = %zero) -> (f32, f32, f32, f32) {
+      %a0 = memref.load %a[%i, %k] : memref<8x32xf32>
+      %a1 = memref.load %row1[%c0, %k] : memref<1x32xf32, strided<[32, 1], offset: ?>>
+      %b0 = memref.load %b[%k, %j] : memref<32x12xf32>
+      %b1 = memref.load %b[%k, %j1] : memref<32x12xf32>
+      %p00 = arith.mulf %a0, %b0 : f32
+      %p01 = arith.mulf %a0, %b1 : f32
+      %p10 = arith.mulf %a1, %b0 : f32
+      %p11 = arith.mulf %a1, %b1 : f32
+      %t00 = arith.addf %s00, %p00 : f32
+      %t01 = arith.addf %s01, %p01 : f32
+      %t10 = arith.addf %s10, %p10 : f32
+      %t11 = arith.addf %s11, %p11 : f32
+      scf.yield %t00, %t01, %t10, %t11 : f32, f32, f32, f32
+    }
+    memref.store %r#0, %c[%i, %j] : memref<8x12xf32>
+    memref.store %r#1, %c[%i, %j1] : memref<8x12xf32>
+    memref.store %r#2, %c[%i1, %j] : memref<8x12xf32>
+    memref.store %r#3, %c[%i1, %j1] : memref<8x12xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Thread tiles of 8 columns, 4 threads along them: B's copy is stored
 // interleaved, each thread's first 4 columns side by side, then their
 // second 4 (column x = q * 8 + r at (r / 4) * 16 + q * 4 + r % 4), so

@@ -15,6 +15,8 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-k-tile=32 gpu-stages=1" | FileCheck %s --check-prefix=K32
 // RUN: not fuse-opt %s -fuse-select-strategies=gpu-k-tile=-1 2>&1 | FileCheck %s --check-prefix=BADK
 // RUN: not fuse-opt %s -fuse-select-strategies=gpu-stages=3 2>&1 | FileCheck %s --check-prefix=BADSTAGES
+// RUN: not fuse-opt %s -fuse-select-strategies="gpu-stages=1 gpu-async-copy=true" 2>&1 | FileCheck %s --check-prefix=BADSTAGES
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-stages=3 gpu-async-copy=true" | FileCheck %s --check-prefix=ASYNC
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=candidates=true | FileCheck %s --check-prefix=CAND
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true strategy=generated" | FileCheck %s --check-prefix=CANDGEN
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true target=cpu" | FileCheck %s --check-prefix=CANDCPU
@@ -23,7 +25,7 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true strategy=generated split-k=1" | FileCheck %s --check-prefix=NOSPLIT
 // RUN: not fuse-opt %s -fuse-select-strategies=split-k=3 2>&1 | FileCheck %s --check-prefix=BADSPLIT
 // BADK: fuse-select-strategies: gpu-k-tile must be from 0 to 256
-// BADSTAGES: fuse-select-strategies: gpu-stages must be 1 or 2
+// BADSTAGES: fuse-select-strategies: gpu-stages must be 1 or 2 (2 or 3 with gpu-async-copy)
 // BADSPLIT: fuse-select-strategies: split-k must be 0 (the heuristic), 1 (never) or a power of two up to 16
 // BADREGS: fuse-select-strategies: cpu-vector-registers must be 16 or 32, not 8
 // BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns) of at most 128 outputs
@@ -46,6 +48,8 @@
 // GEN-LABEL: func @matmul_bias_relu
 // GEN: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [2, 1], block_tile = [32, 16], k_tile = 16, stages = 2>}
 // K32: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [2, 1], block_tile = [32, 16], k_tile = 32>}
+// ASYNC-LABEL: func @matmul_bias_relu
+// ASYNC: {strategy = #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [2, 1], block_tile = [32, 16], k_tile = 16, stages = 3, async_copy>}
 // A forced thread tile is the only one tried.
 // SHRINK-LABEL: func @matmul_bias_relu
 // SHRINK: {strategy = #fuse.kernel<tiles, grid = 6, block = 256, thread_tile = [8, 8], block_tile = [128, 128], k_tile = 16, stages = 2>}

@@ -149,8 +149,15 @@ static cl::opt<int64_t> gpuStages(
     "gpu-stages",
     cl::desc("Chunks of the reduction a tiled contraction block has in "
              "flight (default 2: the next one is loaded into registers "
-             "while one computes; 1 waits for each): for measurements"),
+             "while one computes; 1 waits for each; 2 or 3 shared buffers "
+             "with --gpu-async-copy): for measurements"),
     cl::init(2), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<bool> gpuAsyncCopy(
+    "gpu-async-copy",
+    cl::desc("Tiled contraction blocks copy operand chunks to shared memory "
+             "with asynchronous copies (cp.async; sm_80 and later) instead "
+             "of through registers: for measurements"),
+    cl::init(false), cl::Hidden, cl::cat(compileCategory));
 static cl::opt<int64_t> splitK(
     "split-k",
     cl::desc("Split-K of fuse's matmul kernels (f32): 0 (default) the "
@@ -333,6 +340,12 @@ int main(int argc, char **argv) {
              << gpuArch << "'\n";
       return 2;
     }
+    if (gpuAsyncCopy && version < 80) {
+      errs() << "fuse-compile: --gpu-async-copy needs sm_80 or later (cp.async), "
+                "not --gpu-arch="
+             << gpuArch << "\n";
+      return 2;
+    }
   }
   std::optional<std::string> level = fuse::resolveCpuLevel(cpuLevel);
   if (!level) {
@@ -473,11 +486,14 @@ int main(int argc, char **argv) {
   }
   options.gpuTileContractions = gpuTileContractions;
   options.gpuKTile = gpuKTile;
-  if (gpuStages != 1 && gpuStages != 2) {
-    errs() << "fuse-compile: --gpu-stages must be 1 or 2\n";
+  if (gpuAsyncCopy ? gpuStages != 2 && gpuStages != 3
+                   : gpuStages != 1 && gpuStages != 2) {
+    errs() << "fuse-compile: --gpu-stages must be 1 or 2 (2 or 3 with "
+              "--gpu-async-copy)\n";
     return 1;
   }
   options.gpuStages = gpuStages;
+  options.gpuAsyncCopy = gpuAsyncCopy;
   if (splitK < 0 || splitK > 16 || (splitK > 1 && (splitK & (splitK - 1)))) {
     errs() << "fuse-compile: --split-k must be 0 (the heuristic), 1 (never), "
               "2, 4, 8 or 16\n";

@@ -283,6 +283,8 @@ def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect", "::mlir::DLTIDialect",
+    // cp.async of `tiles` blocks with async_copy.
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect",
   ];
   let options = [
     Option<"blockSize", "block-size", "unsigned", "256",
@@ -290,6 +292,23 @@ def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
     Option<"indexBitwidth", "index-bitwidth", "unsigned", "32",
            "Index width of the kernels when their sizes fit in it (32 or "
            "64; 64 always)">,
+  ];
+}
+
+def LowerAsyncCopies : Pass<"fuse-lower-async-copies",
+                             "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower the nvgpu asynchronous copies of `tiles` kernels to "
+                "NVVM, at the gpu.module's index width";
+  let description = [{
+    `nvgpu.device_async_copy` (a `tiles` block's cp.async with
+    `async_copy`) becomes `nvvm.cp.async.shared.global`, its addresses
+    computed at the index width of the gpu.module's data layout (32 bits
+    where fuse-map-kernels-to-gpu chose it), as convert-gpu-to-nvvm then
+    computes the rest; upstream's convert-nvgpu-to-nvvm always uses 64
+    bits, and the two descriptors of one memref would not meet.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
   ];
 }
 

@@ -88,8 +88,9 @@ struct CompileOptions {
   /// fuse-select-strategies' gpu-tile-contractions and gpu-k-tile.
   bool gpuTileContractions = true;
   int64_t gpuKTile = 16;
-  /// fuse-select-strategies' gpu-stages.
+  /// fuse-select-strategies' gpu-stages and gpu-async-copy.
   int64_t gpuStages = 2;
+  bool gpuAsyncCopy = false;
   /// fuse-select-strategies' split-k: 0 the heuristic, 1 never, else the
   /// slices.
   int64_t splitK = 0;

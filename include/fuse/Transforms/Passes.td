@@ -207,7 +207,11 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
     Option<"gpuStages", "gpu-stages", "int64_t", "2",
            "Chunks of the reduction a staging `tiles` block has in flight: "
            "2 loads the next chunk into registers while it computes one, "
-           "1 waits for each">,
+           "1 waits for each; with gpu-async-copy, 2 or 3 shared buffers">,
+    Option<"gpuAsyncCopy", "gpu-async-copy", "bool", "false",
+           "A staging `tiles` block copies its chunks with asynchronous "
+           "copies (cp.async, sm_80 and later) into gpu-stages shared "
+           "buffers instead of through registers">,
     Option<"candidates", "candidates", "bool", "false",
            "Contraction groups get every applicable way to run as "
            "candidates in a fuse.alternatives op (the library call, up to "

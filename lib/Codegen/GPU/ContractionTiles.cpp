@@ -26,6 +26,8 @@
 #include "fuse/Codegen/GPUMapping.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -345,12 +347,13 @@ static bool isOnlyRead(Value memref) {
 /// Plans the operands of `reduction` the block stages: every load of the
 /// operand in the loop is understood, the operand has one reduction dim,
 /// and some tiled dim of the loop does not index it (threads along it
-/// share what it reads). Operands that would pass the shared memory
-/// budget are left in global memory.
+/// share what it reads). Each has `buffers` shared copies (one per chunk
+/// in flight); operands that would pass the shared memory budget are left
+/// in global memory.
 static SmallVector<StagedOperand, 4>
 planStagedOperands(scf::ForOp reduction, ArrayRef<Value> ivs,
                    ArrayRef<int64_t> steps, ArrayRef<int64_t> tilesPerBlock,
-                   int64_t kTile) {
+                   int64_t kTile, int64_t buffers) {
   llvm::MapVector<Value, SmallVector<Access, 4>> byBuffer;
   Value k = reduction.getInductionVar();
   for (memref::LoadOp load : reduction.getBody()->getOps<memref::LoadOp>()) {
@@ -428,7 +431,8 @@ planStagedOperands(scf::ForOp reduction, ArrayRef<Value> ivs,
         extent += 4;
       stride *= extent;
     }
-    operand.sharedElements = stride;
+    // Whole 16-byte groups, so that every buffer of several starts aligned.
+    operand.sharedElements = llvm::alignTo(stride, 4);
     const DimUse &inner = dims[layout.back()];
     int64_t lastLoopDim = int64_t(ivs.size()) - 1;
     if (!transposed && rank > 1 && inner.kind == DimKind::Loop &&
@@ -438,7 +442,8 @@ planStagedOperands(scf::ForOp reduction, ArrayRef<Value> ivs,
       operand.interleaveTile = steps[lastLoopDim];
       operand.interleaveThreads = tilesPerBlock[lastLoopDim];
     }
-    int64_t bytes = stride * type.getElementTypeBitWidth() / 8;
+    int64_t bytes =
+        buffers * operand.sharedElements * type.getElementTypeBitWidth() / 8;
     if (sharedBytes + bytes > kMaxStaticSharedBytes)
       continue;
     sharedBytes += bytes;
@@ -454,7 +459,7 @@ namespace {
 /// where it goes in the shared copy, and the values loaded for it (not yet
 /// zeroed past the operand's end: `inside` says which are real).
 struct CopyRound {
-  Value inBox, sharedOffset, inside;
+  Value inBox, globalOffset, sharedOffset, inside;
   SmallVector<Value, 4> values;
 };
 
@@ -485,12 +490,12 @@ static OperandCopy planOperandCopy(OpBuilder &b, Location loc,
   return copy;
 }
 
-/// Issues the global loads of `count` rounds of `copy` from round `first`
-/// on, of the box at `origin` (one value per dim of the operand). Loads
-/// past the operand's end read its last element (clamped) and are marked
-/// outside.
+/// Where `count` rounds of `copy` from round `first` on take their elements
+/// of the box at `origin` (one value per dim of the operand): the flat
+/// offset each reads (clamped to the operand's last element), whether it
+/// is inside the operand, and its place in the shared copy. No values yet.
 static SmallVector<CopyRound, 4>
-loadCopyRounds(OpBuilder &b, Location loc, const OperandCopy &copy,
+planCopyRounds(OpBuilder &b, Location loc, const OperandCopy &copy,
                ArrayRef<Value> origin, Value tid, int64_t threads, Value first,
                int64_t count) {
   auto c = [&](int64_t v) -> Value {
@@ -541,14 +546,69 @@ loadCopyRounds(OpBuilder &b, Location loc, const OperandCopy &copy,
           arith::MulIOp::create(b, loc, place, c(operand.sharedStrides[d])));
     }
     round.inside = inside;
+    round.globalOffset = globalOffset;
     round.sharedOffset = sharedOffset;
-    for (int64_t j = 0; j < vector; ++j)
-      round.values.push_back(memref::LoadOp::create(
-          b, loc, copy.flat,
-          ValueRange{arith::AddIOp::create(b, loc, globalOffset, c(j))}));
     rounds.push_back(std::move(round));
   }
   return rounds;
+}
+
+/// Issues the global loads of `count` rounds of `copy` from round `first`
+/// on, of the box at `origin`. Loads past the operand's end read its last
+/// element (clamped) and are marked outside.
+static SmallVector<CopyRound, 4>
+loadCopyRounds(OpBuilder &b, Location loc, const OperandCopy &copy,
+               ArrayRef<Value> origin, Value tid, int64_t threads, Value first,
+               int64_t count) {
+  SmallVector<CopyRound, 4> rounds =
+      planCopyRounds(b, loc, copy, origin, tid, threads, first, count);
+  for (CopyRound &round : rounds)
+    for (int64_t j = 0; j < copy.vector; ++j) {
+      Value offset = arith::AddIOp::create(
+          b, loc, round.globalOffset, arith::ConstantIndexOp::create(b, loc, j));
+      round.values.push_back(
+          memref::LoadOp::create(b, loc, copy.flat, ValueRange{offset}));
+    }
+  return rounds;
+}
+
+/// Copies the box of `copy`'s operand at `origin` into its shared copy
+/// from `base` on with asynchronous copies (cp.async): no register holds
+/// the values on the way, and a copy of an element past the operand's end
+/// reads nothing and writes 0. A round's vector goes as one 16-byte copy
+/// where the shared copy keeps its elements together, else element by
+/// element (a transposing copy).
+static void issueAsyncCopy(OpBuilder &b, Location loc, const OperandCopy &copy,
+                           ArrayRef<Value> origin, Value tid, int64_t threads,
+                           Value base) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  const StagedOperand &operand = *copy.operand;
+  int64_t innerStride = operand.sharedStrides.back();
+  int64_t perCopy = innerStride == 1 ? copy.vector : 1;
+  emitRoundGroups(b, loc, copy.rounds, [&](Value first, int64_t count) {
+    for (const CopyRound &round :
+         planCopyRounds(b, loc, copy, origin, tid, threads, first, count)) {
+      auto ifInBox = scf::IfOp::create(b, loc, round.inBox, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifInBox.thenBlock());
+      Value all = c(perCopy), none = c(0);
+      Value sources =
+          arith::SelectOp::create(b, loc, round.inside, all, none);
+      Value start = arith::AddIOp::create(b, loc, base, round.sharedOffset);
+      for (int64_t j = 0; j < copy.vector; j += perCopy) {
+        Value from = arith::AddIOp::create(b, loc, round.globalOffset, c(j));
+        Value to = arith::AddIOp::create(b, loc, start, c(j * innerStride));
+        // 16-byte copies may bypass L1 (cp.async.cg): the block reads
+        // them from shared memory.
+        nvgpu::DeviceAsyncCopyOp::create(
+            b, loc, operand.copy, ValueRange{to}, copy.flat, ValueRange{from},
+            b.getIndexAttr(perCopy), sources,
+            perCopy == 4 ? b.getUnitAttr() : UnitAttr());
+      }
+    }
+  });
 }
 
 /// Stores loaded rounds into the shared copy, elements past the operand's
@@ -654,14 +714,19 @@ static constexpr int64_t kMaxPrefetchValues = 32;
 /// operands in the loop read the copies. With `stages = 2` the global
 /// loads of a chunk's boxes are issued one chunk ahead (the first before
 /// the loop), their values carried to the next iteration in registers:
-/// they are in flight while the block computes.
+/// they are in flight while the block computes. With `asyncCopy` each
+/// operand has `stages` shared buffers, chunk i in buffer i % stages, and
+/// the copies of the next `stages - 1` chunks are asynchronous (cp.async,
+/// one commit group a chunk) while the block computes one: one barrier a
+/// chunk both publishes its copies and frees the buffer read before it.
 static void stageReduction(OpBuilder &b, scf::ForOp reduction,
                            MutableArrayRef<StagedOperand> operands,
                            ArrayRef<Value> blockStart,
                            ArrayRef<bool> blockStartAligned,
                            ArrayRef<Value> threadOffset,
                            ArrayRef<Value> threadIndex, Value tid,
-                           int64_t threads, int64_t kTile, int64_t stages) {
+                           int64_t threads, int64_t kTile, int64_t stages,
+                           bool asyncCopy) {
   Location loc = reduction.getLoc();
   auto c = [&](OpBuilder &builder, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(builder, loc, v);
@@ -699,7 +764,19 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
     copies.push_back(planOperandCopy(b, loc, operand, aligned, threads));
     prefetchValues += copies.back().rounds * copies.back().vector;
   }
-  bool prefetch = stages == 2 && prefetchValues <= kMaxPrefetchValues;
+  bool prefetch =
+      !asyncCopy && stages == 2 && prefetchValues <= kMaxPrefetchValues;
+  // Issues the asynchronous copies of the chunk at `at` into the buffers
+  // numbered `buffer`, and commits them as one group.
+  auto issueChunk = [&](Value at, Value buffer) {
+    for (const OperandCopy &copy : copies) {
+      Value base = arith::MulIOp::create(
+          b, loc, buffer, c(b, copy.operand->sharedElements));
+      issueAsyncCopy(b, loc, copy, originOf(b, *copy.operand, at), tid,
+                     threads, base);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  };
 
   // The first chunk's loads, and the values the loop carries: the sums,
   // then each round's loaded values and whether they are inside.
@@ -710,6 +787,16 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
       appendCarried(inits, loadCopyRounds(b, loc, copy,
                                           originOf(b, *copy.operand, lower),
                                           tid, threads, c(b, 0), copy.rounds));
+  // (Operands built one statement at a time: the order of a call's
+  // arguments is the C++ compiler's, and the IR's would follow it.)
+  if (asyncCopy)
+    for (int64_t ahead = 0; ahead + 1 < stages; ++ahead) {
+      Value at = arith::AddIOp::create(b, loc, lower, c(b, ahead * kTile));
+      Value buffer = c(b, ahead);
+      issueChunk(at, buffer);
+    }
+  // Where the chunk's shared copy of each operand starts.
+  SmallVector<Value> readBase(operands.size(), c(b, 0));
   auto chunks = scf::ForOp::create(b, loc, lower, upper, c(b, kTile), inits);
   reduction->replaceAllUsesWith(chunks.getResults().take_front(numSums));
   Block *body = chunks.getBody();
@@ -719,7 +806,23 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
   b.setInsertionPointToStart(body);
   Value chunk = chunks.getInductionVar();
   SmallVector<Value> carried;
-  if (prefetch) {
+  if (asyncCopy) {
+    // This chunk's group is done once at most the `stages - 2` issued after
+    // it are in flight.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+    gpu::BarrierOp::create(b, loc);
+    Value done = arith::SubIOp::create(b, loc, chunk, lower);
+    Value index = arith::DivUIOp::create(b, loc, done, c(b, kTile));
+    Value ahead = arith::AddIOp::create(b, loc, index, c(b, stages - 1));
+    Value next =
+        arith::AddIOp::create(b, loc, chunk, c(b, (stages - 1) * kTile));
+    Value nextBuffer = arith::RemUIOp::create(b, loc, ahead, c(b, stages));
+    issueChunk(next, nextBuffer);
+    Value buffer = arith::RemUIOp::create(b, loc, index, c(b, stages));
+    for (auto [base, operand] : llvm::zip(readBase, operands))
+      base = arith::MulIOp::create(b, loc, buffer,
+                                   c(b, operand.sharedElements));
+  } else if (prefetch) {
     // The next chunk's loads go first: they touch no shared memory.
     Value next = arith::AddIOp::create(b, loc, chunk, c(b, kTile));
     SmallVector<SmallVector<CopyRound, 4>, 4> nextRounds;
@@ -737,7 +840,8 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
     for (auto [copy, rounds] : llvm::zip(copies, nextRounds)) {
       SmallVector<CopyRound, 4> current;
       for (const CopyRound &round : rounds) {
-        CopyRound now{round.inBox, round.sharedOffset, Value(), {}};
+        CopyRound now{round.inBox, round.globalOffset, round.sharedOffset,
+                      Value(), {}};
         now.values.assign(args.begin(), args.begin() + copy.vector);
         now.inside = args[copy.vector];
         args = args.drop_front(copy.vector + 1);
@@ -751,7 +855,8 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
       emitOperandCopy(b, loc, copy, originOf(b, *copy.operand, chunk), tid,
                       threads);
   }
-  gpu::BarrierOp::create(b, loc);
+  if (!asyncCopy)
+    gpu::BarrierOp::create(b, loc);
   // Whole chunks need no bound: the inner loop then has a constant trip
   // count, which LLVM unrolls (and addresses shared memory with constant
   // offsets).
@@ -769,15 +874,25 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
   SmallVector<Value> yielded(reduction.getResults());
   llvm::append_range(yielded, carried);
   scf::YieldOp::create(b, loc, yielded);
+  if (asyncCopy) {
+    // The copies of chunks past the end are still in flight: they must land
+    // before the block's shared memory goes to another block. And the
+    // buffers are free only once every thread has read its last chunk: a
+    // blocked accumulation runs this loop again, and its first copies go
+    // into them with no barrier before.
+    b.setInsertionPointAfter(chunks);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    gpu::BarrierOp::create(b, loc);
+  }
 
   // The staged loads read the copies, at their place in the box: the
   // thread's offset in the block tile plus the load's in the thread tile,
   // and the iteration's in the chunk.
   Value k = reduction.getInductionVar();
-  for (StagedOperand &operand : operands) {
+  for (auto [operand, base] : llvm::zip(operands, readBase)) {
     for (Access &access : operand.accesses) {
       OpBuilder lb(access.load);
-      Value offset = c(lb, 0);
+      Value offset = base;
       for (auto [d, use] : llvm::enumerate(access.dims)) {
         Value local;
         if (use.kind == DimKind::Fixed)
@@ -908,17 +1023,34 @@ LogicalResult fuse::distributeTiles(OpBuilder &b, gpu::GPUFuncOp func,
   if (!reduction)
     return success();
   SmallVector<StagedOperand, 4> operands = planStagedOperands(
-      reduction, ivs, bounds->steps, tilesPerBlock, kTile);
+      reduction, ivs, bounds->steps, tilesPerBlock, kTile, /*buffers=*/1);
   if (operands.empty())
     return success();
+  int64_t stages = strategy.getStages(), buffers = 1;
+  bool asyncCopy = strategy.getAsyncCopy();
+  if (asyncCopy) {
+    // Asynchronous copies want a buffer per chunk in flight: as many as
+    // leave every operand staged, at least 2; else the registers' way.
+    for (buffers = stages; buffers >= 2; --buffers) {
+      SmallVector<StagedOperand, 4> multiple = planStagedOperands(
+          reduction, ivs, bounds->steps, tilesPerBlock, kTile, buffers);
+      if (multiple.size() == operands.size()) {
+        operands = std::move(multiple);
+        break;
+      }
+    }
+    asyncCopy = buffers >= 2;
+    stages = asyncCopy ? buffers : 2;
+    buffers = std::max<int64_t>(buffers, 1);
+  }
   b.setInsertionPointToStart(&func.getBody().front());
   for (StagedOperand &operand : operands)
     operand.copy = addSharedCopy(
-        b, func, operand.sharedElements,
+        b, func, buffers * operand.sharedElements,
         cast<MemRefType>(operand.buffer.getType()).getElementType(), loc);
   stageReduction(b, reduction, operands, blockStart, blockStartAligned,
                  threadOffset, threadIndex, tid, strategy.getBlock(), kTile,
-                 strategy.getStages());
+                 stages, asyncCopy);
   // Views that only the staged loads read.
   SmallVector<Operation *> dead;
   func.walk([&](memref::SubViewOp view) {

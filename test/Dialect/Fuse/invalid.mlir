@@ -422,21 +422,42 @@ func.func @tiles_k() attributes {s = #fuse.kernel<tiles, grid = 2, block = 32, t
 
 // -----
 
-// expected-error @+1 {{stages must be 1, or 2 with a k_tile}}
+// expected-error @+1 {{stages must be 1, or 2 with a k_tile (3 with async_copy)}}
 func.func @tiles_stages() attributes {s = #fuse.kernel<tiles, grid = 2, block = 32, thread_tile = [4, 4], block_tile = [32, 16], k_tile = 16, stages = 3>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{stages must be 1, or 2 with a k_tile}}
+// expected-error @+1 {{stages must be 1, or 2 with a k_tile (3 with async_copy)}}
 func.func @tiles_stages_unstaged() attributes {s = #fuse.kernel<tiles, grid = 2, block = 32, thread_tile = [4, 4], block_tile = [32, 16], stages = 2>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{block_tile, k_tile, stages and split_k are only for the tiles mapping}}
+// expected-error @+1 {{async_copy needs a k_tile}}
+func.func @async_unstaged() attributes {s = #fuse.kernel<tiles, grid = 2, block = 32, thread_tile = [4, 4], block_tile = [32, 16], stages = 2, async_copy>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{async_copy needs 2 or 3 stages}}
+func.func @async_one_stage() attributes {s = #fuse.kernel<tiles, grid = 2, block = 32, thread_tile = [4, 4], block_tile = [32, 16], k_tile = 16, async_copy>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block_tile, k_tile, stages, split_k and async_copy are only for the tiles mapping}}
+func.func @flat_async() attributes {s = #fuse.kernel<flat, grid = 2, block = 64, async_copy>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{block_tile, k_tile, stages, split_k and async_copy are only for the tiles mapping}}
 func.func @flat_k_tile() attributes {s = #fuse.kernel<flat, grid = 2, block = 64, k_tile = 16>} {
   return
 }
@@ -535,7 +556,7 @@ func.func @split_k_zero() attributes {s = #fuse.kernel<tiles, grid = 1, block = 
 
 // -----
 
-// expected-error @+1 {{block_tile, k_tile, stages and split_k are only for the tiles mapping}}
+// expected-error @+1 {{block_tile, k_tile, stages, split_k and async_copy are only for the tiles mapping}}
 func.func @split_k_flat() attributes {s = #fuse.kernel<flat, grid = 1, block = 16, split_k = 2>} {
   return
 }

@@ -44,7 +44,7 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            int64_t rowThreads, ArrayRef<int64_t> threadTile,
                            int64_t planes, bool stagedOutput,
                            ArrayRef<int64_t> blockTile, int64_t kTile,
-                           int64_t stages, int64_t splitK) {
+                           int64_t stages, int64_t splitK, bool asyncCopy) {
   if (grid < 1 || block < 1 || grid > INT32_MAX || block > 1024)
     return emitError() << "grid " << grid << " and block " << block
                        << " must be at least 1 (block at most 1024)";
@@ -90,13 +90,19 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " thread tiles of a block tile";
     if (kTile < 0)
       return emitError() << "k_tile must be at least 0";
-    if (stages != 1 && (stages != 2 || kTile == 0))
-      return emitError() << "stages must be 1, or 2 with a k_tile";
+    if (asyncCopy && kTile == 0)
+      return emitError() << "async_copy needs a k_tile";
+    if (asyncCopy && (stages < 2 || stages > 3))
+      return emitError() << "async_copy needs 2 or 3 stages";
+    if (!asyncCopy && stages != 1 && (stages != 2 || kTile == 0))
+      return emitError() << "stages must be 1, or 2 with a k_tile (3 with "
+                            "async_copy)";
     if (splitK < 1)
       return emitError() << "split_k must be at least 1";
-  } else if (!blockTile.empty() || kTile != 0 || stages != 1 || splitK != 1) {
-    return emitError() << "block_tile, k_tile, stages and split_k are only "
-                          "for the tiles mapping";
+  } else if (!blockTile.empty() || kTile != 0 || stages != 1 || splitK != 1 ||
+             asyncCopy) {
+    return emitError() << "block_tile, k_tile, stages, split_k and async_copy "
+                          "are only for the tiles mapping";
   }
   if (!threadTile.empty()) {
     if (mapping == Mapping::rows)
@@ -118,12 +124,12 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 /// `<mapping, grid = G, block = B[, row_threads = R][, planes = P]
 ///   [, staged_output][, thread_tile = [..]][, block_tile = [..]]
-///   [, k_tile = K][, stages = S][, split_k = S]>`
+///   [, k_tile = K][, stages = S][, split_k = S][, async_copy]>`
 Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
   std::string mappingName;
   int64_t grid = 0, block = 0, rowThreads = 1, planes = 1, kTile = 0,
           stages = 1, splitK = 1;
-  bool stagedOutput = false;
+  bool stagedOutput = false, asyncCopy = false;
   SmallVector<int64_t> threadTile, blockTile;
   SMLoc loc = parser.getCurrentLocation();
   if (parser.parseLess() || parser.parseKeywordOrString(&mappingName) ||
@@ -155,6 +161,10 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
       stagedOutput = true;
       continue;
     }
+    if (succeeded(parser.parseOptionalKeyword("async_copy"))) {
+      asyncCopy = true;
+      continue;
+    }
     SmallVector<int64_t> *tile = &threadTile;
     if (succeeded(parser.parseOptionalKeyword("block_tile")))
       tile = &blockTile;
@@ -170,7 +180,7 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
     return {};
   return parser.getChecked<KernelStrategyAttr>(
       loc, parser.getContext(), *mapping, grid, block, rowThreads, threadTile,
-      planes, stagedOutput, blockTile, kTile, stages, splitK);
+      planes, stagedOutput, blockTile, kTile, stages, splitK, asyncCopy);
 }
 
 void KernelStrategyAttr::print(AsmPrinter &printer) const {
@@ -198,6 +208,8 @@ void KernelStrategyAttr::print(AsmPrinter &printer) const {
     printer << ", stages = " << getStages();
   if (getSplitK() != 1)
     printer << ", split_k = " << getSplitK();
+  if (getAsyncCopy())
+    printer << ", async_copy";
   printer << ">";
 }
 
@@ -218,6 +230,8 @@ std::string fuse::describeStrategy(Attribute strategy) {
         os << "x" << kernel.getKTile() << " smem";
       if (kernel.getStages() != 1)
         os << " " << kernel.getStages() << "-stage";
+      if (kernel.getAsyncCopy())
+        os << " cp.async";
       if (kernel.getSplitK() != 1)
         os << " split-K " << kernel.getSplitK();
     }

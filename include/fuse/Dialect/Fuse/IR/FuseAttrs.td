@@ -103,6 +103,12 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     of the next chunk), so their latency hides behind the arithmetic;
     `stages = 1` loads each chunk and waits for it.
 
+    With `async_copy` (sm_80 and later) the chunks go from global to shared
+    memory through asynchronous copies (`cp.async`), which hold no
+    registers and zero-fill what lies past an operand's end; the block then
+    has `stages` shared buffers of each operand (2 or 3) and keeps the
+    copies of the next `stages - 1` chunks in flight while it computes one.
+
     `split_k = S` (with `tiles`) marks the first half of a split-K
     contraction: the reduction is cut into S slices, the loop's first dim
     (of extent S) walks them, and each iteration writes its slice's partial
@@ -124,6 +130,9 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     #fuse.kernel<tiles, grid = 192, block = 256, thread_tile = [1, 4, 4],
                  block_tile = [1, 64, 64], k_tile = 16, stages = 2,
                  split_k = 8>
+    #fuse.kernel<tiles, grid = 96, block = 256, thread_tile = [8, 8],
+                 block_tile = [128, 128], k_tile = 16, stages = 3,
+                 async_copy>
     ```
   }];
   let parameters = (ins
@@ -137,7 +146,8 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     OptionalArrayRefParameter<"int64_t">:$blockTile,
     DefaultValuedParameter<"int64_t", "0">:$kTile,
     DefaultValuedParameter<"int64_t", "1">:$stages,
-    DefaultValuedParameter<"int64_t", "1">:$splitK
+    DefaultValuedParameter<"int64_t", "1">:$splitK,
+    DefaultValuedParameter<"bool", "false">:$asyncCopy
   );
   // The optional parameters start with a comma: a declarative format
   // could not tell them apart.
@@ -147,13 +157,13 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
                      CArg<"int64_t", "1">:$rowThreads), [{
       return $_get($_ctxt, mapping, grid, block, rowThreads,
                    ::llvm::ArrayRef<int64_t>(), 1, false,
-                   ::llvm::ArrayRef<int64_t>(), 0, 1, 1);
+                   ::llvm::ArrayRef<int64_t>(), 0, 1, 1, false);
     }]>,
     AttrBuilder<(ins "Mapping":$mapping, "int64_t":$grid, "int64_t":$block,
                      "int64_t":$rowThreads,
                      "::llvm::ArrayRef<int64_t>":$threadTile), [{
       return $_get($_ctxt, mapping, grid, block, rowThreads, threadTile, 1,
-                   false, ::llvm::ArrayRef<int64_t>(), 0, 1, 1);
+                   false, ::llvm::ArrayRef<int64_t>(), 0, 1, 1, false);
     }]>
   ];
   let genVerifyDecl = 1;
