@@ -17,15 +17,17 @@ import warnings as _warnings
 from ._errors import (ArtifactError, CompileError, CompileWarning,
                       DeviceError, FuseError, InvalidArgument, TargetError)
 from ._profile import LaunchProfile, Profile
+from ._check import CheckReport, OutputCheck, check_onnx
 from . import _runtime
 from ._runtime import NodeArg
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ArtifactError", "CompileError", "CompileWarning", "DeviceError",
-    "FuseError", "InferenceSession", "InvalidArgument", "LaunchProfile",
-    "NodeArg", "Profile", "TargetError", "compile",
+    "ArtifactError", "CheckReport", "CompileError", "CompileWarning",
+    "DeviceError", "FuseError", "InferenceSession", "InvalidArgument",
+    "LaunchProfile", "NodeArg", "OutputCheck", "Profile", "TargetError",
+    "check_onnx", "compile",
 ]
 
 _CHOICES = {

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace fuserun;
 using fuse::artifact::DType;
@@ -62,6 +63,15 @@ shape, min, max and mean):
                        (a NaN matches only a NaN); prints each output's max
                        abs and rel error, then "check: PASS" (exit 0) or
                        "check: FAIL" (exit 1)
+  --check-onnx MODEL.onnx
+                       compare the outputs with onnxruntime's (CPU, fp32)
+                       for the ONNX model the artifact was compiled from,
+                       on the same inputs (--seed, or one --inputs .npz):
+                       runs `python3 -m fuse check-onnx` (the Python
+                       package and onnxruntime; $FUSE_PYTHON names another
+                       interpreter), which prints each output's max abs
+                       and relative L2 error, then "check-onnx: PASS"
+                       (exit 0, every error within 1e-4) or "FAIL" (exit 1)
   --candidate N        run candidate N (from 0) of every choice of the plan
                        instead of the selected one, or a choice's last when
                        it has fewer: to check or time each candidate
@@ -120,6 +130,8 @@ struct Options {
   std::vector<std::string> inputs;
   std::string outputs;
   bool check = false;
+  /// --check-onnx: the ONNX model to compare with through onnxruntime.
+  std::string checkOnnx;
   bool bench = false;
   bool info = false;
   bool profile = false;
@@ -199,6 +211,8 @@ Options parseOptions(int argc, char **argv) {
       takeNumber(options.copyGBps, /*positive=*/true);
     else if (name == "--peak-gflops")
       takeNumber(options.peakGFlops, /*positive=*/true);
+    else if (name == "--check-onnx")
+      options.checkOnnx = args.value();
     else if (name == "--inputs")
       options.inputs.push_back(args.value());
     else if (name == "--outputs") {
@@ -236,6 +250,16 @@ Options parseOptions(int argc, char **argv) {
                "together)");
   if (options.profile && (options.check || options.bench))
     usageError("--profile runs on its own (not with --check or --bench)");
+  if (!options.checkOnnx.empty()) {
+    if (options.check || options.bench || options.profile || options.info ||
+        !options.outputs.empty() || options.candidate >= 0 ||
+        options.plans.size() > 1)
+      usageError("--check-onnx runs on its own (with --seed, --inputs and "
+                 "one --plan only)");
+    if (options.inputs.size() > 1 ||
+        (options.inputs.size() == 1 && !endsWith(options.inputs[0], ".npz")))
+      usageError("--check-onnx takes its inputs from one .npz file");
+  }
   // A name that is neither .npz nor .npy nor a directory is a mistake (a
   // .txt made a directory of it): refused before any work.
   if (!options.outputs.empty() && !endsWith(options.outputs, ".npz") &&
@@ -886,10 +910,58 @@ void selectCandidate(fuse_model *model, const std::vector<size_t> &plans,
     }
 }
 
+/// --check-onnx: onnxruntime lives in Python, not in the runtime, so the
+/// comparison is the Python package's `python3 -m fuse check-onnx`. This
+/// process becomes it; the build tree's package (beside bin/) comes first
+/// on PYTHONPATH when there is one.
+int checkOnnx(const Options &options) {
+  const char *python = std::getenv("FUSE_PYTHON");
+  if (!python || !*python)
+    python = "python3";
+  char self[4096];
+  ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length > 0) {
+    std::string exe(self, size_t(length));
+    std::string packages =
+        exe.substr(0, exe.find_last_of('/')) + "/../python_packages";
+    if (isDirectory(packages + "/fuse")) {
+      const char *path = std::getenv("PYTHONPATH");
+      std::string value =
+          packages + (path && *path ? ":" + std::string(path) : "");
+      setenv("PYTHONPATH", value.c_str(), 1);
+    }
+  }
+  std::string seed = std::to_string(options.seed);
+  std::vector<const char *> argv = {python,
+                                    "-m",
+                                    "fuse",
+                                    "check-onnx",
+                                    options.model.c_str(),
+                                    options.checkOnnx.c_str(),
+                                    "--seed",
+                                    seed.c_str(),
+                                    "--plan",
+                                    options.plans.front().c_str()};
+  if (!options.inputs.empty()) {
+    argv.push_back("--inputs");
+    argv.push_back(options.inputs.front().c_str());
+  }
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  execvp(python, const_cast<char *const *>(argv.data()));
+  std::fprintf(stderr,
+               "fuse-run: --check-onnx runs '%s -m fuse check-onnx' (the "
+               "Python package, with onnxruntime), which did not start: %s\n",
+               python, std::strerror(errno));
+  return 1;
+}
+
 int main(int argc, char **argv) {
   Options options = parseOptions(argc, argv);
   if (options.info)
     return describe(options);
+  if (!options.checkOnnx.empty())
+    return checkOnnx(options);
   fuse_model *model = nullptr;
   check(fuse_model_load(options.model.c_str(), &model));
 
