@@ -773,6 +773,25 @@ static SmallVector<Operation *> inlineGroup(RewriterBase &rewriter,
   return clones;
 }
 
+/// Forms `firstOps` into a `firstKind` group and `secondOps` into a
+/// `secondKind` group, then erases the `constants` (clones of an inlined
+/// group's) that neither uses. Returns the first group. formGroup erases
+/// the ops it moves into a group: only `constants` are looked at after.
+static FailureOr<GroupOp> formGroupPair(RewriterBase &rewriter,
+                                        GroupKind firstKind,
+                                        ArrayRef<Operation *> firstOps,
+                                        GroupKind secondKind,
+                                        ArrayRef<Operation *> secondOps,
+                                        ArrayRef<Operation *> constants) {
+  FailureOr<GroupOp> first = formGroup(rewriter, firstKind, firstOps);
+  if (failed(first) || failed(formGroup(rewriter, secondKind, secondOps)))
+    return failure();
+  for (Operation *constant : constants)
+    if (constant->use_empty())
+      rewriter.eraseOp(constant);
+  return first;
+}
+
 /// Splits `group` after the library `call` found in its body: the call's
 /// ops become a contraction group, the other ops an elementwise group.
 /// Returns the contraction group.
@@ -792,18 +811,8 @@ static FailureOr<GroupOp> splitGroup(RewriterBase &rewriter, GroupOp group,
     }
     (callOps.contains(op) ? libraryOps : restOps).push_back(clone);
   }
-  // formGroup erases the ops it moves into a group: only `constants` may be
-  // looked at afterwards.
-  FailureOr<GroupOp> library =
-      formGroup(rewriter, GroupKind::contraction_epilogue, libraryOps);
-  if (failed(library) ||
-      failed(formGroup(rewriter, GroupKind::elementwise, restOps)))
-    return failure();
-  // Constants the groups no longer use.
-  for (Operation *constant : constants)
-    if (constant->use_empty())
-      rewriter.eraseOp(constant);
-  return library;
+  return formGroupPair(rewriter, GroupKind::contraction_epilogue, libraryOps,
+                       GroupKind::elementwise, restOps, constants);
 }
 
 /// Gives `library` (a contraction group whose contraction `call` computes)
@@ -1009,17 +1018,8 @@ static FailureOr<GroupOp> splitReduction(RewriterBase &rewriter,
   }
   for (Operation *clone : ArrayRef(clones).take_front(contractionIndex))
     constants.push_back(clone);
-  // formGroup erases the ops it moves into a group: only `constants` may be
-  // looked at afterwards.
-  FailureOr<GroupOp> partialGroup =
-      formGroup(rewriter, GroupKind::contraction_epilogue, partialOps);
-  if (failed(partialGroup) ||
-      failed(formGroup(rewriter, GroupKind::reduction, sumOps)))
-    return failure();
-  for (Operation *constant : constants)
-    if (constant->use_empty())
-      rewriter.eraseOp(constant);
-  return partialGroup;
+  return formGroupPair(rewriter, GroupKind::contraction_epilogue, partialOps,
+                       GroupKind::reduction, sumOps, constants);
 }
 
 /// Splits `group` into its split-K pair (splitReduction) and gives the

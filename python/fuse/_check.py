@@ -2,7 +2,6 @@
 `python3 -m fuse check-onnx`, `fuse-run --check-onnx`)."""
 
 import dataclasses
-import os
 from typing import List
 
 import numpy as np
@@ -140,7 +139,7 @@ def check_onnx(artifact, model, input_feed=None, *, tolerance=1e-4,
     outputs do not include the artifact's, or for bfloat16 tensors (numpy
     and onnxruntime's Python API have no bfloat16).
     """
-    from . import InferenceSession
+    from . import InferenceSession, _model_source
     try:
         import onnxruntime as ort
     except ImportError as error:
@@ -159,16 +158,9 @@ def check_onnx(artifact, model, input_feed=None, *, tolerance=1e-4,
     feed = random_feed(session, seed) if input_feed is None else input_feed
     options = ort.SessionOptions()
     options.log_severity_level = 3
-    if isinstance(model, (str, os.PathLike)):
-        source = os.fspath(model)
-    elif isinstance(model, (bytes, bytearray, memoryview)):
-        source = bytes(model)
-    elif hasattr(model, "SerializeToString"):
-        source = model.SerializeToString()
-    else:
-        raise TypeError("model must be a path, bytes or an onnx.ModelProto, "
-                        f"not {type(model).__name__}")
-    reference = ort.InferenceSession(source, options,
+    # A path stays a path: onnxruntime reads external data beside it.
+    data, path = _model_source(model)
+    reference = ort.InferenceSession(path if data is None else data, options,
                                      providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     known = {o.name for o in reference.get_outputs()}

@@ -27,8 +27,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -1039,9 +1039,9 @@ LogicalResult fuse::distributeTiles(OpBuilder &b, gpu::GPUFuncOp func,
         break;
       }
     }
+    // (The loop ends at 1 buffer when none fit.)
     asyncCopy = buffers >= 2;
     stages = asyncCopy ? buffers : 2;
-    buffers = std::max<int64_t>(buffers, 1);
   }
   b.setInsertionPointToStart(&func.getBody().front());
   for (StagedOperand &operand : operands)
