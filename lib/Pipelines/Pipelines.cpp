@@ -149,7 +149,11 @@ static void addLoopsToStandard(OpPassManager &pm) {
 }
 
 void fuse::buildLoopsToCPUPipeline(OpPassManager &pm) {
-  addLoopsToStandard(pm.nest<func::FuncOp>());
+  OpPassManager &kernels = pm.nest<func::FuncOp>();
+  // Contractions pass over B in blocks an L2 keeps (light ResNet-50 at
+  // x86-64-v3: see docs/models.md, "CPU speed").
+  kernels.addPass(createCacheTileContractions());
+  addLoopsToStandard(kernels);
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   // Math on f16 and bf16 in f32: LLVM would call __truncsfbf2 for bf16.
   pm.addPass(math::createMathExtendToSupportedTypes());

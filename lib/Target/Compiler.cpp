@@ -698,6 +698,14 @@ static int64_t getCpuVectorRegisters(const CompileOptions &options) {
   return options.cpu == "x86-64-v4" ? 32 : 16;
 }
 
+/// The f32 lanes of the cpu's vectors: SSE's 4 up to x86-64-v2, AVX2's 8
+/// (x86-64-v3), AVX-512's 16 (x86-64-v4).
+static int64_t getCpuVectorWidth(const CompileOptions &options) {
+  if (options.cpu == "x86-64-v4")
+    return 16;
+  return options.cpu == "x86-64-v3" ? 8 : 4;
+}
+
 /// The target as fuse-select-strategies' option takes it.
 static std::string getTargetName(const CompileOptions &options) {
   return options.target == artifact::Target::Cuda ? "cuda" : "cpu";
@@ -765,6 +773,7 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     SelectStrategiesOptions select;
     select.target = getTargetName(options);
     select.cpuVectorRegisters = getCpuVectorRegisters(options);
+    select.cpuVectorWidth = getCpuVectorWidth(options);
     select.strategy = options.strategy;
     select.depthwise = options.depthwise;
     select.gpuContractionTile.assign(options.gpuContractionTile.begin(),
@@ -846,6 +855,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
           SelectStrategiesOptions select;
           select.target = getTargetName(options);
           select.cpuVectorRegisters = getCpuVectorRegisters(options);
+          select.cpuVectorWidth = getCpuVectorWidth(options);
           select.strategy = "generated";
           pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
           OutlineKernelsOptions outline;

@@ -41,12 +41,23 @@ static constexpr int64_t kFlatBlock = 256;
 /// access); for a transpose's reads, 32 bytes (a whole DRAM sector).
 static constexpr int64_t kThreadTile = 4;
 static constexpr int64_t kTransposeTile = 8;
-/// A contraction's thread tile on the cpu: 8 outputs along the last dim
-/// (one 8-wide vector) by 8 output channels (a matmul's rows), 16 where
-/// the level has 32 vector registers (AVX-512). Light ResNet-50 on
-/// AVX-512: 8 x 8 194 ms, 16 x 8 162, 8 x 16 169, 16 x 16 203, 32 x 8
-/// 217; on AVX2 (16 registers) 16 x 8 spills: 296 ms against 213.
-static constexpr int64_t kContractionColumnsCpu = 8;
+/// A contraction's thread tile on the cpu (rows: output channels, a
+/// matmul's rows; columns: the last dim). With 16 vector registers, 6 rows
+/// by two vectors of columns: 12 accumulators, two loaded vectors and a
+/// broadcast (BLIS's 6 x 16 on AVX2). Light ResNet-50 on an AVX2 EPYC,
+/// best of several runs: 8 x 8 169 ms, 6 x 16 144, 5 x 16 152, 4 x 24 148,
+/// 4 x 16 159, 7 x 16 207, 8 x 16 307 (spills); on SSE2 (x86-64), 8 x 8
+/// 442, 6 x 8 372, 4 x 8 399. With AVX-512's 32 registers, 16 x 8 (on a
+/// Xeon: 8 x 8 194 ms, 16 x 8 162, 8 x 16 169, 16 x 16 203, 32 x 8 217).
+struct CpuRegisterTile {
+  int64_t rows, columns;
+};
+static CpuRegisterTile getCpuRegisterTile(int64_t vectorRegisters,
+                                          int64_t vectorWidth) {
+  if (vectorRegisters >= 32)
+    return {16, 8};
+  return {6, 2 * vectorWidth};
+}
 /// A generated contraction's thread tile on the GPU by default, rows x
 /// columns (fuse-select-strategies gpu-contraction-tile). With
 /// --strategy=generated on the H200, one output per thread against 4 x 4
@@ -663,7 +674,7 @@ static KernelStrategyAttr chooseContractionTiles(
 }
 
 static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
-                                       int64_t cpuVectorRegisters,
+                                       CpuRegisterTile cpuTile,
                                        const GpuKernelOptions &gpuOptions) {
   MLIRContext *ctx = root->getContext();
   LoopShape loop = getLoopShape(root);
@@ -672,8 +683,7 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
     // kernels keep their rows whole in an iteration: no tile.
     SmallVector<int64_t> tile;
     if (loop.rowLength == 1) {
-      tile = chooseContractionTile(root, cpuVectorRegisters >= 32 ? 16 : 8,
-                                   kContractionColumnsCpu);
+      tile = chooseContractionTile(root, cpuTile.rows, cpuTile.columns);
       if (tile.empty())
         tile = chooseThreadTile(root);
     }
@@ -1026,7 +1036,7 @@ static FailureOr<GroupOp> splitReduction(RewriterBase &rewriter,
 /// partial products their kernel: `tiles`, marked with the split, on cuda.
 static LogicalResult applySplitK(RewriterBase &rewriter, GroupOp group,
                                  int64_t splitK, bool gpu,
-                                 int64_t cpuVectorRegisters,
+                                 CpuRegisterTile cpuTile,
                                  const GpuKernelOptions &gpuOptions) {
   Location loc = group.getLoc();
   FailureOr<GroupOp> partial = splitReduction(rewriter, group, splitK);
@@ -1034,7 +1044,7 @@ static LogicalResult applySplitK(RewriterBase &rewriter, GroupOp group,
     return emitError(loc, "could not split a contraction group into ")
            << splitK << " partial products";
   KernelStrategyAttr kernel =
-      chooseKernel(*partial, gpu, cpuVectorRegisters, gpuOptions);
+      chooseKernel(*partial, gpu, cpuTile, gpuOptions);
   if (kernel.getMapping() == Mapping::tiles)
     kernel = withSplitK(kernel, splitK);
   partial->setStrategyAttr(kernel);
@@ -1048,15 +1058,14 @@ static LogicalResult applySplitK(RewriterBase &rewriter, GroupOp group,
 static constexpr size_t kMaxKernelCandidates = 3;
 static SmallVector<KernelStrategyAttr>
 kernelCandidates(GroupOp group, bool gpu, ArrayRef<KernelStrategyAttr> gpuTiles,
-                 int64_t cpuVectorRegisters) {
+                 CpuRegisterTile cpuTile) {
   SmallVector<KernelStrategyAttr> kernels;
   if (gpu) {
     kernels.assign(gpuTiles.begin(), gpuTiles.end());
   } else {
-    int64_t rows = cpuVectorRegisters >= 32 ? 16 : 8;
-    for (auto [r, c] : {std::pair{rows, kContractionColumnsCpu},
-                        std::pair{rows / 2, kContractionColumnsCpu},
-                        std::pair{rows, kContractionColumnsCpu / 2}}) {
+    int64_t rows = cpuTile.rows, columns = cpuTile.columns;
+    for (auto [r, c] : {std::pair{rows, columns}, std::pair{rows / 2, columns},
+                        std::pair{rows, columns / 2}}) {
       SmallVector<int64_t> tile = chooseContractionTile(group, r, c);
       if (tile.empty())
         break;
@@ -1114,7 +1123,7 @@ struct CandidateSet {
 static LogicalResult formAlternatives(RewriterBase &rewriter, GroupOp group,
                                       const CandidateSet &set,
                                       const LibraryOptions &options, bool gpu,
-                                      int64_t cpuVectorRegisters,
+                                      CpuRegisterTile cpuTile,
                                       const GpuKernelOptions &gpuOptions) {
   Location loc = group.getLoc();
   unsigned count = set.size();
@@ -1136,7 +1145,7 @@ static LogicalResult formAlternatives(RewriterBase &rewriter, GroupOp group,
     clones[first + i].setStrategyAttr(kernel);
   if (set.splitK > 1 &&
       failed(applySplitK(rewriter, clones.back(), set.splitK, gpu,
-                         cpuVectorRegisters, gpuOptions)))
+                         cpuTile, gpuOptions)))
     return failure();
   if (!set.library)
     return success();
@@ -1167,6 +1176,11 @@ struct SelectStrategiesPass
              << "fuse-select-strategies: cpu-vector-registers must be 16 or "
                 "32, not "
              << static_cast<int64_t>(cpuVectorRegisters);
+    if (cpuVectorWidth != 4 && cpuVectorWidth != 8 && cpuVectorWidth != 16)
+      return emitError(UnknownLoc::get(context))
+             << "fuse-select-strategies: cpu-vector-width must be 4, 8 or "
+                "16, not "
+             << static_cast<int64_t>(cpuVectorWidth);
     if (!gpuContractionTile.empty() &&
         (gpuContractionTile.size() != 2 ||
          llvm::any_of(gpuContractionTile,
@@ -1203,6 +1217,8 @@ struct SelectStrategiesPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     bool gpu = target == "cuda";
+    CpuRegisterTile cpuTile =
+        getCpuRegisterTile(cpuVectorRegisters, cpuVectorWidth);
     GpuKernelOptions gpuOptions;
     gpuOptions.contractionTile.assign(gpuContractionTile.begin(),
                                       gpuContractionTile.end());
@@ -1269,19 +1285,19 @@ struct SelectStrategiesPass
       if (candidates) {
         CandidateSet set;
         set.library = call.has_value();
-        set.kernels = kernelCandidates(group, gpu, tiles, cpuVectorRegisters);
+        set.kernels = kernelCandidates(group, gpu, tiles, cpuTile);
         set.splitK = slices;
         set.selectSplitK = preferSplit;
         if (set.size() >= 2) {
           if (failed(formAlternatives(rewriter, group, set, options, gpu,
-                                      cpuVectorRegisters, gpuOptions)))
+                                      cpuTile, gpuOptions)))
             return signalPassFailure();
           continue;
         }
       }
       if (preferSplit) {
         if (failed(applySplitK(rewriter, group, slices, gpu,
-                               cpuVectorRegisters, gpuOptions)))
+                               cpuTile, gpuOptions)))
           return signalPassFailure();
         continue;
       }
@@ -1296,12 +1312,12 @@ struct SelectStrategiesPass
       if (auto group = dyn_cast<GroupOp>(op)) {
         if (!group.getStrategy())
           group.setStrategyAttr(
-              chooseKernel(group, gpu, cpuVectorRegisters, gpuOptions));
+              chooseKernel(group, gpu, cpuTile, gpuOptions));
         continue;
       }
       if (isComputeOp(&op) && op.getNumResults() == 1)
         op.setAttr(kStrategyAttrName,
-                   chooseKernel(&op, gpu, cpuVectorRegisters, gpuOptions));
+                   chooseKernel(&op, gpu, cpuTile, gpuOptions));
     }
   }
 };

@@ -3,6 +3,8 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=strategy=library | FileCheck %s --check-prefix=LIB
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=target=cpu | FileCheck %s --check-prefix=CPU
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="target=cpu cpu-vector-registers=32" | FileCheck %s --check-prefix=AVX512
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="target=cpu cpu-vector-width=8" | FileCheck %s --check-prefix=AVX2
+// RUN: not fuse-opt %s -fuse-select-strategies=cpu-vector-width=2 2>&1 | FileCheck %s --check-prefix=BADWIDTH
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=depthwise=library | FileCheck %s --check-prefix=DWLIB
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=gpu-stage-planes=false | FileCheck %s --check-prefix=NOPLANES
 // RUN: not fuse-opt %s -fuse-select-strategies=strategy=fast 2>&1 | FileCheck %s --check-prefix=BADOPT
@@ -28,6 +30,7 @@
 // BADSTAGES: fuse-select-strategies: gpu-stages must be 1 or 2 (2 or 3 with gpu-async-copy)
 // BADSPLIT: fuse-select-strategies: split-k must be 0 (the heuristic), 1 (never) or a power of two up to 16
 // BADREGS: fuse-select-strategies: cpu-vector-registers must be 16 or 32, not 8
+// BADWIDTH: fuse-select-strategies: cpu-vector-width must be 4, 8 or 16, not 2
 // BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns) of at most 128 outputs
 // BADOPT: fuse-select-strategies: unknown strategy 'fast' (auto, generated or library)
 
@@ -61,7 +64,10 @@
 // A and column of B loaded once for 8 outputs); the unit batch is no dim
 // of the loop.
 // CPU-LABEL: func @matmul_bias_relu
-// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 8]>}
+// 6 rows by two vectors (SSE's 4 lanes; AVX2's 8) of columns.
+// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [6, 8]>}
+// AVX2-LABEL: func @matmul_bias_relu
+// AVX2: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [6, 16]>}
 // With 32 vector registers (AVX-512), 16 rows by 8.
 // AVX512-LABEL: func @matmul_bias_relu
 // AVX512: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [16, 8]>}
@@ -121,7 +127,7 @@ func.func @matmul_bias_gelu(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: tenso
 // GEN-LABEL: func @conv_residual_relu
 // GEN: {strategy = #fuse.kernel<flat, grid = 2, block = 256>}
 // CPU-LABEL: func @conv_residual_relu
-// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 1, 6]>}
+// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [6, 1, 6]>}
 func.func @conv_residual_relu(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<8xf32>, %r: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
   %0 = fuse.group contraction_epilogue ins(%x, %w, %b, %r : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
   ^bb0(%a0: tensor<1x8x6x6xf32>, %a1: tensor<8x8x3x3xf32>, %a2: tensor<8xf32>, %a3: tensor<1x8x6x6xf32>):
@@ -424,8 +430,8 @@ func.func @tiled_im2col_images(%x: tensor<32x512x7x7xf32>, %y: tensor<1x512x7x7x
 // UNTILED: {strategy = #fuse.kernel<flat, grid = 6272, block = 256, thread_tile = [1, 1, 1, 4]>}
 // UNTILED: {strategy = #fuse.kernel<flat, grid = 896, block = 256, thread_tile = [1, 1, 1, 7]>}
 // CPU-LABEL: func @tiled_conv
-// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 8, 1, 8]>}
-// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 8, 1, 8]>}
+// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 6, 1, 8]>}
+// CPU: {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 6, 1, 8]>}
 func.func @tiled_conv(%x: tensor<32x64x56x56xf32>, %w: tensor<64x64x3x3xf32>, %y: tensor<32x256x14x14xf32>, %v: tensor<256x256x3x3xf32>) -> (tensor<32x64x56x56xf32>, tensor<32x256x14x14xf32>) {
   %0 = fuse.group contraction_epilogue ins(%x, %w : tensor<32x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<32x64x56x56xf32> {
   ^bb0(%a0: tensor<32x64x56x56xf32>, %a1: tensor<64x64x3x3xf32>):
@@ -479,14 +485,14 @@ func.func @tiled_conv(%x: tensor<32x64x56x56xf32>, %w: tensor<64x64x3x3xf32>, %y
 // CANDGEN: fuse.alternatives selected = 0
 // CANDGEN: fuse.alternatives selected = 0
 // CANDGEN: fuse.alternatives selected = 0 key = "MatMul -> tensor<64x32xf32>
-// On the cpu: 8 x 8, 4 x 8 and 8 x 4 outputs an iteration.
+// On the cpu: 6 x 8, 3 x 8 and 6 x 4 outputs an iteration.
 // CANDCPU-LABEL: func @candidates
 // CANDCPU: fuse.alternatives selected = 0
-// CANDCPU: #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 8]>
+// CANDCPU: #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [6, 8]>
 // CANDCPU: }, {
-// CANDCPU: #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [4, 8]>
+// CANDCPU: #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [3, 8]>
 // CANDCPU: }, {
-// CANDCPU: #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 4]>
+// CANDCPU: #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [6, 4]>
 func.func @candidates(%a: tensor<128x64xf32>, %b: tensor<64x768xf32>, %c: tensor<768xf32>, %c2: tensor<768xf32>, %d: tensor<64x16xf32>, %e: tensor<16x32xf32>) -> (tensor<128x768xf32>, tensor<128x768xf32>, tensor<128x768xf32>, tensor<64x32xf32>) {
   %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<128x64xf32>, tensor<64x768xf32>, tensor<768xf32>) -> tensor<128x768xf32> {
   ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x768xf32>, %z: tensor<768xf32>):
@@ -541,7 +547,7 @@ func.func @candidates(%a: tensor<128x64xf32>, %b: tensor<64x768xf32>, %c: tensor
 // On cpu only when asked for, and then without alternatives.
 // SPLITCPU-LABEL: func @split_k
 // SPLITCPU-NOT: fuse.alternatives
-// SPLITCPU: fuse.group contraction_epilogue {{.*}} {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 8, 8]>} -> tensor<4x1x64x49xf32>
+// SPLITCPU: fuse.group contraction_epilogue {{.*}} {strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [1, 6, 8]>} -> tensor<4x1x64x49xf32>
 // SPLITCPU: fuse.group reduction {{.*}} -> tensor<1x64x49xf32>
 // SPLITCPU: onnx.ReduceSum
 // NOSPLIT-LABEL: func @split_k

@@ -254,6 +254,43 @@ def BlockAccumulations : Pass<"fuse-block-accumulations",
   ];
 }
 
+def CacheTileContractions : Pass<"fuse-cache-tile-contractions",
+                                  "mlir::func::FuncOp"> {
+  let summary = "Run a cpu contraction's column tiles in blocks whose part "
+                "of B fits a cache";
+  let description = [{
+    For a cpu kernel (`loop` mapping) with a register tile of two or more
+    dims, after fuse-jam-thread-tiles: each top-level `scf.parallel` whose
+    last two dims (rows, columns) have constant bounds and steps, at least
+    two row tiles and a reduction (the first `scf.for` of the body that
+    carries values, from 0 to a constant K) gets its column dim split into
+    blocks of the most whole column tiles whose K x columns elements fit in
+    `cache-bytes`. An outer `scf.parallel` runs the other dims and the
+    blocks; an inner one the rows and the block's columns. The lowering
+    runs a parallel loop's dims in order, so every row tile passes over one
+    block of B (kept in L2) before the next block is read. Iterations and
+    body are unchanged. A loop whose columns fit in one block is left
+    alone.
+
+    ```mlir
+    // K = 580, cache-bytes = 65536: 28 columns of 4 bytes x 580, 3 tiles
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c3136) step (%c8, %c8) {...}
+    // becomes
+    scf.parallel (%jb) = (%c0) to (%c3136) step (%c24) {
+      %end = arith.minsi(%jb + 24, 3136)
+      scf.parallel (%i, %j) = (%c0, %jb) to (%c64, %end) step (%c8, %c8) {...}
+    }
+    ```
+  }];
+  let options = [
+    Option<"cacheBytes", "cache-bytes", "int64_t", /*default=*/"131072",
+           "Bytes of B a block of columns may read (an L2 share)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+  ];
+}
+
 def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
   let summary = "Make each bufferized kernel a gpu.func, mapped as its "
                 "strategy says";

@@ -190,7 +190,11 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
     Option<"cpuVectorRegisters", "cpu-vector-registers", "int64_t", "16",
            "Vector registers of the cpu's x86-64 level: 16 (up to "
            "x86-64-v3) or 32 (x86-64-v4: AVX-512), which holds a 16 x 8 "
-           "contraction tile instead of 8 x 8">,
+           "contraction tile instead of 6 rows by two vectors">,
+    Option<"cpuVectorWidth", "cpu-vector-width", "int64_t", "4",
+           "f32 lanes of the cpu's vectors: 4 (SSE, up to x86-64-v2), 8 "
+           "(AVX2, x86-64-v3) or 16 (x86-64-v4); with 16 registers a "
+           "contraction tile is 6 rows by two vectors of columns">,
     ListOption<"gpuContractionTile", "gpu-contraction-tile", "int64_t",
                "Outputs per thread of a generated contraction on cuda, "
                "rows (output channels, a matmul's rows) and columns (the "
