@@ -5,7 +5,7 @@ seeded random weights, test/Models/Inputs/light_model.py), in one run.
 
     cpu_benchmark.py --fuse-compile build/bin/fuse-compile \
         --fuse-run build/bin/fuse-run [--models resnet50,squeezenet]
-        [--cpu x86-64,native] [--iterations 10] [--out DIR]
+        [--cpu default,x86-64,native] [--iterations 10] [--out DIR]
 
 For each model and each --cpu level: fuse-run --bench (median of
 --iterations runs after one warm-up) and onnxruntime with
@@ -61,8 +61,11 @@ def fuse_ms(args, path, level, out):
     artifact = os.path.join(out, "%s.%s.fbin" % (
         os.path.splitext(os.path.basename(path))[0], level))
     start = time.perf_counter()
-    subprocess.run([args.fuse_compile, path, "--target=cpu", "--cpu=" + level,
-                    "--no-reference", "-o", artifact], check=True,
+    # "default": fuse-compile's own --cpu (x86-64 and x86-64-v3 kernels,
+    # the host's best loaded).
+    cpu = [] if level == "default" else ["--cpu=" + level]
+    subprocess.run([args.fuse_compile, path, "--target=cpu", "--no-reference",
+                    "-o", artifact] + cpu, check=True,
                    stderr=subprocess.DEVNULL)
     compile_s = time.perf_counter() - start
     result = subprocess.run([args.fuse_run, artifact, "--bench", "--warmup",
@@ -71,8 +74,10 @@ def fuse_ms(args, path, level, out):
     median = re.search(r"median_ms=([0-9.]+)", result.stdout)
     info = subprocess.run([args.fuse_run, artifact, "--info"],
                           capture_output=True, text=True).stdout
-    arch = re.search(r"artifact: cpu (\S+),", info)
-    return float(median.group(1)), compile_s, arch.group(1) if arch else level
+    arch = re.search(r"kernels for: (\S+)", info)
+    arch = arch.group(1) if arch else level
+    return float(median.group(1)), compile_s, (
+        "default: " + arch if level == "default" else arch)
 
 
 def main():
@@ -81,8 +86,9 @@ def main():
     p.add_argument("--fuse-compile", required=True)
     p.add_argument("--fuse-run", required=True)
     p.add_argument("--models", default="resnet50,squeezenet")
-    p.add_argument("--cpu", default="x86-64,native",
-                   help="fuse-compile --cpu levels, comma-separated")
+    p.add_argument("--cpu", default="default,x86-64,native",
+                   help="fuse-compile --cpu levels to compare, "
+                        "comma-separated; default: no --cpu")
     p.add_argument("--iterations", type=int, default=10)
     p.add_argument("--out", default="/tmp/fuse-cpu-bench")
     args = p.parse_args()

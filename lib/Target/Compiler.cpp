@@ -792,13 +792,23 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
 }
 
 FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
-                                       const CompileOptions &options,
+                                       const CompileOptions &requested,
                                        llvm::raw_ostream &os) {
-  if (options.target == artifact::Target::Cpu &&
-      resolveCpuLevel(options.cpu) != options.cpu)
-    return emitError(module.getLoc(), "unknown x86-64 level '")
-           << options.cpu
-           << "': expected x86-64, x86-64-v2, x86-64-v3 or x86-64-v4";
+  if (requested.target == artifact::Target::Cpu &&
+      resolveCpuLevel(requested.cpu) != requested.cpu)
+    return emitError(module.getLoc(), "unknown x86-64 levels '")
+           << requested.cpu
+           << "': expected a comma-separated list of x86-64, x86-64-v2, "
+              "x86-64-v3 and x86-64-v4, lowest first";
+  // The compile is for the lowest level; the kernels are lowered again
+  // for each higher one at the end.
+  CompileOptions options = requested;
+  SmallVector<std::string> higherLevels;
+  if (options.target == artifact::Target::Cpu) {
+    higherLevels = getCpuLevels(requested.cpu);
+    options.cpu = higherLevels.front();
+    higherLevels.erase(higherLevels.begin());
+  }
   if (failed(checkStartAt(module, options)))
     return failure();
   Stages stages(options);
@@ -924,6 +934,33 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   }
   artifact::File &artifact = plans->artifact;
   artifact.image.assign(image->image.begin(), image->image.end());
+  if (options.target == artifact::Target::Cpu)
+    artifact.imageLevel = artifact::cpuLevelNumber(options.cpu);
+  // The same kernels for each higher level, tiled for its registers.
+  for (const std::string &level : higherLevels) {
+    CompileOptions levelOptions = options;
+    levelOptions.cpu = level;
+    OwningOpRef<ModuleOp> levelKernels = ModuleOp::create(module.getLoc());
+    forEachCompiledKernel(sources, plans->kernels,
+                          [&](func::FuncOp kernel, uint32_t) {
+                            copyKernel(kernel, *levelKernels);
+                          });
+    for (auto kernel : levelKernels->getOps<func::FuncOp>())
+      retileCpuKernel(
+          kernel, getCpuVectorRegisters(options), getCpuVectorWidth(options),
+          getCpuVectorRegisters(levelOptions), getCpuVectorWidth(levelOptions));
+    stages.begin("kernels for " + level);
+    LowerKernels how;
+    how.announce = false;
+    FailureOr<KernelImage> levelImage =
+        lowerKernels(*levelKernels, levelOptions, stages, how);
+    if (failed(levelImage))
+      return failure();
+    artifact.levelImages.push_back(
+        {artifact::cpuLevelNumber(level),
+         std::vector<uint8_t>(levelImage->image.begin(),
+                              levelImage->image.end())});
+  }
   artifact.ptx.assign(image->ptx.begin(), image->ptx.end());
   artifact.plan.kernels = plans->kernels.kernels();
   artifact.weights = plans->weights.pieces();

@@ -1,9 +1,9 @@
 //===- CpuCodegen.cpp - LLVM-dialect kernels to a shared object -----------===//
 //
-// The kernels are translated to LLVM IR, optimized at O3 for an x86-64
-// microarchitecture level (`--cpu`; generic x86-64 by default, so the
-// artifact runs on any x86-64 host) and emitted as an object file, which the system linker (`cc -shared`) turns into the shared object
-// the runtime dlopens.
+// The kernels are translated to LLVM IR, optimized at O3 for one x86-64
+// microarchitecture level (`--cpu` names one or more; the compile makes an
+// image for each) and emitted as an object file, which the system linker
+// (`cc -shared`) turns into the shared object the runtime dlopens.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,7 +37,8 @@ struct TempFile {
 };
 } // namespace
 
-std::optional<std::string> fuse::resolveCpuLevel(StringRef name) {
+/// One level's name, or "native" as the highest level of this machine.
+static std::optional<std::string> resolveOneCpuLevel(StringRef name) {
   if (name == "x86-64" || name == "x86-64-v2" || name == "x86-64-v3" ||
       name == "x86-64-v4")
     return name.str();
@@ -56,6 +57,28 @@ std::optional<std::string> fuse::resolveCpuLevel(StringRef name) {
   if (!has({"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}))
     return std::string("x86-64-v3");
   return std::string("x86-64-v4");
+}
+
+std::optional<std::string> fuse::resolveCpuLevel(StringRef spec) {
+  SmallVector<StringRef> names;
+  spec.split(names, ',');
+  SmallVector<std::string> levels;
+  for (StringRef name : names) {
+    std::optional<std::string> level = resolveOneCpuLevel(name.trim());
+    if (!level)
+      return std::nullopt;
+    levels.push_back(*level);
+  }
+  // The names sort as the levels do: "x86-64" < "x86-64-v2" < ... .
+  llvm::sort(levels);
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  return llvm::join(levels, ",");
+}
+
+SmallVector<std::string> fuse::getCpuLevels(StringRef levels) {
+  SmallVector<StringRef> names;
+  levels.split(names, ',');
+  return llvm::map_to_vector(names, [](StringRef n) { return n.str(); });
 }
 
 FailureOr<std::vector<char>> fuse::codegen::compileCpuKernels(ModuleOp module,

@@ -316,17 +316,17 @@ static int64_t tileDivisor(int64_t extent, int64_t size, int64_t max) {
 /// neighbouring outputs of a row become one vector operation on the cpu.
 /// The tile need not divide the dims: on the cpu, fuse-jam-thread-tiles
 /// runs the rest of a dim as one smaller tile.
-static SmallVector<int64_t> chooseContractionTile(Operation *root,
-                                                  int64_t rows,
+static SmallVector<int64_t> chooseContractionTile(ArrayRef<Operation *> ops,
+                                                  Type resultType, int64_t rows,
                                                   int64_t columns,
                                                   bool exact = false) {
   Operation *contraction = nullptr;
-  for (Operation *op : kernelOps(root))
+  for (Operation *op : ops)
     if (isContractionOp(op))
       contraction = op;
-  if (!contraction || root->getNumResults() != 1)
+  if (!contraction)
     return {};
-  auto type = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+  auto type = dyn_cast<RankedTensorType>(resultType);
   if (!type || !type.hasStaticShape() || type.getRank() < 2 ||
       contraction->getResult(0).getType() != type)
     return {};
@@ -354,6 +354,15 @@ static SmallVector<int64_t> chooseContractionTile(Operation *root,
   if (computeProduct(tile) == 1)
     return {};
   return tile;
+}
+
+static SmallVector<int64_t> chooseContractionTile(Operation *root, int64_t rows,
+                                                  int64_t columns,
+                                                  bool exact = false) {
+  if (root->getNumResults() != 1)
+    return {};
+  return chooseContractionTile(kernelOps(root), root->getResult(0).getType(),
+                               rows, columns, exact);
 }
 
 /// The thread tile of a generated contraction on the GPU: `rows` x
@@ -1043,8 +1052,7 @@ static LogicalResult applySplitK(RewriterBase &rewriter, GroupOp group,
   if (failed(partial))
     return emitError(loc, "could not split a contraction group into ")
            << splitK << " partial products";
-  KernelStrategyAttr kernel =
-      chooseKernel(*partial, gpu, cpuTile, gpuOptions);
+  KernelStrategyAttr kernel = chooseKernel(*partial, gpu, cpuTile, gpuOptions);
   if (kernel.getMapping() == Mapping::tiles)
     kernel = withSplitK(kernel, splitK);
   partial->setStrategyAttr(kernel);
@@ -1143,9 +1151,8 @@ static LogicalResult formAlternatives(RewriterBase &rewriter, GroupOp group,
   unsigned first = set.library ? 1 : 0;
   for (auto [i, kernel] : llvm::enumerate(set.kernels))
     clones[first + i].setStrategyAttr(kernel);
-  if (set.splitK > 1 &&
-      failed(applySplitK(rewriter, clones.back(), set.splitK, gpu,
-                         cpuTile, gpuOptions)))
+  if (set.splitK > 1 && failed(applySplitK(rewriter, clones.back(), set.splitK,
+                                           gpu, cpuTile, gpuOptions)))
     return failure();
   if (!set.library)
     return success();
@@ -1296,8 +1303,8 @@ struct SelectStrategiesPass
         }
       }
       if (preferSplit) {
-        if (failed(applySplitK(rewriter, group, slices, gpu,
-                               cpuTile, gpuOptions)))
+        if (failed(
+                applySplitK(rewriter, group, slices, gpu, cpuTile, gpuOptions)))
           return signalPassFailure();
         continue;
       }
@@ -1311,8 +1318,7 @@ struct SelectStrategiesPass
       Operation &op = *opPtr;
       if (auto group = dyn_cast<GroupOp>(op)) {
         if (!group.getStrategy())
-          group.setStrategyAttr(
-              chooseKernel(group, gpu, cpuTile, gpuOptions));
+          group.setStrategyAttr(chooseKernel(group, gpu, cpuTile, gpuOptions));
         continue;
       }
       if (isComputeOp(&op) && op.getNumResults() == 1)
@@ -1322,3 +1328,31 @@ struct SelectStrategiesPass
   }
 };
 } // namespace
+
+void fuse::retileCpuKernel(func::FuncOp kernel, int64_t fromRegisters,
+                           int64_t fromWidth, int64_t toRegisters,
+                           int64_t toWidth) {
+  auto strategy = kernel->getAttrOfType<KernelStrategyAttr>(kStrategyAttrName);
+  if (!strategy || strategy.getMapping() != Mapping::loop ||
+      strategy.getThreadTile().empty() ||
+      kernel.getFunctionType().getNumResults() != 1)
+    return;
+  SmallVector<Operation *> ops;
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    if (!op.hasTrait<OpTrait::ConstantLike>())
+      ops.push_back(&op);
+  Type result = kernel.getFunctionType().getResult(0);
+  CpuRegisterTile from = getCpuRegisterTile(fromRegisters, fromWidth);
+  CpuRegisterTile to = getCpuRegisterTile(toRegisters, toWidth);
+  // Only the heuristic's tile: a tuning candidate's (half its rows or
+  // columns) stays as it is.
+  if (chooseContractionTile(ops, result, from.rows, from.columns) !=
+      strategy.getThreadTile())
+    return;
+  SmallVector<int64_t> tile =
+      chooseContractionTile(ops, result, to.rows, to.columns);
+  if (!tile.empty())
+    kernel->setAttr(kStrategyAttrName,
+                    KernelStrategyAttr::get(kernel.getContext(), Mapping::loop,
+                                            1, 1, 1, tile));
+}

@@ -76,7 +76,7 @@ def _shape_spec(name, dims):
     return f"{name}={'x'.join(text)}"
 
 
-def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64",
+def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
             strategy="auto", input_shapes=None, fusion=True,
             reference=False, depthwise="kernel", conv="auto", cuda_path=None,
             fusion_report=False, output=None):
@@ -87,8 +87,10 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64",
     target: "cpu" (x86-64 code; the default here, since it runs wherever
         the package does) or "cuda" (cubin for `arch`, plus PTX).
     arch: the GPU architecture for cuda ("sm_90").
-    cpu: the x86-64 level of cpu kernels: "x86-64", "x86-64-v2",
-        "x86-64-v3", "x86-64-v4" or "native" (this machine's).
+    cpu: the x86-64 levels to compile cpu kernels for, comma-separated:
+        "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4" or "native" (this
+        machine's). The artifact runs on hosts of the lowest level or
+        above, each with the highest level's kernels it has.
     strategy: "auto", "generated" or "library" (fuse-compile --strategy).
     input_shapes: {input name: [dims]} for inputs whose shape the model
         leaves symbolic (None for a dimension that stays dynamic).

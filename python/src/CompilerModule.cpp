@@ -131,8 +131,9 @@ nb::tuple compile(nb::object model, const std::string &source,
                   const std::string &output, Request request) {
   std::optional<std::string> level = fuse::resolveCpuLevel(request.cpu);
   if (!level)
-    throw nb::value_error(("cpu must be x86-64, x86-64-v2, x86-64-v3, "
-                           "x86-64-v4 or native, not '" +
+    throw nb::value_error(("cpu must be a comma-separated list of x86-64, "
+                           "x86-64-v2, x86-64-v3, x86-64-v4 and native, "
+                           "not '" +
                            request.cpu + "'")
                               .c_str());
   request.cpu = *level;

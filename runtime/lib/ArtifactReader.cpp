@@ -731,17 +731,26 @@ fuse_status readSections(const uint8_t *bytes, uint64_t size,
     const uint8_t *p = bytes + sizeof(FileHeader) + i * sizeof(SectionEntry);
     SectionEntry &e = entries[i];
     e.kind = le32(p);
-    e.reserved = le32(p + 4);
+    e.variant = le32(p + 4);
     e.offset = le64(p + 8);
     e.size = le64(p + 16);
     const char *name = sectionName(e.kind);
     if (e.kind < 1 || e.kind > kNumSectionKinds)
       return fail(FUSE_ERROR_FORMAT, "artifact: section %u has unknown kind %u",
                   i, e.kind);
-    if (e.reserved != 0)
+    // A cpu KernelImage names its x86-64 level (version 4); every other
+    // section has variant 0.
+    bool levelImage = e.kind == uint32_t(SectionKind::KernelImage) &&
+                      a.target == Target::Cpu && header.formatVersion >= 4;
+    if (levelImage && !cpuLevelName(e.variant))
       return fail(FUSE_ERROR_FORMAT,
-                  "artifact: section %u (%s) has reserved field %u, not 0", i,
-                  name, e.reserved);
+                  "artifact: section %u (%s) has variant %u, not an x86-64 "
+                  "level (1 to 4)",
+                  i, name, e.variant);
+    if (!levelImage && e.variant != 0)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: section %u (%s) has variant %u, not 0", i, name,
+                  e.variant);
     if (e.offset % kAlignment != 0)
       return fail(FUSE_ERROR_FORMAT,
                   "artifact: section %u (%s) offset %llu is not %llu-byte "
@@ -759,16 +768,37 @@ fuse_status readSections(const uint8_t *bytes, uint64_t size,
                   i, name, ull(e.offset), ull(e.size), ull(size));
     for (uint32_t j = 0; j < i; ++j) {
       const SectionEntry &o = entries[j];
-      if (o.kind == e.kind)
+      if (o.kind == e.kind && o.variant == e.variant)
         return fail(FUSE_ERROR_FORMAT,
-                    "artifact: sections %u and %u are both %s sections", j, i,
-                    name);
+                    "artifact: sections %u and %u are both %s sections%s%s", j,
+                    i, name, levelImage ? " for " : "",
+                    levelImage ? cpuLevelName(e.variant) : "");
       if (e.offset < o.offset + o.size && o.offset < e.offset + e.size)
         return fail(FUSE_ERROR_FORMAT,
                     "artifact: section %u (%s) overlaps section %u (%s)", i,
                     name, j, sectionName(o.kind));
     }
-    *blobs[e.kind] = Blob{bytes + e.offset, e.size, true};
+    Blob blob{bytes + e.offset, e.size, true};
+    if (levelImage)
+      a.cpuImages.push_back({e.variant, blob});
+    else
+      *blobs[e.kind] = blob;
+  }
+  // The header's arch is the lowest level of a cpu artifact's images: the
+  // one every host it runs on has.
+  if (!a.cpuImages.empty()) {
+    std::sort(
+        a.cpuImages.begin(), a.cpuImages.end(),
+        [](const CpuImage &x, const CpuImage &y) { return x.level < y.level; });
+    if (cpuLevelNumber(a.arch) != a.cpuImages.front().level)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: the header's arch is '%s', but the lowest "
+                  "level of its kernel images is %s",
+                  a.arch.c_str(), cpuLevelName(a.cpuImages.front().level));
+    a.kernelImage = a.cpuImages.front().image;
+  } else if (a.target == Target::Cpu && a.kernelImage.present) {
+    // Version 3: one image, for the header's level.
+    a.cpuImages.push_back({cpuLevelNumber(a.arch), a.kernelImage});
   }
   if (!plan.present)
     return fail(FUSE_ERROR_FORMAT, "artifact: no Plan section");
@@ -886,10 +916,12 @@ fuse_status readArtifact(const void *data, size_t size, Artifact &a) {
   header.numSections = le32(bytes + 32);
   header.reserved = le32(bytes + 36);
 
-  if (header.formatVersion != kFormatVersion)
+  if (header.formatVersion < kOldestFormatVersion ||
+      header.formatVersion > kFormatVersion)
     return fail(FUSE_ERROR_FORMAT,
-                "artifact: format version %u, this runtime reads version %u%s",
-                header.formatVersion, kFormatVersion,
+                "artifact: format version %u, this runtime reads versions "
+                "%u to %u%s",
+                header.formatVersion, kOldestFormatVersion, kFormatVersion,
                 header.formatVersion < kFormatVersion
                     ? " (compile the model again with this fuse-compile)"
                     : " (use a newer runtime)");

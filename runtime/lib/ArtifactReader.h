@@ -69,6 +69,13 @@ struct Blob {
   bool present = false;
 };
 
+/// A cpu kernel image and the x86-64 level it needs (artifact::CpuLevel;
+/// 0 for a version-3 file's unknown level).
+struct CpuImage {
+  uint32_t level;
+  Blob image;
+};
+
 struct Artifact {
   artifact::Target target = artifact::Target::Cpu;
   std::string arch;
@@ -81,7 +88,10 @@ struct Artifact {
   std::vector<Plan> plans;
   /// Empty when the artifact has no Metadata section.
   artifact::MetadataSection metadata;
+  /// The kernel image; for cpu, the lowest level's (the header's arch).
   Blob kernelImage;
+  /// Cpu: every level's image, lowest first.
+  std::vector<CpuImage> cpuImages;
   Blob kernelPtx;
   Blob weights;
   /// Bytes of the one allocation: the weights at offset 0, then each plan's

@@ -49,6 +49,9 @@ public:
   virtual fuse_status selectionChanged(size_t plan) = 0;
   /// fuse_model_libraries.
   virtual const char *libraries() const { return ""; }
+  /// The kernel image the backend loaded: for cpu its x86-64 level; ""
+  /// where the artifact's arch says it all.
+  virtual const char *kernelArch() const { return ""; }
 };
 
 std::unique_ptr<Backend> createCpuBackend();

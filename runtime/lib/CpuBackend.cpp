@@ -132,21 +132,16 @@ public:
 
   fuse_status load(const Artifact &a) override {
     if (!a.kernels.empty()) {
+      // The lowest image first: one for another machine (an aarch64 ELF)
+      // is that, whatever its level says.
       if (fuse_status s = checkElf(a.kernelImage, a.arch))
         return s;
-      std::optional<bool> hasLevel = hostHasLevel(a.arch);
-      if (!hasLevel)
-        return fail(FUSE_ERROR_FORMAT,
-                    "artifact: unknown cpu level '%s' (expected x86-64, "
-                    "x86-64-v2, x86-64-v3 or x86-64-v4)",
-                    a.arch.c_str());
-      if (!*hasLevel)
-        return fail(FUSE_ERROR_TARGET,
-                    "this artifact's kernels need an %s processor (compiled "
-                    "with fuse-compile --cpu=%s), which this host is not; "
-                    "compile with a lower --cpu",
-                    a.arch.c_str(), a.arch.c_str());
-      if (fuse_status s = openImage(a.kernelImage))
+      std::optional<CpuImage> image;
+      if (fuse_status s = pickImage(a, image))
+        return s;
+      if (fuse_status s = checkElf(image->image, loadedLevel))
+        return s;
+      if (fuse_status s = openImage(image->image))
         return s;
     }
     std::vector<KernelFn> kernels;
@@ -256,6 +251,7 @@ public:
   }
 
   const char *deviceName() const override { return "cpu"; }
+  const char *kernelArch() const override { return loadedLevel.c_str(); }
   const char *driver() const override { return "cpu"; }
 
   fuse_status benchmark(size_t plan, int warmup, int iterations,
@@ -273,6 +269,46 @@ public:
   }
 
 private:
+  /// The image of the highest level this host has, at most
+  /// $FUSE_CPU_LEVEL's (a level name: to run a lower level's kernels, for
+  /// tests and comparisons); its level goes to `loadedLevel`.
+  fuse_status pickImage(const Artifact &a, std::optional<CpuImage> &picked) {
+    uint32_t cap = 4;
+    if (const char *env = std::getenv("FUSE_CPU_LEVEL"); env && *env) {
+      cap = artifact::cpuLevelNumber(env);
+      if (cap == 0)
+        return fail(FUSE_ERROR_ARGUMENT,
+                    "FUSE_CPU_LEVEL is '%s', not an x86-64 level (x86-64, "
+                    "x86-64-v2, x86-64-v3 or x86-64-v4)",
+                    env);
+    }
+    for (auto it = a.cpuImages.rbegin(); it != a.cpuImages.rend(); ++it) {
+      const char *name = artifact::cpuLevelName(it->level);
+      std::optional<bool> hasLevel = name ? hostHasLevel(name) : std::nullopt;
+      if (!hasLevel)
+        return fail(FUSE_ERROR_FORMAT,
+                    "artifact: unknown cpu level '%s' (expected x86-64, "
+                    "x86-64-v2, x86-64-v3 or x86-64-v4)",
+                    a.arch.c_str());
+      if (*hasLevel && it->level <= cap) {
+        picked = *it;
+        loadedLevel = name;
+        return FUSE_OK;
+      }
+    }
+    if (cap < a.cpuImages.front().level)
+      return fail(FUSE_ERROR_TARGET,
+                  "FUSE_CPU_LEVEL is %s, but this artifact's lowest kernels "
+                  "need %s",
+                  artifact::cpuLevelName(cap), a.arch.c_str());
+    return fail(FUSE_ERROR_TARGET,
+                "this artifact's kernels need an %s processor (compiled "
+                "with fuse-compile --cpu=%s), which this host is not; "
+                "compile with a lower --cpu",
+                a.arch.c_str(), a.arch.c_str());
+  }
+
+  std::string loadedLevel;
   using KernelFn = void (*)(void **);
   struct CpuLaunch {
     KernelFn kernel;

@@ -36,6 +36,8 @@ struct fuse_model {
   /// The header checksum that file has; fuse_model_save, which takes a
   /// const model, updates it when it rewrites the file.
   mutable uint64_t sourceChecksum = 0;
+  /// fuse_model_kernel_archs' string, made on its first call.
+  mutable std::string kernelArchs;
 };
 
 namespace {
@@ -210,6 +212,14 @@ fuse_status fuse_model_load(const char *path, fuse_model **model) {
   return FUSE_OK;
 }
 
+/// The sections were the caller's bytes; nothing reads them after load.
+/// The cpu images keep their levels and sizes, for fuse_model_kernel_archs.
+static void dropSectionBytes(Artifact &a) {
+  a.kernelImage = a.kernelPtx = a.weights = Blob();
+  for (CpuImage &image : a.cpuImages)
+    image.image.data = nullptr;
+}
+
 fuse_status fuse_model_load_bytes(const void *data, size_t size,
                                   fuse_model **model) {
   if (!model || (!data && size != 0))
@@ -223,9 +233,7 @@ fuse_status fuse_model_load_bytes(const void *data, size_t size,
                                                   : createCpuBackend();
   if (fuse_status s = m->backend->load(m->artifact))
     return s;
-  // The sections were the caller's bytes; nothing reads them after load.
-  m->artifact.kernelImage = m->artifact.kernelPtx = m->artifact.weights =
-      Blob();
+  dropSectionBytes(m->artifact);
   m->inputSet.assign(m->artifact.inputs.size(), false);
   nameLaunches(m.get());
   *model = m.release();
@@ -257,8 +265,7 @@ fuse_status fuse_model_inspect_bytes(const void *data, size_t size,
   std::unique_ptr<fuse_model> m(new fuse_model());
   if (fuse_status s = readArtifact(data, size, m->artifact))
     return s;
-  m->artifact.kernelImage = m->artifact.kernelPtx = m->artifact.weights =
-      Blob();
+  dropSectionBytes(m->artifact);
   m->inputSet.assign(m->artifact.inputs.size(), false);
   nameLaunches(m.get());
   *model = m.release();
@@ -508,6 +515,28 @@ const char *fuse_model_libraries(const fuse_model *model) {
   if (!model || !model->backend)
     return "";
   return model->backend->libraries();
+}
+
+const char *fuse_model_kernel_archs(const fuse_model *model) {
+  if (!model)
+    return "";
+  if (model->artifact.target != Target::Cpu)
+    return model->artifact.arch.c_str();
+  if (model->kernelArchs.empty())
+    for (const CpuImage &image : model->artifact.cpuImages) {
+      if (!model->kernelArchs.empty())
+        model->kernelArchs += ",";
+      const char *name = fuse::artifact::cpuLevelName(image.level);
+      model->kernelArchs += name ? name : model->artifact.arch.c_str();
+    }
+  return model->kernelArchs.c_str();
+}
+
+const char *fuse_model_loaded_arch(const fuse_model *model) {
+  if (!model || !model->backend)
+    return "";
+  const char *loaded = model->backend->kernelArch();
+  return *loaded ? loaded : model->artifact.arch.c_str();
 }
 
 const char *fuse_model_device_name(const fuse_model *model) {

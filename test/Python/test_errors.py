@@ -79,7 +79,8 @@ def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="strategy must be auto, generated "
                                          "or library"):
         fuse.compile(model, strategy="fast")
-    with pytest.raises(ValueError, match="cpu must be x86-64, .* not "
+    with pytest.raises(ValueError, match="cpu must be a comma-separated "
+                                         "list of x86-64, .* not "
                                          "'pentium'"):
         fuse.compile(model, cpu="pentium")
     with pytest.raises(ValueError, match=r"input_shapes\['x'\]: -1 is not "

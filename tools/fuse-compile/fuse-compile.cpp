@@ -65,12 +65,13 @@ static cl::opt<std::string> gpuArch("gpu-arch",
                                     cl::cat(compileCategory));
 static cl::opt<std::string> cpuLevel(
     "cpu",
-    cl::desc("x86-64 level the cpu kernels may use: x86-64 (default: any "
-             "x86-64, SSE2), x86-64-v2 (SSE4.2), x86-64-v3 (AVX2, FMA), "
-             "x86-64-v4 (AVX-512), or native (the highest level of this "
-             "machine). The artifact runs on machines of that level or "
-             "above; fuse-run refuses it elsewhere"),
-    cl::init("x86-64"), cl::cat(compileCategory));
+    cl::desc("x86-64 levels to compile the cpu kernels for, comma-separated: "
+             "x86-64 (any x86-64, SSE2), x86-64-v2 (SSE4.2), x86-64-v3 "
+             "(AVX2, FMA), x86-64-v4 (AVX-512), native (the highest level of "
+             "this machine). The artifact holds each level's kernels and "
+             "fuse-run loads the highest the host has; it runs on machines "
+             "of the lowest level or above (default: x86-64,x86-64-v3)"),
+    cl::init("x86-64,x86-64-v3"), cl::cat(compileCategory));
 static cl::opt<std::string>
     cudaPath("cuda-path",
              cl::desc("CUDA toolkit root, for ptxas and libdevice (default: "
@@ -349,8 +350,8 @@ int main(int argc, char **argv) {
   }
   std::optional<std::string> level = fuse::resolveCpuLevel(cpuLevel);
   if (!level) {
-    errs() << "fuse-compile: --cpu must be x86-64, x86-64-v2, x86-64-v3, "
-              "x86-64-v4 or native, not '"
+    errs() << "fuse-compile: --cpu must be a comma-separated list of "
+              "x86-64, x86-64-v2, x86-64-v3, x86-64-v4 and native, not '"
            << cpuLevel << "'\n";
     return 2;
   }

@@ -682,6 +682,9 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
               options.iterations);
   if (*fuse_model_libraries(model))
     std::printf("libraries: %s\n", fuse_model_libraries(model));
+  if (fuse_model_target(model) == FUSE_TARGET_CPU)
+    std::printf("kernels: %s (of %s)\n", fuse_model_loaded_arch(model),
+                fuse_model_kernel_archs(model));
   if (overheadMs > 0)
     std::printf("each launch's time less %.2f us, what timing a launch "
                 "adds (measured with an empty kernel in the same runs)\n",
@@ -820,6 +823,9 @@ int describe(const Options &options) {
               fuse_model_target(model) == FUSE_TARGET_CUDA ? "cuda" : "cpu",
               fuse_model_arch(model), fuse_model_num_inputs(model),
               fuse_model_num_outputs(model), numPlans);
+  if (fuse_model_target(model) == FUSE_TARGET_CPU)
+    std::printf("kernels for: %s (a host loads the highest level it has)\n",
+                fuse_model_kernel_archs(model));
   // The signature as described, nothing allocated for it (a huge input
   // made --info die of bad_alloc).
   for (bool output : {false, true}) {

@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
@@ -103,8 +104,10 @@ struct CompileOptions {
   /// the compile goes on from there. From Loops on the plan is gone, so
   /// only later stages can be printed, not an artifact made.
   CompileStage startAt = CompileStage::Imported;
-  /// The x86-64 level the cpu kernels are compiled for (resolveCpuLevel).
-  std::string cpu = "x86-64";
+  /// The x86-64 levels the cpu kernels are compiled for, lowest first
+  /// (resolveCpuLevel): portable SSE2 kernels, and AVX2 ones that hosts
+  /// with AVX2 load instead.
+  std::string cpu = "x86-64,x86-64-v3";
 
   /// Called on every pass manager of the compile once its passes are
   /// added, before it runs (fuse-compile applies MLIR's pass-manager
@@ -126,13 +129,18 @@ struct CompileOptions {
   std::vector<std::string> failingStrategies;
 };
 
-/// The x86-64 microarchitecture level that `--cpu=name` means: "x86-64"
-/// (any x86-64: SSE2), "x86-64-v2" (SSE4.2), "x86-64-v3" (AVX2, FMA),
-/// "x86-64-v4" (AVX-512), or "native", the highest of them this machine
-/// supports. The level, not the machine's model, is what the artifact
-/// records and the runtime checks, so an artifact runs on any machine of
-/// its level. Unknown names give std::nullopt.
-std::optional<std::string> resolveCpuLevel(llvm::StringRef name);
+/// The x86-64 microarchitecture levels that `--cpu=spec` means, a
+/// comma-separated list of "x86-64" (any x86-64: SSE2), "x86-64-v2"
+/// (SSE4.2), "x86-64-v3" (AVX2, FMA), "x86-64-v4" (AVX-512), or "native",
+/// the highest of them this machine supports: the same list, lowest first,
+/// without repeats ("x86-64-v3,native" on an AVX2 machine: "x86-64-v3").
+/// The artifact has kernels for each level; the runtime loads the highest
+/// its host has, and refuses a host below the lowest. Levels, not machine
+/// models, are what the artifact records. Unknown names: std::nullopt.
+std::optional<std::string> resolveCpuLevel(llvm::StringRef spec);
+
+/// The levels of a resolved list (resolveCpuLevel), lowest first.
+llvm::SmallVector<std::string> getCpuLevels(llvm::StringRef levels);
 
 /// The stage `module` is at, as `--emit` prints it, told from what it
 /// holds: LLVM (a gpu.module or LLVM functions), Loops (kernel functions

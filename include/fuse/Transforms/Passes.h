@@ -52,6 +52,15 @@ std::unique_ptr<mlir::Pass>
 createFusionReport(llvm::raw_ostream &os,
                    const FusionReportOptions &options = {});
 
+/// For the kernels of another x86-64 level: gives a cpu kernel function
+/// (outlined, `loop` strategy) whose thread tile is the contraction tile
+/// fuse-select-strategies picks with `fromRegisters` vector registers of
+/// `fromWidth` f32 lanes the tile it would pick with `toRegisters` and
+/// `toWidth`. Other kernels, and other tiles (tuning candidates), are left
+/// as they are.
+void retileCpuKernel(mlir::func::FuncOp kernel, int64_t fromRegisters,
+                     int64_t fromWidth, int64_t toRegisters, int64_t toWidth);
+
 #define GEN_PASS_REGISTRATION
 #include "fuse/Transforms/Passes.h.inc"
 

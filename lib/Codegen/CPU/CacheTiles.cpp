@@ -44,10 +44,8 @@ struct ConstantDim {
 
 static std::optional<ConstantDim> getConstantDim(scf::ParallelOp loop,
                                                  unsigned dim) {
-  std::optional<int64_t> lower =
-      getConstantIntValue(loop.getLowerBound()[dim]);
-  std::optional<int64_t> upper =
-      getConstantIntValue(loop.getUpperBound()[dim]);
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()[dim]);
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound()[dim]);
   std::optional<int64_t> step = getConstantIntValue(loop.getStep()[dim]);
   if (!lower || !upper || !step || *step <= 0)
     return std::nullopt;
@@ -114,8 +112,7 @@ static void tileColumns(scf::ParallelOp loop, int64_t blockColumns) {
   for (unsigned d = 0; d < rowDim; ++d)
     body->getArgument(d).replaceAllUsesWith(outer.getInductionVars()[d]);
   body->getArgument(rowDim).replaceAllUsesWith(inner.getInductionVars()[0]);
-  body->getArgument(columnDim).replaceAllUsesWith(
-      inner.getInductionVars()[1]);
+  body->getArgument(columnDim).replaceAllUsesWith(inner.getInductionVars()[1]);
   innerBody->getOperations().splice(innerBody->getTerminator()->getIterator(),
                                     body->getOperations(), body->begin(),
                                     body->getTerminator()->getIterator());
@@ -147,8 +144,8 @@ struct CacheTileContractionsPass
       // A single row tile reads B once anyway.
       if (!rows || !columns || !columnBytes || rows->trips() < 2)
         continue;
-      int64_t tiles = std::max<int64_t>(cacheBytes / *columnBytes, 1) /
-                      columns->step;
+      int64_t tiles =
+          std::max<int64_t>(cacheBytes / *columnBytes, 1) / columns->step;
       int64_t blockColumns = std::max<int64_t>(tiles, 1) * columns->step;
       if (blockColumns >= columns->upper - columns->lower)
         continue;

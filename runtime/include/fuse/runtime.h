@@ -280,6 +280,15 @@ const char *fuse_model_libraries(const fuse_model *model);
 fuse_status fuse_model_measure_limits(fuse_model *model, double *copy_gbps,
                                       double *fp32_gflops);
 
+/* The architectures the artifact has kernels for, comma-separated: for
+ * cpu its x86-64 levels, lowest first ("x86-64,x86-64-v3"), for cuda its
+ * arch ("sm_90"). */
+const char *fuse_model_kernel_archs(const fuse_model *model);
+/* The kernels a loaded model runs: for cpu the highest x86-64 level of the
+ * artifact that this host has (at most $FUSE_CPU_LEVEL's), for cuda the
+ * artifact's arch; "" for an inspected model. */
+const char *fuse_model_loaded_arch(const fuse_model *model);
+
 /* The device a loaded model runs on ("NVIDIA H100 80GB HBM3", "cpu"). */
 const char *fuse_model_device_name(const fuse_model *model);
 /* The driver a loaded model runs on, for timing caches: "CUDA driver

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes fuse artifacts (.fbin, format version 3) for the runtime tests.
+"""Writes fuse artifacts (.fbin, format version 3; 4 where a defect says so)
+for the runtime tests.
 
     make_artifact.py MODEL OUT.fbin [--image KERNELS.so] [--target cuda]
                      [--arch ARCH] [--ptx FILE] [--defect NAME]
@@ -895,6 +896,27 @@ def edit_sections(fn):
     return lambda m: m.__setitem__("sections_hook", fn)
 
 
+def cpu_levels(*variants, version=4):
+    """Format `version`, with one KernelImage (the same bytes) for each
+    of `variants` (their sections' variant fields: x86-64 levels)."""
+    def sections(s):
+        out = []
+        for k, p in s:
+            out += [(k, p)] * (len(variants) if k == "image" else 1)
+        return out
+
+    def entries(e):
+        images = [x for x in e if x[0] == SECTIONS["image"]]
+        for entry, variant in zip(images, variants):
+            entry[1] = variant
+
+    def apply(m):
+        m.setdefault("header", {})["version"] = version
+        m["sections_hook"] = sections
+        m["entries_hook"] = entries
+    return apply
+
+
 def edit(fn):
     """A defect that edits the model dict in place."""
     return fn
@@ -931,6 +953,13 @@ DEFECTS = {
     "section-table-past-end": set_header(num_sections=1000),
     "unknown-section": edit_entry(0, kind=9),
     "section-reserved": edit_entry(1, reserved=1),
+    # Format 4: a cpu KernelImage per x86-64 level, the header's arch the
+    # lowest.
+    "twolevels": cpu_levels(1, 3),  # valid: no "-", unlike the defects
+    "cpu-level-unknown": cpu_levels(1, 9),
+    "cpu-level-twice": cpu_levels(1, 1),
+    "cpu-level-not-arch": cpu_levels(3),
+    "cpu-level-in-v3": cpu_levels(1, 3, version=3),
     "section-misaligned": edit_entry(1, offset=lambda e: e[1][2] + 8),
     "section-overlaps-header": edit_entry(1, offset=0),
     "section-out-of-bounds": edit_entry(2, size=1 << 20),

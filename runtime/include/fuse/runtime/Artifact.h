@@ -35,7 +35,10 @@ namespace fuse {
 namespace artifact {
 
 constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'B', 'I', 'N', '\0'};
-constexpr uint32_t kFormatVersion = 3;
+constexpr uint32_t kFormatVersion = 4;
+/// The oldest format the reader still takes: version 3 had one KernelImage
+/// and `SectionEntry::variant` 0 (then `reserved`).
+constexpr uint32_t kOldestFormatVersion = 3;
 /// Alignment of every section payload in the file and of every buffer
 /// offset in an arena or in the weights section.
 constexpr uint64_t kAlignment = 64;
@@ -44,7 +47,9 @@ constexpr uint32_t kMaxRank = 8;
 
 enum class Target : uint32_t {
   /// x86-64 host code: the kernel image is an ELF shared object whose
-  /// kernels are `void <name>_packed(void **args)`.
+  /// kernels are `void <name>_packed(void **args)`. There may be one image
+  /// per x86-64 level (SectionEntry::variant); the runtime loads the
+  /// highest one its host has.
   Cpu = 1,
   /// NVIDIA GPU: the kernel image is a cubin for `FileHeader::arch` and the
   /// PTX section holds the same kernels as PTX, for the driver to JIT on
@@ -67,7 +72,8 @@ static_assert(sizeof(FileHeader) == 64, "header is 64 bytes");
 enum class SectionKind : uint32_t {
   /// The model signature and the execution plans (PlanSection).
   Plan = 1,
-  /// Kernel code: cubin (Cuda) or ELF shared object (Cpu).
+  /// Kernel code: cubin (Cuda) or ELF shared object (Cpu); a Cpu artifact
+  /// may have several, one per x86-64 level (SectionEntry::variant).
   KernelImage = 2,
   /// PTX text of the kernels (Cuda only; optional).
   KernelPtx = 3,
@@ -80,11 +86,43 @@ constexpr uint32_t kNumSectionKinds = 5;
 
 struct SectionEntry {
   uint32_t kind;      // SectionKind
-  uint32_t reserved;  // 0
+  uint32_t variant;   // Cpu KernelImage: its x86-64 level (CpuLevel); else 0
   uint64_t offset;    // from the start of the file, kAlignment-aligned
   uint64_t size;      // bytes
 };
 static_assert(sizeof(SectionEntry) == 24, "section entry is 24 bytes");
+
+/// The x86-64 microarchitecture levels of the psABI, as numbered in a Cpu
+/// KernelImage's SectionEntry::variant.
+enum class CpuLevel : uint32_t {
+  X86_64 = 1,    // SSE2
+  X86_64_V2 = 2, // SSE4.2, POPCNT, SSSE3
+  X86_64_V3 = 3, // AVX2, FMA, BMI2
+  X86_64_V4 = 4, // AVX-512 F/BW/DQ/VL/CD
+};
+
+/// The level's name ("x86-64-v3"), or nullptr for a number that is not one.
+inline const char *cpuLevelName(uint32_t level) {
+  switch (level) {
+  case 1:
+    return "x86-64";
+  case 2:
+    return "x86-64-v2";
+  case 3:
+    return "x86-64-v3";
+  case 4:
+    return "x86-64-v4";
+  }
+  return nullptr;
+}
+
+/// The number of the level named `name`, or 0 for a name that is not one.
+inline uint32_t cpuLevelNumber(const std::string &name) {
+  for (uint32_t level = 1; level <= 4; ++level)
+    if (name == cpuLevelName(level))
+      return level;
+  return 0;
+}
 
 /// Element types, numbered as ONNX's TensorProto.DataType.
 enum class DType : uint32_t {
@@ -781,6 +819,14 @@ struct File {
   /// Written when it has groups.
   MetadataSection metadata;
   std::vector<uint8_t> image;
+  /// Cpu: the level `image` needs (its section's variant), `arch`'s.
+  uint32_t imageLevel = 0;
+  /// Cpu: images for higher levels, each a KernelImage section of its own.
+  struct LevelImage {
+    uint32_t level;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<LevelImage> levelImages;
   std::vector<uint8_t> ptx; // written when not empty
   /// The Weights section, piece after piece (not copied: the memory must
   /// outlive writeFile).
@@ -789,7 +835,8 @@ struct File {
 
 /// Writes the file through `write(const uint8_t *data, uint64_t size)`, in
 /// order (null data: that many zero bytes): header, section table, then
-/// Plan, KernelImage, KernelPtx (if any), Weights and Metadata (if any),
+/// Plan, KernelImage (a Cpu file's higher levels after it), KernelPtx (if
+/// any), Weights and Metadata (if any),
 /// each section 64-byte aligned; the checksum covers all but the header.
 /// Nothing is copied whole: the body is read twice, once for the checksum.
 /// Returns the file's size.
@@ -797,6 +844,7 @@ template <class Write> uint64_t writeFile(File &file, Write &&write) {
   struct Section {
     SectionKind kind;
     std::vector<ByteSpan> pieces;
+    uint32_t variant = 0;
   };
   auto span = [](const std::vector<uint8_t> &bytes) {
     return ByteSpan{bytes.data(), bytes.size()};
@@ -805,7 +853,11 @@ template <class Write> uint64_t writeFile(File &file, Write &&write) {
   std::vector<uint8_t> metadata;
   std::vector<Section> sections;
   sections.push_back({SectionKind::Plan, {span(plan)}});
-  sections.push_back({SectionKind::KernelImage, {span(file.image)}});
+  sections.push_back(
+      {SectionKind::KernelImage, {span(file.image)}, file.imageLevel});
+  for (const File::LevelImage &image : file.levelImages)
+    sections.push_back(
+        {SectionKind::KernelImage, {span(image.bytes)}, image.level});
   if (!file.ptx.empty())
     sections.push_back({SectionKind::KernelPtx, {span(file.ptx)}});
   sections.push_back({SectionKind::Weights, file.weights});
@@ -824,6 +876,7 @@ template <class Write> uint64_t writeFile(File &file, Write &&write) {
   for (const Section &section : sections) {
     SectionEntry entry{};
     entry.kind = static_cast<uint32_t>(section.kind);
+    entry.variant = section.variant;
     entry.offset = offset;
     for (const ByteSpan &piece : section.pieces)
       entry.size += piece.size;
