@@ -952,10 +952,19 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
     stages.begin("kernels for " + level);
     LowerKernels how;
     how.announce = false;
-    FailureOr<KernelImage> levelImage =
-        lowerKernels(*levelKernels, levelOptions, stages, how);
-    if (failed(levelImage))
-      return failure();
+    std::vector<Diagnostic> diagnostics;
+    FailureOr<KernelImage> levelImage = lowerKernelsQuietly(
+        *levelKernels, levelOptions, stages, diagnostics, how);
+    // The lowest level's kernels run on that level's hosts too: a level
+    // that does not compile is left out, not the artifact.
+    if (failed(levelImage)) {
+      emitWarning(module.getLoc())
+          << "no " << level << " kernels: they do not compile ("
+          << firstError(diagnostics) << "); hosts of that level run the "
+          << options.cpu << " ones";
+      continue;
+    }
+    emitHeld(module.getContext(), diagnostics);
     artifact.levelImages.push_back(
         {artifact::cpuLevelNumber(level),
          std::vector<uint8_t>(levelImage->image.begin(),

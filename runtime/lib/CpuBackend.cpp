@@ -132,10 +132,14 @@ public:
 
   fuse_status load(const Artifact &a) override {
     if (!a.kernels.empty()) {
-      // The lowest image first: one for another machine (an aarch64 ELF)
-      // is that, whatever its level says.
-      if (fuse_status s = checkElf(a.kernelImage, a.arch))
-        return s;
+      // Every image, the lowest first: one for another machine (an aarch64
+      // ELF) is that, whatever its level says, and a corrupt higher image
+      // is an error on every host, not only on those that would load it.
+      for (const CpuImage &image : a.cpuImages) {
+        const char *name = artifact::cpuLevelName(image.level);
+        if (fuse_status s = checkElf(image.image, name ? name : a.arch))
+          return s;
+      }
       std::optional<CpuImage> image;
       if (fuse_status s = pickImage(a, image))
         return s;
@@ -252,7 +256,9 @@ public:
 
   const char *deviceName() const override { return "cpu"; }
   const char *kernelArch() const override { return loadedLevel.c_str(); }
-  const char *driver() const override { return "cpu"; }
+  /// With the level loaded, so that timing caches keep each level's
+  /// kernels apart.
+  const char *driver() const override { return driverName.c_str(); }
 
   fuse_status benchmark(size_t plan, int warmup, int iterations,
                         double *timesMs) override {
@@ -293,6 +299,7 @@ private:
       if (*hasLevel && it->level <= cap) {
         picked = *it;
         loadedLevel = name;
+        driverName = std::string("cpu ") + name;
         return FUSE_OK;
       }
     }
@@ -309,6 +316,7 @@ private:
   }
 
   std::string loadedLevel;
+  std::string driverName = "cpu";
   using KernelFn = void (*)(void **);
   struct CpuLaunch {
     KernelFn kernel;

@@ -36,8 +36,8 @@ struct fuse_model {
   /// The header checksum that file has; fuse_model_save, which takes a
   /// const model, updates it when it rewrites the file.
   mutable uint64_t sourceChecksum = 0;
-  /// fuse_model_kernel_archs' string, made on its first call.
-  mutable std::string kernelArchs;
+  /// fuse_model_kernel_archs' string.
+  std::string kernelArchs;
 };
 
 namespace {
@@ -214,10 +214,22 @@ fuse_status fuse_model_load(const char *path, fuse_model **model) {
 
 /// The sections were the caller's bytes; nothing reads them after load.
 /// The cpu images keep their levels and sizes, for fuse_model_kernel_archs.
-static void dropSectionBytes(Artifact &a) {
+/// Also describes the kernel images for fuse_model_kernel_archs (made
+/// here, not on the first call: getters may run on several threads).
+static void dropSectionBytes(fuse_model &m) {
+  Artifact &a = m.artifact;
   a.kernelImage = a.kernelPtx = a.weights = Blob();
   for (CpuImage &image : a.cpuImages)
     image.image.data = nullptr;
+  if (a.target != Target::Cpu) {
+    m.kernelArchs = a.arch;
+    return;
+  }
+  for (const CpuImage &image : a.cpuImages) {
+    const char *name = fuse::artifact::cpuLevelName(image.level);
+    m.kernelArchs += m.kernelArchs.empty() ? "" : ",";
+    m.kernelArchs += name ? name : a.arch.c_str();
+  }
 }
 
 fuse_status fuse_model_load_bytes(const void *data, size_t size,
@@ -233,7 +245,7 @@ fuse_status fuse_model_load_bytes(const void *data, size_t size,
                                                   : createCpuBackend();
   if (fuse_status s = m->backend->load(m->artifact))
     return s;
-  dropSectionBytes(m->artifact);
+  dropSectionBytes(*m);
   m->inputSet.assign(m->artifact.inputs.size(), false);
   nameLaunches(m.get());
   *model = m.release();
@@ -265,7 +277,7 @@ fuse_status fuse_model_inspect_bytes(const void *data, size_t size,
   std::unique_ptr<fuse_model> m(new fuse_model());
   if (fuse_status s = readArtifact(data, size, m->artifact))
     return s;
-  dropSectionBytes(m->artifact);
+  dropSectionBytes(*m);
   m->inputSet.assign(m->artifact.inputs.size(), false);
   nameLaunches(m.get());
   *model = m.release();
@@ -518,18 +530,7 @@ const char *fuse_model_libraries(const fuse_model *model) {
 }
 
 const char *fuse_model_kernel_archs(const fuse_model *model) {
-  if (!model)
-    return "";
-  if (model->artifact.target != Target::Cpu)
-    return model->artifact.arch.c_str();
-  if (model->kernelArchs.empty())
-    for (const CpuImage &image : model->artifact.cpuImages) {
-      if (!model->kernelArchs.empty())
-        model->kernelArchs += ",";
-      const char *name = fuse::artifact::cpuLevelName(image.level);
-      model->kernelArchs += name ? name : model->artifact.arch.c_str();
-    }
-  return model->kernelArchs.c_str();
+  return model ? model->kernelArchs.c_str() : "";
 }
 
 const char *fuse_model_loaded_arch(const fuse_model *model) {

@@ -81,15 +81,13 @@ func.func @batched(%a: memref<128x4096xf32>, %b: memref<12x4096x512xf32>, %c: me
 
 // Left alone: one row tile (B is read once anyway), columns that fit in one
 // block, a loop without a reduction, a kernel mapped for the GPU.
-// CHECK-LABEL: func.func @untouched
-// CHECK-COUNT-3: scf.parallel
+// CHECK-LABEL: func.func @one_row_tile
 // CHECK-NOT: arith.minsi
-func.func @untouched(%a: memref<8x580xf32>, %b: memref<580x3136xf32>, %c: memref<8x3136xf32>, %d: memref<64x580xf32>, %e: memref<580x16xf32>, %f: memref<64x16xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 8]>} {
+// CHECK: return
+func.func @one_row_tile(%a: memref<8x580xf32>, %c: memref<8x3136xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 8]>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
-  %c16 = arith.constant 16 : index
-  %c64 = arith.constant 64 : index
   %c580 = arith.constant 580 : index
   %c3136 = arith.constant 3136 : index
   %zero = arith.constant 0.0 : f32
@@ -102,6 +100,20 @@ func.func @untouched(%a: memref<8x580xf32>, %b: memref<580x3136xf32>, %c: memref
     memref.store %sum, %c[%i, %j] : memref<8x3136xf32>
     scf.reduce
   }
+  return
+}
+
+// CHECK-LABEL: func.func @one_block
+// CHECK-NOT: arith.minsi
+// CHECK: return
+func.func @one_block(%e: memref<580x16xf32>, %f: memref<64x16xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 8]>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c580 = arith.constant 580 : index
+  %zero = arith.constant 0.0 : f32
   scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c16) step (%c8, %c8) {
     %sum = scf.for %k = %c0 to %c580 step %c1 iter_args(%acc = %zero) -> (f32) {
       %x = memref.load %e[%k, %j] : memref<580x16xf32>
@@ -111,6 +123,17 @@ func.func @untouched(%a: memref<8x580xf32>, %b: memref<580x3136xf32>, %c: memref
     memref.store %sum, %f[%i, %j] : memref<64x16xf32>
     scf.reduce
   }
+  return
+}
+
+// CHECK-LABEL: func.func @no_reduction
+// CHECK-NOT: arith.minsi
+// CHECK: return
+func.func @no_reduction(%b: memref<580x3136xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1, thread_tile = [8, 8]>} {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %c3136 = arith.constant 3136 : index
   scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c3136) step (%c8, %c8) {
     %x = memref.load %b[%i, %j] : memref<580x3136xf32>
     memref.store %x, %b[%i, %j] : memref<580x3136xf32>
@@ -121,6 +144,7 @@ func.func @untouched(%a: memref<8x580xf32>, %b: memref<580x3136xf32>, %c: memref
 
 // CHECK-LABEL: func.func @gpu_tiles
 // CHECK-NOT: arith.minsi
+// CHECK: return
 func.func @gpu_tiles(%a: memref<64x580xf32>, %b: memref<580x3136xf32>, %c: memref<64x3136xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<tiles, grid = 392, block = 64, thread_tile = [8, 8], block_tile = [64, 64]>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

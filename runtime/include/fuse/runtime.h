@@ -292,8 +292,9 @@ const char *fuse_model_loaded_arch(const fuse_model *model);
 /* The device a loaded model runs on ("NVIDIA H100 80GB HBM3", "cpu"). */
 const char *fuse_model_device_name(const fuse_model *model);
 /* The driver a loaded model runs on, for timing caches: "CUDA driver
- * 13000" (cuDriverGetVersion), "cpu" on the CPU; "" for an inspected
- * model. */
+ * 13000" (cuDriverGetVersion); on the CPU "cpu" and the x86-64 level of
+ * the kernels loaded ("cpu x86-64-v3"; "cpu" without kernels); "" for an
+ * inspected model. */
 const char *fuse_model_device_driver(const fuse_model *model);
 
 #if defined(FUSE_BUILDING_SHARED) && defined(__GNUC__)
