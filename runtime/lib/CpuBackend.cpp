@@ -143,8 +143,6 @@ public:
       std::optional<CpuImage> image;
       if (fuse_status s = pickImage(a, image))
         return s;
-      if (fuse_status s = checkElf(image->image, loadedLevel))
-        return s;
       if (fuse_status s = openImage(image->image))
         return s;
     }

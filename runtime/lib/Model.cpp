@@ -213,23 +213,25 @@ fuse_status fuse_model_load(const char *path, fuse_model **model) {
 }
 
 /// The sections were the caller's bytes; nothing reads them after load.
-/// The cpu images keep their levels and sizes, for fuse_model_kernel_archs.
-/// Also describes the kernel images for fuse_model_kernel_archs (made
-/// here, not on the first call: getters may run on several threads).
-static void dropSectionBytes(fuse_model &m) {
-  Artifact &a = m.artifact;
+/// The cpu images keep their levels and sizes.
+static void dropSectionBytes(Artifact &a) {
   a.kernelImage = a.kernelPtx = a.weights = Blob();
   for (CpuImage &image : a.cpuImages)
     image.image.data = nullptr;
-  if (a.target != Target::Cpu) {
-    m.kernelArchs = a.arch;
-    return;
-  }
+}
+
+/// fuse_model_kernel_archs' string, made at load (getters may run on
+/// several threads): the cpu levels, comma-separated, or the cuda arch.
+static std::string describeKernelArchs(const Artifact &a) {
+  if (a.target != Target::Cpu)
+    return a.arch;
+  std::string archs;
   for (const CpuImage &image : a.cpuImages) {
     const char *name = fuse::artifact::cpuLevelName(image.level);
-    m.kernelArchs += m.kernelArchs.empty() ? "" : ",";
-    m.kernelArchs += name ? name : a.arch.c_str();
+    archs += archs.empty() ? "" : ",";
+    archs += name ? name : a.arch.c_str();
   }
+  return archs;
 }
 
 fuse_status fuse_model_load_bytes(const void *data, size_t size,
@@ -245,7 +247,8 @@ fuse_status fuse_model_load_bytes(const void *data, size_t size,
                                                   : createCpuBackend();
   if (fuse_status s = m->backend->load(m->artifact))
     return s;
-  dropSectionBytes(*m);
+  m->kernelArchs = describeKernelArchs(m->artifact);
+  dropSectionBytes(m->artifact);
   m->inputSet.assign(m->artifact.inputs.size(), false);
   nameLaunches(m.get());
   *model = m.release();
@@ -277,7 +280,8 @@ fuse_status fuse_model_inspect_bytes(const void *data, size_t size,
   std::unique_ptr<fuse_model> m(new fuse_model());
   if (fuse_status s = readArtifact(data, size, m->artifact))
     return s;
-  dropSectionBytes(*m);
+  m->kernelArchs = describeKernelArchs(m->artifact);
+  dropSectionBytes(m->artifact);
   m->inputSet.assign(m->artifact.inputs.size(), false);
   nameLaunches(m.get());
   *model = m.release();

@@ -71,7 +71,7 @@ static cl::opt<std::string> cpuLevel(
              "this machine). The artifact holds each level's kernels and "
              "fuse-run loads the highest the host has; it runs on machines "
              "of the lowest level or above (default: x86-64,x86-64-v3)"),
-    cl::init("x86-64,x86-64-v3"), cl::cat(compileCategory));
+    cl::init(fuse::CompileOptions().cpu), cl::cat(compileCategory));
 static cl::opt<std::string>
     cudaPath("cuda-path",
              cl::desc("CUDA toolkit root, for ptxas and libdevice (default: "
