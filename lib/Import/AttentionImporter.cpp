@@ -259,6 +259,21 @@ LogicalResult fuse::detail::importAttention(NodeImporter &n) {
   masks.rightWindow = intAttrOr(n, "right_window_size", -1);
   if (masks.leftWindow < -1 || masks.rightWindow < -1)
     return n.emitError() << "window sizes must be -1 or more";
+  // The masks are built as constants at import: bound them (a K of 2^40
+  // positions asked for terabytes).
+  if (masks.any() || n.input(6)) {
+    constexpr int64_t kMaxMaskElements = int64_t(1) << 24;
+    int64_t total = 0, elements = 0;
+    if (llvm::AddOverflow(d.pastSeq, d.kvSeq, total) ||
+        llvm::MulOverflow(d.qSeq, total, elements) ||
+        elements > kMaxMaskElements)
+      return n.emitError() << "the causal, window or padding mask of "
+                              "Attention (query length "
+                           << d.qSeq << ", key length " << d.pastSeq
+                           << " past + " << d.kvSeq
+                           << " new) would have more than " << kMaxMaskElements
+                           << " elements";
+  }
   int64_t mode = intAttrOr(n, "qk_matmul_output_mode", 0);
   if (mode < 0 || mode > 3)
     return n.emitError() << "qk_matmul_output_mode = " << mode

@@ -96,7 +96,7 @@ void fuse::registerCompilerDialects(DialectRegistry &registry) {
   registerNVVMDialectTranslation(registry);
 }
 
-void fuse::buildKernelsToLoopsPipeline(OpPassManager &pm) {
+void fuse::buildKernelsToLoopsPipeline(OpPassManager &pm, bool blockSums) {
   OpPassManager &kernels = pm.nest<func::FuncOp>();
   kernels.addPass(createConvertONNXToLinalg());
   kernels.addPass(createFormKernelLoops());
@@ -135,7 +135,8 @@ void fuse::buildKernelsToLoopsPipeline(OpPassManager &pm) {
   lowered.addPass(createJamThreadTiles());
   // Long sums in blocks (after jamming, which wants the loops as they
   // were): a chain of 2^25 additions loses everything past 2^24.
-  lowered.addPass(createBlockAccumulations());
+  if (blockSums)
+    lowered.addPass(createBlockAccumulations());
   lowered.addPass(createHoistStaticAllocas());
   lowered.addPass(createCanonicalizerPass());
   lowered.addPass(createCSEPass());
@@ -249,7 +250,7 @@ void fuse::registerFusePipelines() {
       "fuse-lower-kernels-to-loops",
       "Lower kernel functions to bufferized functions with one parallel "
       "loop nest each",
-      buildKernelsToLoopsPipeline);
+      [](OpPassManager &pm) { buildKernelsToLoopsPipeline(pm); });
   PassPipelineRegistration<>(
       "fuse-lower-loops-to-cpu",
       "Lower bufferized kernels to LLVM with packed entry points",

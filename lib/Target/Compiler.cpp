@@ -337,8 +337,12 @@ static FailureOr<KernelImage> lowerKernels(ModuleOp kernels,
   };
   KernelImage image;
   if (failed(failAsAsked(kernels, options)) ||
-      failed(lowerTo(CompileStage::Loops, "lower kernels to loops",
-                     buildKernelsToLoopsPipeline, /*perKernel=*/true)))
+      failed(lowerTo(
+          CompileStage::Loops, "lower kernels to loops",
+          [&](OpPassManager &pm) {
+            buildKernelsToLoopsPipeline(pm, !options.serialSums);
+          },
+          /*perKernel=*/true)))
     return failure();
   if (last == CompileStage::Loops)
     return image;
@@ -867,6 +871,8 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
           select.cpuVectorRegisters = getCpuVectorRegisters(options);
           select.cpuVectorWidth = getCpuVectorWidth(options);
           select.strategy = "generated";
+          if (options.referenceF64)
+            pm.nest<func::FuncOp>().addPass(createWidenFloats());
           pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
           OutlineKernelsOptions outline;
           outline.prefix = "ref_";

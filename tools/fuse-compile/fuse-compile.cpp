@@ -92,6 +92,12 @@ static cl::opt<int64_t> referenceLimit(
              "has more ops than this (each is a kernel of its own); 0: no "
              "limit"),
     cl::init(1024), cl::cat(compileCategory));
+static cl::opt<bool> referenceF64(
+    "reference-f64",
+    cl::desc("Compute the reference plan's float tensors in f64, so that "
+             "fuse-run --check measures the main plan's rounding error "
+             "(default; =false: in the model's own types)"),
+    cl::init(true), cl::cat(compileCategory));
 static cl::opt<std::string> fusionReport(
     "fusion-report", cl::ValueOptional,
     cl::desc("Print the fusion groups (how each runs, what they save, their "
@@ -212,6 +218,12 @@ static cl::list<std::string> testFailStrategy(
              "--fusion-report names it ('kernel loop tile 4x8'), fail to "
              "compile, as a kernel ptxas rejects does (repeatable)"),
     cl::value_desc("strategy"), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<bool> testSerialSums(
+    "test-serial-sums",
+    cl::desc("For tests: long sums stay one serial chain of additions (no "
+             "fuse-block-accumulations), a lowering that loses precision, "
+             "which fuse-run --check must catch"),
+    cl::Hidden, cl::cat(compileCategory));
 static cl::opt<fuse::CompileStage> emit(
     "emit", cl::desc("Stop after a stage and print it"),
     cl::init(fuse::CompileStage::Artifact),
@@ -452,6 +464,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.maxReferenceKernels = referenceLimit;
+  options.referenceF64 = referenceF64;
   options.fusionReport = reportFormat;
   std::unique_ptr<ToolOutputFile> reportFile;
   if (!fusionReportFile.empty()) {
@@ -514,6 +527,7 @@ int main(int argc, char **argv) {
     options.progress = [&](StringRef stage, int64_t done, int64_t kernels) {
       progress->update(stage, done, kernels);
     };
+  options.serialSums = testSerialSums;
   options.failingStrategies.assign(testFailStrategy.begin(),
                                    testFailStrategy.end());
 

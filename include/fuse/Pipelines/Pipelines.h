@@ -36,7 +36,9 @@ void registerCompilerDialects(mlir::DialectRegistry &registry);
 
 /// Kernel functions -> bufferized functions with one scf.parallel each and
 /// their results as out-params. The module must hold only kernels.
-void buildKernelsToLoopsPipeline(mlir::OpPassManager &pm);
+/// `blockSums` false leaves long sums serial (tests of fuse-run --check).
+void buildKernelsToLoopsPipeline(mlir::OpPassManager &pm,
+                                 bool blockSums = true);
 
 /// Bufferized kernels -> LLVM dialect with `<kernel>_packed` entry points.
 void buildLoopsToCPUPipeline(mlir::OpPassManager &pm);

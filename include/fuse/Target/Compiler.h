@@ -69,6 +69,9 @@ struct CompileOptions {
   /// compute ops than this (each is a kernel of its own: 20,000 of them
   /// took minutes); 0: no limit.
   int64_t maxReferenceKernels = 1024;
+  /// The reference computes every float tensor in f64 (fuse-widen-floats),
+  /// so that it measures the main plan's rounding instead of sharing it.
+  bool referenceF64 = true;
   /// The fusion report after strategy selection, in this format (the
   /// fusion-report pass's: "text", "json" or "dot"); empty: none.
   std::string fusionReport;
@@ -127,6 +130,10 @@ struct CompileOptions {
   /// (described as `--fusion-report` describes it, "kernel loop tile 4x8")
   /// fails to compile, as a kernel that ptxas rejects does.
   std::vector<std::string> failingStrategies;
+  /// For tests: long sums stay one serial chain (no
+  /// fuse-block-accumulations), a lowering that loses precision in both
+  /// plans, which `fuse-run --check` against the f64 reference must catch.
+  bool serialSums = false;
 };
 
 /// The x86-64 microarchitecture levels that `--cpu=spec` means, a

@@ -327,4 +327,45 @@ def OutlineKernels : Pass<"fuse-outline-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def WidenFloats : Pass<"fuse-widen-floats", "mlir::func::FuncOp"> {
+  let summary = "Compute every float tensor in f64 (the reference plan)";
+  let description = [{
+    Makes the unfused reference plan that `fuse-run --check` compares with
+    an independent measure of the main plan's rounding: every f16, bf16
+    and f32 tensor of the function becomes f64, so a lowering that loses
+    precision (a long serial sum, an f16 accumulator) shows as a difference
+    from it instead of being shared by both plans.
+
+    - the function's signature is kept: float arguments are cast to f64
+      where the function starts, float results back to their type before
+      the return;
+    - float constants of up to 8192 elements become f64 constants; larger
+      ones (weights) are cast when the plan runs, so the artifact holds
+      them once;
+    - each other op with a float operand gets f64 result types where it
+      had float ones, if it still verifies (its result types are inferred
+      from its operands); an op that does not (its result type is set by
+      an attribute), an op without float operands (ConstantOfShape) and a
+      Cast to a float type keep their result types, which are then cast to
+      f64, so the rounding of a Cast to float16 stays in the reference.
+
+    ```mlir
+    // before
+    %y = onnx.Add(%x, %w) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    return %y
+    // after
+    %x64 = onnx.Cast(%x) {to = 11 : i64} : (tensor<4xf32>) -> tensor<4xf64>
+    %w = onnx.Constant dense<[...]> : tensor<4xf64>
+    %y = onnx.Add(%x64, %w) : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+    %y32 = onnx.Cast(%y) {to = 1 : i64} : (tensor<4xf64>) -> tensor<4xf32>
+    return %y32
+    ```
+  }];
+  let options = [
+    Option<"maxConstantElements", "max-constant-elements", "int64_t", "8192",
+           "Float constants of at most this many elements become f64 "
+           "constants; larger ones are cast when the plan runs">,
+  ];
+}
+
 #endif // FUSE_TRANSFORMS_PASSES_TD

@@ -435,6 +435,10 @@ static Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   if (fromFloat && toFloat) {
     if (fromFloat.getWidth() < toFloat.getWidth())
       return arith::ExtFOp::create(b, loc, to, v);
+    // f64 to bf16 through f32: LLVM would call __truncdfbf2, which the C
+    // runtime of the cpu target may lack (f32 to bf16 is expanded inline).
+    if (fromFloat.getWidth() == 64 && toFloat.isBF16())
+      v = arith::TruncFOp::create(b, loc, b.getF32Type(), v);
     return arith::TruncFOp::create(b, loc, to, v);
   }
   if (fromFloat)

@@ -1,0 +1,206 @@
+//===- WidenFloats.cpp - The reference plan in f64 ------------------------===//
+//
+// `fuse-run --check` compares the main plan with the unfused reference
+// plan. When both compute in the model's float type they share its
+// rounding, so a lowering that loses precision (a serial sum of 2^25
+// elements, an f16 accumulator) passes the check; computed in f64, the
+// reference measures the main plan's error instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConstantTensor.h"
+
+#include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+namespace fuse {
+#define GEN_PASS_DEF_WIDENFLOATS
+#include "fuse/Transforms/Passes.h.inc"
+} // namespace fuse
+
+using namespace mlir;
+using namespace fuse;
+
+namespace {
+
+/// A tensor of f16, bf16 or f32 elements: one the pass widens.
+bool isNarrowFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType()) &&
+         !tensor.getElementType().isF64();
+}
+
+Type widen(Type type) {
+  auto tensor = cast<TensorType>(type);
+  return tensor.clone(Float64Type::get(type.getContext()));
+}
+
+/// The ONNX TensorProto data type of a float element type.
+int64_t getONNXFloatCode(Type element) {
+  if (element.isF16())
+    return 10;
+  if (element.isBF16())
+    return 16;
+  if (element.isF64())
+    return 11;
+  return 1;
+}
+
+/// A cast of `value` to `to`, named after the value's node and the type
+/// (the profile and the launch metadata name kernels by node).
+Value createCast(OpBuilder &b, Value value, Type to) {
+  // No elements, nothing to convert: an empty constant launches nothing.
+  auto toTensor = cast<RankedTensorType>(to);
+  if (toTensor.hasStaticShape() && toTensor.getNumElements() == 0)
+    return ONNXConstantOp::create(
+        b, value.getLoc(), toTensor,
+        DenseElementsAttr::get(toTensor, ArrayRef<Attribute>()));
+  std::string node = getNodeName(value.getLoc());
+  std::string typeName;
+  llvm::raw_string_ostream os(typeName);
+  os << getElementTypeOrSelf(to);
+  Location loc = NameLoc::get(
+      b.getStringAttr((node.empty() ? "" : node + " ") + "as " + typeName),
+      value.getLoc());
+  return ONNXCastOp::create(
+      b, loc, to, value,
+      b.getI64IntegerAttr(getONNXFloatCode(getElementTypeOrSelf(to))),
+      b.getI64IntegerAttr(1));
+}
+
+class WidenFloatsPass : public fuse::impl::WidenFloatsBase<WidenFloatsPass> {
+public:
+  using WidenFloatsBase::WidenFloatsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    // The graph is one block of onnx ops.
+    if (func.isExternal() || !func.getBody().hasOneBlock())
+      return;
+    originalTypes.clear();
+    Block &body = func.getBody().front();
+    OpBuilder builder(func.getContext());
+
+    builder.setInsertionPointToStart(&body);
+    for (BlockArgument arg : body.getArguments())
+      castUsesToF64(builder, arg);
+
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (auto castOp = dyn_cast<ONNXCastOp>(op)) {
+        widenCast(builder, castOp);
+      } else if (auto constant = dyn_cast<ONNXConstantOp>(op)) {
+        widenConstant(builder, constant);
+      } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        builder.setInsertionPoint(ret);
+        for (OpOperand &operand : ret->getOpOperands()) {
+          Type want =
+              func.getFunctionType().getResult(operand.getOperandNumber());
+          if (operand.get().getType() != want && isNarrowFloatTensor(want))
+            operand.set(createCast(builder, operand.get(), want));
+        }
+      } else if (isa_and_nonnull<ONNXDialect>(op.getDialect())) {
+        widenOp(builder, op);
+      }
+    }
+  }
+
+private:
+  /// Redirects the uses of a narrow float `value` to its cast to f64,
+  /// created at the builder's insertion point.
+  void castUsesToF64(OpBuilder &b, Value value) {
+    if (!isNarrowFloatTensor(value.getType()) || value.use_empty())
+      return;
+    Value wide = createCast(b, value, widen(value.getType()));
+    originalTypes[wide] = value.getType();
+    value.replaceAllUsesExcept(wide, wide.getDefiningOp());
+  }
+
+  /// A Cast to f32 becomes one to f64, like every f32 tensor. A Cast to
+  /// float16 or bfloat16 rounds on purpose (a model's mixed precision):
+  /// it stays, then its result is widened. Its operand may be anything.
+  void widenCast(OpBuilder &b, ONNXCastOp castOp) {
+    Value result = castOp.getResult();
+    if (!isNarrowFloatTensor(result.getType()))
+      return;
+    if (getElementTypeOrSelf(result.getType()).isF32()) {
+      originalTypes[result] = result.getType();
+      result.setType(widen(result.getType()));
+      castOp.setTo(getONNXFloatCode(b.getF64Type()));
+      return;
+    }
+    b.setInsertionPointAfter(castOp);
+    castUsesToF64(b, result);
+  }
+
+  void widenConstant(OpBuilder &b, ONNXConstantOp constant) {
+    Value value = constant.getResult();
+    if (!isNarrowFloatTensor(value.getType()))
+      return;
+    // Small constants (scales, biases, the scalars of elementwise ops)
+    // become f64 constants: lowerings may need their values.
+    if (std::optional<ConstantTensor> data =
+            readConstant(value, maxConstantElements)) {
+      data->type = cast<RankedTensorType>(widen(data->type));
+      b.setInsertionPoint(constant);
+      auto wide = ONNXConstantOp::create(
+          b, constant.getLoc(), data->type,
+          buildConstantAttr(*data,
+                            blobNameStem(constant, "constant") + "_f64"));
+      originalTypes[wide.getResult()] = value.getType();
+      value.replaceAllUsesWith(wide.getResult());
+      constant.erase();
+      return;
+    }
+    // Weights are cast when the plan runs: the artifact holds them once.
+    b.setInsertionPointAfter(constant);
+    castUsesToF64(b, value);
+  }
+
+  /// Gives `op` f64 results in place of narrow float ones if it still
+  /// verifies; otherwise casts its widened operands back and its results
+  /// up.
+  void widenOp(OpBuilder &b, Operation &op) {
+    bool floatOperand = llvm::any_of(op.getOperandTypes(), [](Type t) {
+      auto tensor = dyn_cast<TensorType>(t);
+      return tensor && isa<FloatType>(tensor.getElementType());
+    });
+    SmallVector<Type> original(op.getResultTypes());
+    if (floatOperand) {
+      for (OpResult result : op.getResults())
+        if (isNarrowFloatTensor(result.getType()))
+          result.setType(widen(result.getType()));
+      // The op's own verifier and result inference decide; the
+      // diagnostics of a refusal are nobody's business.
+      ScopedDiagnosticHandler quiet(op.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      if (succeeded(verify(&op, /*verifyRecursively=*/false))) {
+        for (auto [result, type] : llvm::zip(op.getResults(), original))
+          if (result.getType() != type)
+            originalTypes[result] = type;
+        return;
+      }
+      for (auto [result, type] : llvm::zip(op.getResults(), original))
+        result.setType(type);
+    }
+    // Kept at its types: widened operands are cast back to theirs, results
+    // up.
+    b.setInsertionPoint(&op);
+    for (OpOperand &operand : op.getOpOperands()) {
+      auto it = originalTypes.find(operand.get());
+      if (it != originalTypes.end())
+        operand.set(createCast(b, operand.get(), it->second));
+    }
+    b.setInsertionPointAfter(&op);
+    for (OpResult result : op.getResults())
+      castUsesToF64(b, result);
+  }
+
+  /// The type each f64 value the pass made had in the model.
+  DenseMap<Value, Type> originalTypes;
+};
+
+} // namespace
