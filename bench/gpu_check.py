@@ -62,8 +62,11 @@ def check_run(fuse, artifact, flags, label, model, inputs, want, in_path,
         worst = max(worst, float(diff.max(initial=0.0)))
         if not np.all(diff <= ATOL + RTOL * np.abs(expected)):
             failing.append("%s (%.2e)" % (value.name, diff.max()))
-    check = subprocess.run([fuse, artifact, "--check"] + flags,
-                           capture_output=True, text=True)
+    # On the same inputs: fuse-run's own random ones give masks values up
+    # to 9, where BERT's f32 arithmetic (onnxruntime's too) is 2e-3 from
+    # the f64 reference's exact answer.
+    check = subprocess.run([fuse, artifact, "--check", "--inputs", in_path]
+                           + flags, capture_output=True, text=True)
     return (label, "PASS" if not failing else "FAIL: " + ", ".join(failing),
             "%.2e" % worst, "PASS" if check.returncode == 0 else "FAIL")
 
