@@ -57,8 +57,10 @@ shape, min, max and mean):
                          DIR    output_0.pb, ... (ONNX TensorProto; an
                                 existing directory, or a name without an
                                 extension, created if missing)
-  --check              run plan "main" and plan "reference" on the same
-                       inputs and compare every output element:
+  --check              run plan "main" and plan "reference" (the model
+                       unfused, computed in f64 unless compiled with
+                       --reference-f64=false) on the same inputs and
+                       compare every output element:
                        |main - reference| <= atol + rtol * |reference|
                        (a NaN matches only a NaN); prints each output's max
                        abs and rel error, then "check: PASS" (exit 0) or
