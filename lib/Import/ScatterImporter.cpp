@@ -140,7 +140,10 @@ LogicalResult fuse::detail::importScatter(NodeImporter &n) {
   }
 
   NodeEmitter e(n);
-  Value flat = e.reshape(updates, {updatesType.getNumElements()});
+  // No updates (an empty `updates`: no rounds) leaves data as it is; the
+  // Reshape of an empty tensor to [0] would copy the dim instead.
+  Value flat =
+      rounds ? e.reshape(updates, {updatesType.getNumElements()}) : Value();
   Type i64 = IntegerType::get(n.getContext(), 64);
   Type i1 = IntegerType::get(n.getContext(), 1);
   Value out = data;

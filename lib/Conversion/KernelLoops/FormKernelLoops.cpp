@@ -11,9 +11,11 @@
 
 #include "fuse/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -55,6 +57,74 @@ static SmallVector<int64_t> getRowDims(func::FuncOp kernel, Type rootType) {
   return dims;
 }
 
+namespace {
+/// `tensor.extract %t[i...]` of an elementwise `linalg.generic` computes
+/// that one element in place: its inputs' elements extracted at the
+/// indices its maps give, its body cloned. A windowed op with padding (a
+/// Conv) reads its input by `tensor.extract`, which tile-and-fuse cannot
+/// fuse through; a float16 Conv's input is such a generic (its cast to
+/// f32).
+struct ExtractOfElementwiseGeneric
+    : public OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractOp extract,
+                                PatternRewriter &rewriter) const override {
+    auto generic = extract.getTensor().getDefiningOp<linalg::GenericOp>();
+    if (!generic || generic.getNumDpsInits() != 1 ||
+        generic.getNumParallelLoops() != generic.getNumLoops() ||
+        !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+             .isIdentity())
+      return failure();
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      AffineMap map = generic.getMatchingIndexingMap(input);
+      if (!isa<RankedTensorType>(input->get().getType()) ||
+          !llvm::all_of(map.getResults(), [](AffineExpr e) {
+            auto c = dyn_cast<AffineConstantExpr>(e);
+            return isa<AffineDimExpr>(e) || (c && c.getValue() == 0);
+          }))
+        return failure();
+    }
+    // The body's block arguments of the init (outs) must be unused: an
+    // elementwise op does not read its output.
+    Block &body = generic.getRegion().front();
+    if (!body.getArgument(body.getNumArguments() - 1).use_empty())
+      return failure();
+
+    Location loc = extract.getLoc();
+    ValueRange indices = extract.getIndices();
+    IRMapping mapping;
+    Value zero;
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      AffineMap map = generic.getMatchingIndexingMap(input);
+      SmallVector<Value> at;
+      for (AffineExpr e : map.getResults()) {
+        if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+          at.push_back(indices[dim.getPosition()]);
+          continue;
+        }
+        if (!zero)
+          zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+        at.push_back(zero);
+      }
+      mapping.map(body.getArgument(input->getOperandNumber()),
+                  tensor::ExtractOp::create(rewriter, loc, input->get(), at)
+                      .getResult());
+    }
+    for (Operation &op : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+        mapping.map(index.getResult(), indices[index.getDim()]);
+        continue;
+      }
+      rewriter.clone(op, mapping);
+    }
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    rewriter.replaceOp(extract, mapping.lookupOrDefault(yield.getOperand(0)));
+    return success();
+  }
+};
+} // namespace
+
 /// Merges elementwise producers into their consumers (one linalg.generic
 /// computes what several did), so that a value used twice in the kernel,
 /// or read by a row reduction, is computed in place instead of being
@@ -66,6 +136,7 @@ static LogicalResult fuseElementwiseOps(func::FuncOp kernel) {
   // Not the generic canonicalizations: they would erase the copy that a
   // reshape-only kernel consists of.
   linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+  patterns.add<ExtractOfElementwiseGeneric>(kernel.getContext());
   return applyPatternsGreedily(kernel, std::move(patterns));
 }
 

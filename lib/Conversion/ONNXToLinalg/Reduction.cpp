@@ -21,6 +21,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace fuse;
 using namespace fuse::lowering;
@@ -163,6 +165,46 @@ static Value mapAfterSum(OpBuilder &b, Location loc, Value sum) {
   return math::LogOp::create(b, loc, sum);
 }
 
+/// log(sum(exp(x))) as m + log(sum(exp(x - m))), m the maximum (0 where it
+/// is infinite): exp(x) alone overflows f32 from x = 89.
+static Value buildLogSumExp(OpBuilder &b, Location loc, Value data,
+                            RankedTensorType type, ArrayRef<int64_t> dims,
+                            bool keepDims) {
+  Type elementType = type.getElementType();
+  auto maximum = [&](bool keep) {
+    return buildReduction(
+        b, loc, data, dims, keep, {}, getLowestAttr(elementType),
+        [](OpBuilder &b, Location l, Value acc, ArrayRef<Value> v) {
+          return buildMax(b, l, acc, v[0]);
+        });
+  };
+  auto finiteOrZero = [](OpBuilder &b, Location l, Value m) -> Value {
+    Value inf = math::AbsFOp::create(b, l, m);
+    Value isInf = arith::CmpFOp::create(
+        b, l, arith::CmpFPredicate::OEQ, inf,
+        buildScalar(b, l, m.getType(),
+                    std::numeric_limits<double>::infinity()));
+    return arith::SelectOp::create(b, l, isInf,
+                                   buildScalar(b, l, m.getType(), 0.0), m);
+  };
+  Value keptMax = maximum(/*keep=*/true);
+  Value sum = buildReduction(
+      b, loc, data, dims, keepDims, {keptMax}, zeroAttr(elementType),
+      [&](OpBuilder &b, Location l, Value acc, ArrayRef<Value> v) -> Value {
+        Value shifted =
+            arith::SubFOp::create(b, l, v[0], finiteOrZero(b, l, v[1]));
+        return arith::AddFOp::create(b, l, acc,
+                                     math::ExpOp::create(b, l, shifted));
+      });
+  Value max = keepDims ? keptMax : maximum(/*keep=*/false);
+  return buildElementwise(
+      b, loc, type, {sum, max},
+      [&](OpBuilder &b, Location l, ArrayRef<Value> v) -> Value {
+        return arith::AddFOp::create(b, l, math::LogOp::create(b, l, v[0]),
+                                     finiteOrZero(b, l, v[1]));
+      });
+}
+
 template <typename OpTy>
 struct ReduceLowering : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -182,14 +224,30 @@ struct ReduceLowering : public OpConversionPattern<OpTy> {
       return op.emitOpError("needs constant, valid axes");
     bool keepDims = op.getKeepdims() != 0;
     if (dims->empty()) {
-      // noop_with_empty_axes: the input, unchanged.
-      rewriter.replaceOp(op, buildElementwise(
-                                 rewriter, loc, type, {data},
-                                 [](OpBuilder &, Location, ArrayRef<Value> x) {
-                                   return x[0];
-                                 }));
+      // Nothing reduced (noop_with_empty_axes, or a rank-0 input): each
+      // element on its own, as ONNX's reference computes it: x^2 for
+      // SumSquare, |x| for L1 and L2, log(x) for LogSum; x otherwise
+      // (LogSumExp's log(exp(x)) too, which would overflow).
+      rewriter.replaceOp(
+          op, buildElementwise(
+                  rewriter, loc, type, {data},
+                  [](OpBuilder &b, Location l, ArrayRef<Value> x) -> Value {
+                    if constexpr (std::is_same_v<OpTy, ONNXReduceL2Op>)
+                      return mapBeforeSum<ONNXReduceL1Op>(b, l, x[0]);
+                    if constexpr (std::is_same_v<OpTy, ONNXReduceLogSumOp>)
+                      return mapAfterSum<OpTy>(b, l, x[0]);
+                    if constexpr (std::is_same_v<OpTy, ONNXReduceLogSumExpOp>)
+                      return x[0];
+                    return mapBeforeSum<OpTy>(b, l, x[0]);
+                  }));
       return success();
     }
+    if constexpr (std::is_same_v<OpTy, ONNXReduceLogSumExpOp>)
+      if (isa<FloatType>(elementType)) {
+        rewriter.replaceOp(
+            op, buildLogSumExp(rewriter, loc, data, type, *dims, keepDims));
+        return success();
+      }
     constexpr bool isMax = std::is_same_v<OpTy, ONNXReduceMaxOp>;
     constexpr bool isMin = std::is_same_v<OpTy, ONNXReduceMinOp>;
     constexpr bool isProd = std::is_same_v<OpTy, ONNXReduceProdOp>;

@@ -5,12 +5,13 @@ every output with onnxruntime.
     check_model.py MODEL.onnx --fuse-compile BIN --fuse-run BIN --workdir DIR
                    [--target cpu|cuda] [--no-fuse] [--rtol R] [--atol A]
                    [--seed N] [--int-high N] [--compile-arg ARG]...
-                   [--ort-as-written]
+                   [--ort-as-written] [--inputs NPZ]
 
-Inputs are seeded random floats in [-1, 1] (integers in [0, INT_HIGH)). Prints one line per output:
+Inputs are seeded random floats in [-1, 1] (integers in [0, INT_HIGH)), or
+those of --inputs. Prints one line per output:
 `output NAME: max_abs_err=... max_rel_err=... PASS|FAIL`, then
 `RESULT: PASS` or `RESULT: FAIL` (exit 1). An element passes when
-|fuse - ort| <= atol + rtol * |ort|.
+|fuse - ort| <= atol + rtol * |ort|, or both are NaN.
 """
 
 import argparse
@@ -22,7 +23,8 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-NUMPY_TYPES = {1: np.float32, 6: np.int32, 7: np.int64, 11: np.float64}
+NUMPY_TYPES = {1: np.float32, 6: np.int32, 7: np.int64, 10: np.float16,
+               11: np.float64}
 
 
 def run(cmd):
@@ -53,6 +55,7 @@ def main():
                    "such as QLinearConv, round differently)")
     p.add_argument("--int-high", type=int, default=2,
                    help="integer inputs are drawn from [0, INT_HIGH)")
+    p.add_argument("--inputs", help="an .npz of the inputs to use")
     args = p.parse_args()
 
     os.makedirs(args.workdir, exist_ok=True)
@@ -68,6 +71,8 @@ def main():
     # Graph inputs with an initializer (IR < 4 models) are constants.
     initializers = {init.name for init in model.graph.initializer}
     for value in model.graph.input:
+        if args.inputs:
+            break
         if value.name in initializers:
             continue
         t = value.type.tensor_type
@@ -78,6 +83,8 @@ def main():
                                               shape).astype(dtype)
         else:
             inputs[value.name] = rng.uniform(-1, 1, shape).astype(dtype)
+    if args.inputs:
+        inputs = dict(np.load(args.inputs))
     np.savez(inputs_path, **inputs)
 
     compile_cmd = [args.fuse_compile, args.model, "-o", artifact,
@@ -106,9 +113,14 @@ def main():
                 value.name, have.shape, want.shape))
             ok = False
             continue
+        have, want = np.atleast_1d(have), np.atleast_1d(want)
         diff = np.abs(have.astype(np.float64) - want.astype(np.float64))
+        nan = np.isnan(have.astype(np.float64)) & np.isnan(
+            want.astype(np.float64))
+        passed = bool(np.all((diff <= args.atol + args.rtol * np.abs(want))
+                             | nan))
+        diff[nan] = 0
         rel = diff / np.maximum(np.abs(want.astype(np.float64)), 1e-30)
-        passed = bool(np.all(diff <= args.atol + args.rtol * np.abs(want)))
         ok &= passed
         print("output %s: max_abs_err=%.3g max_rel_err=%.3g %s" % (
             value.name, diff.max() if diff.size else 0.0,

@@ -141,16 +141,18 @@ FailureOr<SmallVector<int64_t>> inferWindowOutputDims(ArrayRef<int64_t> dims,
     int64_t size;
     if (p.autoPad == "SAME_UPPER" || p.autoPad == "SAME_LOWER") {
       size = ceilDiv(d, s);
-    } else if (p.autoPad == "VALID") {
-      size = d >= effectiveKernel ? (d - effectiveKernel) / s + 1 : 0;
     } else {
-      int64_t padded = d + p.pads[i] + p.pads[i + n];
+      // VALID is no padding; with ceil_mode its last window may then run
+      // past the input, as in onnxruntime, PyTorch and ONNX's shape
+      // inference (ONNX's reference evaluator leaves it out).
+      bool valid = p.autoPad == "VALID";
+      int64_t padded = valid ? d : d + p.pads[i] + p.pads[i + n];
       if (padded < effectiveKernel) {
         size = 0;
       } else if (p.ceilMode) {
         size = ceilDiv(padded - effectiveKernel, s) + 1;
         // The last window must start inside the input or its begin padding.
-        if ((size - 1) * s >= d + p.pads[i])
+        if ((size - 1) * s >= d + (valid ? 0 : p.pads[i]))
           --size;
       } else {
         size = (padded - effectiveKernel) / s + 1;
