@@ -226,7 +226,11 @@ public:
                                 llvm::ArrayRef<int64_t> values);
 
   /// Common ops.
+  /// To exactly `shape`: a 0 in it is a dim of 0 (allowzero), not a copy
+  /// of the input's dim, as importers that reshape empty tensors mean.
   mlir::Value reshape(mlir::Value x, llvm::ArrayRef<int64_t> shape) {
+    if (llvm::is_contained(shape, 0))
+      return op("onnx.Reshape", {x, i64s(shape)}, {intAttr("allowzero", 1)});
     return op("onnx.Reshape", {x, i64s(shape)});
   }
   mlir::Value transpose(mlir::Value x, llvm::ArrayRef<int64_t> perm) {
