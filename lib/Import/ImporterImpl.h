@@ -190,10 +190,6 @@ public:
   mlir::Value createScalarConstant(mlir::Type elementType, double value);
 };
 
-/// The ONNX data type number (TensorProto's) of `elementType`, when fuse
-/// supports it.
-std::optional<int64_t> getONNXDataType(mlir::Type elementType);
-
 /// A 1-D i64 `onnx.Constant` holding `values`, at the node.
 mlir::Value createI64Constant(NodeImporter &n, llvm::ArrayRef<int64_t> values);
 

@@ -158,15 +158,6 @@ Value NodeImporter::createScalarConstant(Type elementType, double value) {
                                 DenseElementsAttr::get(type, scalar));
 }
 
-std::optional<int64_t> fuse::detail::getONNXDataType(Type elementType) {
-  // The TensorProto data type numbers fuse has element types for.
-  for (int64_t dataType = 1; dataType <= 16; ++dataType)
-    if (getElementTypeForONNX(dataType, elementType.getContext()) ==
-        elementType)
-      return dataType;
-  return std::nullopt;
-}
-
 //===----------------------------------------------------------------------===//
 // NodeEmitter
 //===----------------------------------------------------------------------===//

@@ -11,6 +11,7 @@
 #include "ConstantTensor.h"
 
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 #include "fuse/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -39,17 +40,6 @@ Type widen(Type type) {
   return tensor.clone(Float64Type::get(type.getContext()));
 }
 
-/// The ONNX TensorProto data type of a float element type.
-int64_t getONNXFloatCode(Type element) {
-  if (element.isF16())
-    return 10;
-  if (element.isBF16())
-    return 16;
-  if (element.isF64())
-    return 11;
-  return 1;
-}
-
 /// A cast of `value` to `to`, named after the value's node and the type
 /// (the profile and the launch metadata name kernels by node).
 Value createCast(OpBuilder &b, Value value, Type to) {
@@ -68,7 +58,7 @@ Value createCast(OpBuilder &b, Value value, Type to) {
       value.getLoc());
   return ONNXCastOp::create(
       b, loc, to, value,
-      b.getI64IntegerAttr(getONNXFloatCode(getElementTypeOrSelf(to))),
+      b.getI64IntegerAttr(*getONNXDataType(getElementTypeOrSelf(to))),
       b.getI64IntegerAttr(1));
 }
 
@@ -129,7 +119,7 @@ private:
     if (getElementTypeOrSelf(result.getType()).isF32()) {
       originalTypes[result] = result.getType();
       result.setType(widen(result.getType()));
-      castOp.setTo(getONNXFloatCode(b.getF64Type()));
+      castOp.setTo(*getONNXDataType(b.getF64Type()));
       return;
     }
     b.setInsertionPointAfter(castOp);

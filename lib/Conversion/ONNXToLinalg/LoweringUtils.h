@@ -9,6 +9,7 @@
 #define FUSE_LIB_CONVERSION_ONNXTOLINALG_LOWERINGUTILS_H
 
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -125,29 +126,27 @@ struct WidenedToF32 : public mlir::OpConversionPattern<OpTy> {
     mlir::Type narrow = resultType.getElementType();
     if (!narrow.isF16() && !narrow.isBF16())
       return rewriter.notifyMatchFailure(op, "not a narrow float");
-    // TensorProto data types: FLOAT, FLOAT16, BFLOAT16.
-    int64_t narrowCode = narrow.isF16() ? 10 : 16;
     mlir::Location loc = op.getLoc();
     mlir::Type f32 = rewriter.getF32Type();
-    auto castTo = [&](mlir::Value v, mlir::Type to,
-                      int64_t code) -> mlir::Value {
+    auto castTo = [&](mlir::Value v, mlir::Type to) -> mlir::Value {
       auto type = llvm::cast<mlir::RankedTensorType>(v.getType());
-      return ONNXCastOp::create(rewriter, loc, type.clone(to), v,
-                                rewriter.getI64IntegerAttr(code),
-                                rewriter.getI64IntegerAttr(1));
+      return ONNXCastOp::create(
+          rewriter, loc, type.clone(to), v,
+          rewriter.getI64IntegerAttr(*getONNXDataType(to)),
+          rewriter.getI64IntegerAttr(1));
     };
     llvm::SmallVector<mlir::Value> operands;
     for (mlir::Value v : adaptor.getOperands())
       operands.push_back(
           llvm::cast<mlir::RankedTensorType>(v.getType()).getElementType() ==
                   narrow
-              ? castTo(v, f32, 1)
+              ? castTo(v, f32)
               : v);
     mlir::OperationState state(loc, op->getName(), operands,
                                mlir::TypeRange{resultType.clone(f32)},
                                op->getAttrDictionary().getValue());
     mlir::Operation *wide = rewriter.create(state);
-    rewriter.replaceOp(op, castTo(wide->getResult(0), narrow, narrowCode));
+    rewriter.replaceOp(op, castTo(wide->getResult(0), narrow));
     return mlir::success();
   }
 };

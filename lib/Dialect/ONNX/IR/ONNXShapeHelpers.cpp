@@ -269,6 +269,15 @@ Type getElementTypeForONNX(int64_t dataType, MLIRContext *ctx) {
   }
 }
 
+std::optional<int64_t> getONNXDataType(Type elementType) {
+  // The TensorProto data type numbers fuse has element types for.
+  for (int64_t dataType = 1; dataType <= 16; ++dataType)
+    if (getElementTypeForONNX(dataType, elementType.getContext()) ==
+        elementType)
+      return dataType;
+  return std::nullopt;
+}
+
 FailureOr<SmallVector<int64_t>>
 broadcastAllShapes(ArrayRef<ArrayRef<int64_t>> shapes) {
   SmallVector<int64_t> result;

@@ -75,6 +75,10 @@ constexpr int64_t kMaxWindowValue = int64_t(1) << 31;
 /// numbering), or null for types fuse does not support.
 mlir::Type getElementTypeForONNX(int64_t dataType, mlir::MLIRContext *ctx);
 
+/// The ONNX data type number (TensorProto's) of `elementType`, when fuse
+/// supports it: the inverse of getElementTypeForONNX.
+std::optional<int64_t> getONNXDataType(mlir::Type elementType);
+
 /// Broadcasts any number of shapes (numpy rules); failure when two static
 /// dims clash.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
