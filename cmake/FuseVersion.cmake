@@ -38,3 +38,5 @@ add_custom_target(fuse-version-source
 add_library(FuseVersion STATIC ${_fuse_version_source})
 add_dependencies(FuseVersion fuse-version-source)
 target_include_directories(FuseVersion PUBLIC ${FUSE_SOURCE_ROOT}/include)
+# libfuse_runtime.so links it too (fuse_runtime_version).
+set_target_properties(FuseVersion PROPERTIES POSITION_INDEPENDENT_CODE ON)

@@ -24,6 +24,7 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(
     ("%fuse_src_root", os.path.dirname(config.test_source_root)))
+config.substitutions.append(("%fuse_obj_root", config.fuse_obj_root))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -8,14 +8,7 @@
 # profiles, fusion reports) are packed into $OUT/models.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-if [ ! -x .device/compiler/bin/fuse-compile ]; then
-  python3 -c "import lzma, shutil, sys
-with lzma.open(sys.argv[1]) as src, open(sys.argv[2], 'wb') as dst:
-    shutil.copyfileobj(src, dst)" .device/compiler/bin/fuse-compile.xz \
-    .device/compiler/bin/fuse-compile
-  chmod +x .device/compiler/bin/fuse-compile
-fi
-export LD_LIBRARY_PATH=$PWD/.device/compiler/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+. bench/models/unpack_compiler.sh
 WORK=${FUSE_BENCH_DIR:-/tmp/models}
 mkdir -p "$WORK"
 PYTHONUNBUFFERED=1 python3 bench/models/benchmark.py --out "$WORK" "$@"

@@ -125,14 +125,75 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
     return artifact if output is None else output
 
 
+def _framework(tensor):
+    return type(tensor).__module__.split(".")[0]
+
+
+def _allocate_outputs(session, like):
+    """One tensor per output, of like's framework and device."""
+    framework = _framework(like)
+    if framework == "torch":
+        import torch
+        return [torch.empty(out.shape, dtype=getattr(torch, out.dtype),
+                            device=like.device)
+                for out in session.get_outputs()]
+    if framework == "cupy":
+        import cupy
+        with cupy.cuda.Device(session.device_index):
+            return [cupy.empty(out.shape, dtype=out.dtype)
+                    for out in session.get_outputs()]
+    if framework == "numpy" and session.target == "cpu":
+        import numpy
+        return [numpy.empty(out.shape, dtype=out.dtype)
+                for out in session.get_outputs()]
+    raise InvalidArgument(
+        "run_dlpack cannot allocate outputs like a %s tensor: pass outputs="
+        " (one tensor per output)" % type(like).__name__)
+
+
+# CU_STREAM_LEGACY: the legacy default stream, DLPack's default too.
+_LEGACY_STREAM = 1
+
+
+def _stream_handle(stream, like, device):
+    """The CUstream a run_dlpack goes on, as an int. 0, CUDA's default
+    stream (torch's default stream is 0), is the legacy default stream: the
+    C API's NULL would be the model's own stream, unordered with the
+    caller's work."""
+    if stream is None:
+        framework = _framework(like)
+        if framework == "torch":
+            import torch
+            handle = torch.cuda.current_stream(device).cuda_stream
+        elif framework == "cupy":
+            import cupy
+            handle = cupy.cuda.get_current_stream().ptr
+        else:
+            handle = 0
+    elif isinstance(stream, int):
+        handle = stream
+    elif hasattr(stream, "cuda_stream"):
+        handle = int(stream.cuda_stream)
+    elif hasattr(stream, "ptr"):
+        handle = int(stream.ptr)
+    else:
+        raise TypeError("stream must be an int (a CUstream), a "
+                        "torch.cuda.Stream or a cupy Stream, not %s"
+                        % type(stream).__name__)
+    return handle or _LEGACY_STREAM
+
+
 class InferenceSession(_runtime.Session):
     """A compiled artifact, loaded and ready to run, modelled on
     onnxruntime.InferenceSession.
 
-    InferenceSession(path_or_bytes): a .fbin path (str or os.PathLike) or
-    an artifact's bytes (what compile returns). Raises ArtifactError for a
-    file that cannot be read or is not an artifact, TargetError when its
-    target is not available here.
+    InferenceSession(path_or_bytes, *, device=0): a .fbin path (str or
+    os.PathLike) or an artifact's bytes (what compile returns); device is
+    the CUDA device it runs on. Raises ArtifactError for a file that cannot
+    be read or is not an artifact, TargetError when its target is not
+    available here, InvalidArgument for a device that does not exist.
+    InferenceSession(session): a second session of a loaded one (see
+    new_session).
 
     get_inputs(), get_outputs(): NodeArg (name, shape, type, dtype) each.
     run(output_names, input_feed, *, plan="main"): output_names is a list
@@ -141,13 +202,58 @@ class InferenceSession(_runtime.Session):
         numpy arrays. Raises InvalidArgument for an unknown name, a missing
         input or an array of the wrong dtype or shape, TypeError for a feed
         that is not an array. bfloat16 tensors travel as uint16 bits.
-    target, arch, device, plans, libraries: what the artifact is and
-        where it runs.
+    run_dlpack(input_feed, outputs=None, *, stream=None, plan="main"):
+        device tensors in and out, without a copy through the host.
+    new_session(): another session sharing this one's weights.
+    target, arch, device, device_index, plans, libraries: what the
+        artifact is and where it runs.
     groups(): the fusion groups: strategy, FLOPs, bytes and ONNX nodes.
 
     One session runs one call at a time (others wait); the GIL is released
     while it runs.
     """
+
+    def run_dlpack(self, input_feed, outputs=None, *, stream=None,
+                   plan="main"):
+        """Runs the model on tensors that are already on its device (torch
+        or CuPy tensors on the GPU; for the cpu target, host tensors such
+        as numpy arrays), through DLPack or torch's data pointer: no copy
+        through the host.
+
+        input_feed: every input's name to a C-contiguous tensor of its
+            dtype and shape on the model's device.
+        outputs: a list with one tensor per output (get_outputs() order)
+            to write into, None entries for outputs not wanted; None
+            allocates them like the inputs (torch.empty or cupy.empty).
+        stream: the CUDA stream the run is ordered on: an int (a
+            CUstream), a torch.cuda.Stream or a cupy Stream. None: for
+            torch tensors torch's current stream, for CuPy CuPy's, else the
+            legacy default stream.
+
+        The run is enqueued on the stream and the call returns without
+        waiting (the inputs are copied into the model's memory on the
+        stream, the plan's CUDA Graph launched, the outputs copied out):
+        work the caller enqueues after it on the same stream sees the
+        outputs. Returns the output tensors.
+        """
+        first = next(iter(input_feed.values()), None)
+        if outputs is None:
+            outputs = _allocate_outputs(self, first)
+        if self.target == "cuda":
+            handle = _stream_handle(stream, first, self.device_index)
+        elif stream is not None:
+            raise InvalidArgument("the cpu target takes no stream")
+        else:
+            handle = 0
+        self._run_bound(input_feed, list(outputs), handle, plan)
+        return outputs
+
+    def new_session(self):
+        """A second session of this artifact on the same device: the
+        weights and kernels are shared (not loaded again), its memory for
+        activations, its inputs and outputs are its own, so two sessions
+        may run at once, from two threads or on two streams."""
+        return type(self)(self)
 
     def profile(self, input_feed=None, *, plan="main", warmup=3,
                 iterations=20, measure_limits=False):

@@ -24,13 +24,16 @@ class Session:
     """A loaded artifact."""
     def __init__(
         self, path_or_bytes: Union[str, os.PathLike, bytes, bytearray,
-                                   memoryview]
+                                   memoryview, "Session"], *,
+        device: int = 0
     ) -> None: ...
     def get_inputs(self) -> List[NodeArg]: ...
     def get_outputs(self) -> List[NodeArg]: ...
     def run(self, output_names: Optional[Sequence[str]],
             input_feed: Dict[str, npt.ArrayLike], *,
             plan: str = "main") -> List[np.ndarray]: ...
+    def _run_bound(self, input_feed: Dict[str, Any],
+                   outputs: List[Any], stream: int, plan: str) -> None: ...
     def _profile(self, input_feed: Optional[Dict[str, npt.ArrayLike]],
                  plan: str, warmup: int, iterations: int,
                  measure_limits: bool) -> Dict[str, Any]: ...
@@ -45,6 +48,9 @@ class Session:
         """'x86-64-v3', 'sm_90', ..."""
     @property
     def device(self) -> str: ...
+    @property
+    def device_index(self) -> int:
+        """The CUDA device it runs on (0 for the cpu target)."""
     @property
     def libraries(self) -> str: ...
     @property

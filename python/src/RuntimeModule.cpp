@@ -245,17 +245,27 @@ HostArray toHostArray(const NodeArg &input, nb::handle value) {
 
 class Session {
 public:
-  explicit Session(nb::handle source) {
+  Session(nb::handle source, int device) {
     fuse_status status;
-    if (PyBytes_Check(source.ptr()) || PyByteArray_Check(source.ptr()) ||
-        PyMemoryView_Check(source.ptr())) {
+    fuse_load_options options;
+    fuse_load_options_init(&options);
+    options.device = device;
+    if (nb::isinstance<Session>(source)) {
+      // Another session of the same loaded artifact: shares its weights.
+      Session &other = nb::cast<Session &>(source);
+      nb::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(other.mutex);
+      status = fuse_model_new_session(other.model, &model);
+    } else if (PyBytes_Check(source.ptr()) || PyByteArray_Check(source.ptr()) ||
+               PyMemoryView_Check(source.ptr())) {
       // Any buffer: bytes from fuse.compile, a bytearray, a memoryview.
       Py_buffer view;
       if (PyObject_GetBuffer(source.ptr(), &view, PyBUF_C_CONTIGUOUS) != 0)
         throw nb::python_error();
       {
         nb::gil_scoped_release release;
-        status = fuse_model_load_bytes(view.buf, size_t(view.len), &model);
+        status = fuse_model_load_bytes_with(view.buf, size_t(view.len),
+                                            &options, &model);
       }
       PyBuffer_Release(&view);
     } else {
@@ -263,7 +273,7 @@ public:
       std::string path = nb::cast<std::string>(
           nb::module_::import_("os").attr("fspath")(source));
       nb::gil_scoped_release release;
-      status = fuse_model_load(path.c_str(), &model);
+      status = fuse_model_load_with(path.c_str(), &options, &model);
     }
     check(status);
     fuse_tensor_info info;
@@ -289,6 +299,7 @@ public:
   }
   std::string arch() const { return fuse_model_arch(model); }
   std::string device() const { return fuse_model_device_name(model); }
+  int deviceIndex() const { return fuse_model_device(model); }
   std::string libraries() const { return fuse_model_libraries(model); }
   std::vector<std::string> plans() const {
     std::vector<std::string> names;
@@ -299,6 +310,8 @@ public:
 
   nb::list run(nb::handle outputNames, nb::handle feeds,
                const std::string &plan);
+  void runBound(nb::handle feeds, nb::list outputs, uintptr_t stream,
+                const std::string &plan);
   nb::dict profile(nb::handle feeds, const std::string &plan, int warmup,
                    int iterations, bool measureLimits);
   nb::list groups() const;
@@ -312,6 +325,11 @@ private:
   /// Runs `body`, C API calls that return the first failure, with the GIL
   /// released and the session locked; raises that failure.
   template <typename Body> void locked(Body body);
+  /// The address of a tensor the caller binds (runBound): a torch tensor
+  /// read directly (its __dlpack__ is Python, several microseconds), any
+  /// other through DLPack; its dtype, shape, layout and device checked.
+  void *boundAddress(const NodeArg &arg, const char *role, nb::handle value,
+                     bool writable) const;
   /// Copies `arrays` into the inputs; the caller holds the lock.
   fuse_status copyInputs(const std::vector<HostArray> &arrays);
 
@@ -447,6 +465,138 @@ nb::list Session::run(nb::handle outputNames, nb::handle feeds,
   return results;
 }
 
+/// Python's str(value). Not nb::str(value): for an object that is not a
+/// str, some nanobind versions wrap it as it is rather than converting it.
+std::string pyStr(nb::handle value) {
+  nb::object text = nb::steal(PyObject_Str(value.ptr()));
+  if (!text.is_valid())
+    throw nb::python_error();
+  return nb::cast<std::string>(text);
+}
+
+void *Session::boundAddress(const NodeArg &arg, const char *role,
+                            nb::handle value, bool writable) const {
+  bool cuda = fuse_model_target(model) == FUSE_TARGET_CUDA;
+  int device = fuse_model_device(model);
+  std::string where = cuda ? "the CUDA device " + std::to_string(device)
+                           : std::string("the host");
+  std::string what = std::string(role) + " '" + arg.name + "'";
+  if (nb::hasattr(value, "data_ptr") && nb::hasattr(value, "is_contiguous") &&
+      nb::hasattr(value, "device")) {
+    // torch.Tensor. Each attribute read with try_cast: an object that only
+    // looks like a tensor gets a TypeError naming what could not be read.
+    auto read = [&](auto &result, nb::handle from, const char *attribute) {
+      if (!nb::try_cast(from, result))
+        raise(PyExc_TypeError, what + ": cannot read its " + attribute + " (" +
+                                   pyStr(nb::repr(from)) + ")");
+    };
+    std::string dtype = pyStr(value.attr("dtype"));
+    if (dtype != std::string("torch.") + fuse::artifact::dtypeName(arg.dtype))
+      raiseArgument(what + " is " + dtype + " but the model takes " +
+                    arg.signature());
+    nb::object shape = nb::steal(PySequence_Tuple(value.attr("shape").ptr()));
+    if (!shape.is_valid())
+      throw nb::python_error();
+    bool sameShape = size_t(nb::len(shape)) == arg.shape.size();
+    for (size_t d = 0; sameShape && d < arg.shape.size(); ++d) {
+      int64_t extent = 0;
+      read(extent, shape[d], "shape");
+      sameShape = extent == arg.shape[d];
+    }
+    if (!sameShape)
+      raiseArgument(what + " has shape " + pyStr(shape) +
+                    " but the model takes " + arg.signature());
+    bool contiguous = false;
+    read(contiguous, value.attr("is_contiguous")(), "is_contiguous()");
+    if (!contiguous)
+      raiseArgument(what + " is not contiguous (call .contiguous())");
+    nb::object on = value.attr("device");
+    std::string type;
+    read(type, on.attr("type"), "device.type");
+    nb::object index = on.attr("index");
+    int onIndex = 0;
+    if (!index.is_none())
+      read(onIndex, index, "device.index");
+    if (type != (cuda ? "cuda" : "cpu") || (cuda && onIndex != device))
+      raiseArgument(what + " is on " + pyStr(on) + " but the model runs on " +
+                    where);
+    unsigned long long address = 0;
+    read(address, value.attr("data_ptr")(), "data_ptr()");
+    return reinterpret_cast<void *>(uintptr_t(address));
+  }
+  nb::ndarray<nb::c_contig> array;
+  if (!nb::try_cast(value, array, /*convert=*/false))
+    raise(PyExc_TypeError,
+          what +
+              " must be a C-contiguous tensor that supports DLPack "
+              "(a torch or CuPy tensor; a numpy array on the cpu "
+              "target), not " +
+              typeName(value));
+  if (array.dtype() != dlpackType(arg.dtype))
+    raiseArgument(what + " is " + dtypeText(array.dtype()) +
+                  " but the model takes " + arg.signature());
+  bool sameShape = array.ndim() == arg.shape.size();
+  for (size_t d = 0; sameShape && d < array.ndim(); ++d)
+    sameShape = int64_t(array.shape(d)) == arg.shape[d];
+  if (!sameShape)
+    raiseArgument(what + " has the wrong shape: the model takes " +
+                  arg.signature());
+  bool onDevice = cuda ? array.device_type() == nb::device::cuda::value &&
+                             array.device_id() == device
+                       : array.device_type() == nb::device::cpu::value;
+  if (!onDevice)
+    raiseArgument(what + " is on DLPack device " +
+                  std::to_string(array.device_type()) + ":" +
+                  std::to_string(array.device_id()) +
+                  " but the model runs on " + where);
+  (void)writable;
+  return array.data();
+}
+
+void Session::runBound(nb::handle feeds, nb::list outputList, uintptr_t stream,
+                       const std::string &plan) {
+  size_t planId = planIndex(plan);
+  if (!PyDict_Check(feeds.ptr()))
+    raise(PyExc_TypeError,
+          "the feeds must be a dict of input name to tensor, not " +
+              typeName(feeds));
+  std::vector<void *> in(inputs.size(), nullptr);
+  for (auto [key, value] : nb::borrow<nb::dict>(feeds)) {
+    size_t index = lookUp(key, inputs, inputIndex, "input");
+    in[index] = boundAddress(inputs[index], "input", value, false);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!in[i])
+      raiseArgument("missing input '" + inputs[i].name + "' (" +
+                    inputs[i].signature() + "); the model's inputs are " +
+                    joinNames(inputs));
+  if (nb::len(outputList) != outputs.size())
+    raiseArgument("there must be one output tensor per output (" +
+                  std::to_string(outputs.size()) + "), not " +
+                  std::to_string(nb::len(outputList)));
+  std::vector<void *> out(outputs.size(), nullptr);
+  for (size_t o = 0; o < outputs.size(); ++o)
+    if (!outputList[o].is_none())
+      out[o] = boundAddress(outputs[o], "output", outputList[o], true);
+  void *on = reinterpret_cast<void *>(stream);
+  locked([&] {
+    fuse_status status = FUSE_OK;
+    for (size_t i = 0; i < in.size() && !status; ++i)
+      status = fuse_model_bind_input(model, i, in[i], inputs[i].bytes);
+    for (size_t o = 0; o < out.size() && !status; ++o)
+      status = fuse_model_bind_output(model, o, out[o], outputs[o].bytes);
+    if (!status)
+      status = fuse_model_run_async(model, planId, on);
+    // The run has taken the addresses; later calls must not use them.
+    for (size_t i = 0; i < in.size(); ++i)
+      fuse_model_bind_input(model, i, nullptr, 0);
+    for (size_t o = 0; o < out.size(); ++o)
+      fuse_model_bind_output(model, o, nullptr, 0);
+    inputsSet = false;
+    return status;
+  });
+}
+
 nb::dict Session::profile(nb::handle feeds, const std::string &plan, int warmup,
                           int iterations, bool measureLimits) {
   size_t planId = planIndex(plan);
@@ -560,17 +710,21 @@ NB_MODULE(_runtime, m) {
       .def("__repr__", &NodeArg::repr);
 
   nb::class_<Session>(m, "Session", "A loaded artifact")
-      .def(nb::init<nb::handle>(), "path_or_bytes"_a)
+      .def(nb::init<nb::handle, int>(), "path_or_bytes"_a, nb::kw_only(),
+           "device"_a = 0)
       .def("get_inputs", &Session::getInputs)
       .def("get_outputs", &Session::getOutputs)
       .def("run", &Session::run, "output_names"_a.none(), "input_feed"_a,
            nb::kw_only(), "plan"_a = "main")
+      .def("_run_bound", &Session::runBound, "input_feed"_a, "outputs"_a,
+           "stream"_a, "plan"_a)
       .def("_profile", &Session::profile, "input_feed"_a.none(), "plan"_a,
            "warmup"_a, "iterations"_a, "measure_limits"_a)
       .def("groups", &Session::groups)
       .def_prop_ro("target", &Session::target)
       .def_prop_ro("arch", &Session::arch)
       .def_prop_ro("device", &Session::device)
+      .def_prop_ro("device_index", &Session::deviceIndex)
       .def_prop_ro("libraries", &Session::libraries)
       .def_prop_ro("plans", &Session::plans);
 }

@@ -705,6 +705,7 @@ fuse_status layOutMemory(Artifact &a) {
   };
   uint64_t weightsOffset = 0;
   bool ok = place(a.weights.size, weightsOffset);
+  a.arenasOffset = total;
   for (Plan &plan : a.plans)
     ok = ok && place(plan.arenaBytes, plan.arenaOffset);
   if (!ok)

@@ -97,6 +97,10 @@ struct Artifact {
   /// Bytes of the one allocation: the weights at offset 0, then each plan's
   /// arena at its arenaOffset, every region starting kRegionAlignment-aligned.
   uint64_t memoryBytes = 0;
+  /// Where the arenas start: the weights are [0, arenasOffset), which
+  /// sessions of a model share (fuse_model_new_session), the arenas
+  /// [arenasOffset, memoryBytes), which each session has its own of.
+  uint64_t arenasOffset = 0;
   /// Launches of each library, over all plans (the backend loads a library
   /// only when it is used).
   size_t matmulLaunches = 0;

@@ -4,7 +4,8 @@
 // (memfd_create, then dlopen of /proc/self/fd/N) so that no file is left
 // behind, with a mkstemp file as the fallback where memfd_create is missing.
 // Each kernel is `void <name>_packed(void **args)`, args[i] being the i-th
-// buffer's address; the weights and the plans' arenas share one mapping.
+// buffer's address. The weights are one mapping, which the sessions of a
+// model share, the plans' arenas another, one per session.
 //
 //===----------------------------------------------------------------------===//
 
@@ -117,20 +118,60 @@ std::optional<bool> hostHasLevel(const std::string &arch) {
 #endif
 }
 
-class CpuBackend : public Backend {
-public:
-  ~CpuBackend() override {
+/// A kernel's packed entry point: one pointer per argument.
+using KernelFn = void (*)(void **);
+
+/// What the sessions of one loaded artifact share: the kernel image and the
+/// weights.
+struct CpuShared {
+  ~CpuShared() {
     if (library)
       dlclose(library);
     // Closed only now: while it is open, no other image gets the same
     // /proc/self/fd/N name, which dlopen would take for this library.
     if (imageFd >= 0)
       close(imageFd);
-    if (memory)
-      munmap(memory, mappedBytes);
+    if (weights)
+      munmap(weights, weightBytes);
   }
 
-  fuse_status load(const Artifact &a) override {
+  void *library = nullptr;
+  int imageFd = -1;
+  std::vector<KernelFn> kernels;
+  /// [0, Artifact::arenasOffset) of the model's offsets.
+  uint8_t *weights = nullptr;
+  size_t weightBytes = 0;
+};
+
+/// An anonymous private mapping of `bytes` (at least one page).
+fuse_status mapMemory(uint64_t bytes, const char *what, const Artifact &a,
+                      uint8_t *&memory, size_t &mapped) {
+  mapped = bytes ? bytes : 1;
+  void *address = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (address == MAP_FAILED)
+    return fail(FUSE_ERROR_DEVICE,
+                "cpu: cannot allocate %llu bytes for the %s (%s): %s",
+                ull(bytes), what, describeMemory(a).c_str(),
+                std::strerror(errno));
+  memory = static_cast<uint8_t *>(address);
+  return FUSE_OK;
+}
+
+class CpuBackend : public Backend {
+public:
+  ~CpuBackend() override {
+    if (arenas)
+      munmap(arenas, arenaMapped);
+  }
+
+  fuse_status load(const Artifact &a, int device) override {
+    if (device != 0)
+      return fail(FUSE_ERROR_ARGUMENT,
+                  "cpu: the model runs on the host: device %d was asked "
+                  "for, the cpu target takes device 0 only",
+                  device);
+    shared = std::make_shared<CpuShared>();
     if (!a.kernels.empty()) {
       // Every image, the lowest first: one for another machine (an aarch64
       // ELF) is that, whatever its level says, and a corrupt higher image
@@ -146,63 +187,59 @@ public:
       if (fuse_status s = openImage(image->image))
         return s;
     }
-    std::vector<KernelFn> kernels;
     for (size_t i = 0; i < a.kernels.size(); ++i) {
       std::string symbol = a.kernels[i].name + "_packed";
-      void *address = dlsym(library, symbol.c_str());
+      void *address = dlsym(shared->library, symbol.c_str());
       if (!address)
         return fail(FUSE_ERROR_DEVICE,
                     "cpu: kernel %zu '%s': the kernel image has no symbol "
                     "'%s'",
                     i, a.kernels[i].name.c_str(), symbol.c_str());
-      kernels.push_back(reinterpret_cast<KernelFn>(address));
+      shared->kernels.push_back(reinterpret_cast<KernelFn>(address));
     }
-
-    mappedBytes = a.memoryBytes ? a.memoryBytes : 1;
-    void *mapped = mmap(nullptr, mappedBytes, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED)
-      return fail(FUSE_ERROR_DEVICE, "cpu: cannot allocate %llu bytes (%s): %s",
-                  ull(a.memoryBytes), describeMemory(a).c_str(),
-                  std::strerror(errno));
-    memory = static_cast<uint8_t *>(mapped);
+    if (fuse_status s = mapMemory(a.arenasOffset, "weights", a, shared->weights,
+                                  shared->weightBytes))
+      return s;
     if (a.weights.size)
-      std::memcpy(memory, a.weights.data, a.weights.size);
+      std::memcpy(shared->weights, a.weights.data, a.weights.size);
+    return prepare(a);
+  }
 
-    // The reader rejects library launches in a cpu artifact.
-    for (const Plan &plan : a.plans) {
-      std::vector<CpuLaunch> launches;
-      for (const Launch &launch : plan.launches) {
-        CpuLaunch l{kernels[launch.kernel], {}};
-        for (uint32_t arg : launch.args)
-          l.args.push_back(memory + bufferOffset(plan, plan.buffers[arg]));
-        launches.push_back(std::move(l));
-      }
-      plans.push_back(std::move(launches));
-    }
-    artifact = &a;
+  fuse_status newSession(const Artifact &a,
+                         std::unique_ptr<Backend> &session) const override {
+    std::unique_ptr<CpuBackend> backend(new CpuBackend());
+    backend->shared = shared;
+    backend->loadedLevel = loadedLevel;
+    backend->driverName = driverName;
+    if (fuse_status s = backend->prepare(a))
+      return s;
+    session = std::move(backend);
     return FUSE_OK;
   }
 
   fuse_status copyIn(uint64_t offset, const void *data,
                      uint64_t bytes) override {
     if (bytes) // An empty tensor's data may be NULL.
-      std::memcpy(memory + offset, data, bytes);
+      std::memcpy(address(offset), data, bytes);
     return FUSE_OK;
   }
 
   fuse_status copyOut(uint64_t offset, void *data, uint64_t bytes) override {
     if (bytes)
-      std::memcpy(data, memory + offset, bytes);
+      std::memcpy(data, address(offset), bytes);
     return FUSE_OK;
   }
 
-  fuse_status run(size_t plan) override {
-    const std::vector<uint8_t> &runs = artifact->plans[plan].runs;
-    std::vector<CpuLaunch> &launches = plans[plan];
-    for (size_t l = 0; l < launches.size(); ++l)
-      if (runs[l])
-        launches[l].kernel(launches[l].args.data());
+  fuse_status run(size_t plan, void *stream, const std::vector<Binding> &inputs,
+                  const std::vector<Binding> &outputs, bool) override {
+    if (stream)
+      return fail(FUSE_ERROR_ARGUMENT,
+                  "cpu: a run on the cpu target takes no stream (NULL)");
+    for (const Binding &input : inputs)
+      copyIn(input.offset, input.data, input.bytes);
+    runLaunches(plan);
+    for (const Binding &output : outputs)
+      copyOut(output.offset, output.data, output.bytes);
     return FUSE_OK;
   }
 
@@ -214,7 +251,7 @@ public:
     if (overheadMs)
       *overheadMs = 0;
     for (int i = 0; i < warmup; ++i)
-      run(plan);
+      runLaunches(plan);
     std::vector<CpuLaunch> &launches = plans[plan];
     const std::vector<uint8_t> &runs = artifact->plans[plan].runs;
     for (int i = 0; i < iterations; ++i)
@@ -261,10 +298,10 @@ public:
   fuse_status benchmark(size_t plan, int warmup, int iterations,
                         double *timesMs) override {
     for (int i = 0; i < warmup; ++i)
-      run(plan);
+      runLaunches(plan);
     for (int i = 0; i < iterations; ++i) {
       auto start = std::chrono::steady_clock::now();
-      run(plan);
+      runLaunches(plan);
       auto end = std::chrono::steady_clock::now();
       timesMs[i] =
           std::chrono::duration<double, std::milli>(end - start).count();
@@ -315,7 +352,6 @@ private:
 
   std::string loadedLevel;
   std::string driverName = "cpu";
-  using KernelFn = void (*)(void **);
   struct CpuLaunch {
     KernelFn kernel;
     std::vector<void *> args;
@@ -325,39 +361,74 @@ private:
   /// dlopens it.
   fuse_status openImage(const Blob &image) {
     std::string path;
-    imageFd = memfd_create("fuse-kernels", MFD_CLOEXEC);
-    bool temporary = imageFd < 0;
+    shared->imageFd = memfd_create("fuse-kernels", MFD_CLOEXEC);
+    bool temporary = shared->imageFd < 0;
     if (!temporary) {
-      path = format("/proc/self/fd/%d", imageFd);
+      path = format("/proc/self/fd/%d", shared->imageFd);
     } else {
       const char *dir = std::getenv("TMPDIR");
       path = std::string(dir && *dir ? dir : "/tmp") + "/fuse-kernels-XXXXXX";
-      imageFd = mkstemp(&path[0]);
-      if (imageFd < 0)
+      shared->imageFd = mkstemp(&path[0]);
+      if (shared->imageFd < 0)
         return fail(FUSE_ERROR_DEVICE,
                     "cpu: cannot create a file for the kernel image (%s): %s",
                     path.c_str(), std::strerror(errno));
     }
-    bool written = writeAll(imageFd, image.data, image.size);
+    bool written = writeAll(shared->imageFd, image.data, image.size);
     int writeErrno = errno;
     if (written)
-      library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    const char *dlError = library ? nullptr : dlerror();
+      shared->library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    const char *dlError = shared->library ? nullptr : dlerror();
     if (temporary)
       unlink(path.c_str());
     if (!written)
       return fail(FUSE_ERROR_DEVICE, "cpu: cannot write the kernel image: %s",
                   std::strerror(writeErrno));
-    if (!library)
+    if (!shared->library)
       return fail(FUSE_ERROR_DEVICE, "cpu: cannot load the kernel image: %s",
                   dlError ? dlError : "dlopen failed");
     return FUSE_OK;
   }
 
-  void *library = nullptr;
-  int imageFd = -1;
-  uint8_t *memory = nullptr;
-  size_t mappedBytes = 0;
+  /// Maps the arenas and binds each launch's arguments.
+  fuse_status prepare(const Artifact &a) {
+    arenasOffset = a.arenasOffset;
+    if (fuse_status s = mapMemory(a.memoryBytes - a.arenasOffset, "arenas", a,
+                                  arenas, arenaMapped))
+      return s;
+    // The reader rejects library launches in a cpu artifact.
+    for (const Plan &plan : a.plans) {
+      std::vector<CpuLaunch> launches;
+      for (const Launch &launch : plan.launches) {
+        CpuLaunch l{shared->kernels[launch.kernel], {}};
+        for (uint32_t arg : launch.args)
+          l.args.push_back(address(bufferOffset(plan, plan.buffers[arg])));
+        launches.push_back(std::move(l));
+      }
+      plans.push_back(std::move(launches));
+    }
+    artifact = &a;
+    return FUSE_OK;
+  }
+
+  /// The host address of an offset in the model's allocation.
+  uint8_t *address(uint64_t offset) const {
+    return offset < arenasOffset ? shared->weights + offset
+                                 : arenas + (offset - arenasOffset);
+  }
+
+  void runLaunches(size_t plan) {
+    const std::vector<uint8_t> &runs = artifact->plans[plan].runs;
+    std::vector<CpuLaunch> &launches = plans[plan];
+    for (size_t l = 0; l < launches.size(); ++l)
+      if (runs[l])
+        launches[l].kernel(launches[l].args.data());
+  }
+
+  std::shared_ptr<CpuShared> shared;
+  uint8_t *arenas = nullptr;
+  size_t arenaMapped = 0;
+  uint64_t arenasOffset = 0;
   std::vector<std::vector<CpuLaunch>> plans;
   /// For Plan::runs, which the C API changes.
   const Artifact *artifact = nullptr;

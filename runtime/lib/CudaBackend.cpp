@@ -1,8 +1,10 @@
 //===- CudaBackend.cpp - Run a plan as a CUDA Graph -----------------------===//
 //
-// Device 0's primary context; one module from the cubin (or, where the
-// driver has no binary for this GPU, JIT-compiled from the PTX section);
-// one cuMemAlloc holding the weights and every plan's arena; cuBLASLt and
+// The chosen device's primary context (device 0 unless the caller says);
+// one module from the cubin (or, where the driver has no binary for this
+// GPU, JIT-compiled from the PTX section); one cuMemAlloc for the weights,
+// which the sessions of a model share, and one for every plan's arena, per
+// session; cuBLASLt and
 // cuDNN calls prepared once (LibraryCalls.h), for artifacts that use them;
 // and one CUDA Graph per plan, captured from a stream once at load and
 // replayed on each run, so a run costs one launch whatever the number of
@@ -39,13 +41,43 @@ std::string describeLibrary(const char *name, size_t version, void *symbol) {
   return format("%s %zu (%s)", name, version, path);
 }
 
+/// What the sessions of one loaded artifact share: the device's primary
+/// context (retained), the kernels and the weights.
+struct CudaShared {
+  ~CudaShared() {
+    if (!cu || !context)
+      return;
+    // Teardown errors are ignored: there is nobody left to report them to.
+    cu->cuCtxSetCurrent(context);
+    if (weights)
+      cu->cuMemFree(weights);
+    if (module)
+      cu->cuModuleUnload(module);
+    cu->cuDevicePrimaryCtxRelease(device);
+  }
+
+  const CudaDriver *cu = nullptr;
+  int ordinal = 0;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUmodule module = nullptr;
+  std::vector<CUfunction> functions;
+  /// [0, Artifact::arenasOffset) of the model's offsets.
+  CUdeviceptr weights = 0;
+  std::string name = "cuda";
+  std::string driverInfo = "CUDA driver unknown";
+};
+
 class CudaBackend : public Backend {
 public:
   ~CudaBackend() override {
     if (!cu || !context)
       return;
     // Teardown errors are ignored: there is nobody left to report them to.
+    // `shared`, destroyed after this, frees what the sessions share.
     cu->cuCtxSetCurrent(context);
+    if (pending)
+      cu->cuEventSynchronize(done);
     for (CUgraphExec graph : graphs)
       if (graph)
         cu->cuGraphExecDestroy(graph);
@@ -68,35 +100,47 @@ public:
       cu->cuEventDestroy(start);
     if (stop)
       cu->cuEventDestroy(stop);
+    if (done)
+      cu->cuEventDestroy(done);
     if (stream)
       cu->cuStreamDestroy(stream);
-    if (memory)
-      cu->cuMemFree(memory);
-    if (module)
-      cu->cuModuleUnload(module);
-    cu->cuDevicePrimaryCtxRelease(device);
+    if (arenas)
+      cu->cuMemFree(arenas);
   }
 
-  fuse_status load(const Artifact &a) override {
+  fuse_status load(const Artifact &a, int ordinal) override {
     if (fuse_status s = CudaDriver::get(a.arch, cu))
       return s;
-    if (fuse_status s = cu->check(cu->cuDeviceGet(&device, 0), "cuDeviceGet"))
+    shared = std::make_shared<CudaShared>();
+    shared->cu = cu;
+    int count = 0;
+    if (fuse_status s =
+            cu->check(cu->cuDeviceGetCount(&count), "cuDeviceGetCount"))
+      return s;
+    if (ordinal < 0 || ordinal >= count)
+      return fail(FUSE_ERROR_ARGUMENT,
+                  "cuda: there is no device %d: this machine has %d CUDA "
+                  "device%s",
+                  ordinal, count, count == 1 ? "" : "s");
+    shared->ordinal = ordinal;
+    if (fuse_status s =
+            cu->check(cu->cuDeviceGet(&shared->device, ordinal), "cuDeviceGet"))
       return s;
     CUcontext primary = nullptr;
     if (fuse_status s =
-            cu->check(cu->cuDevicePrimaryCtxRetain(&primary, device),
+            cu->check(cu->cuDevicePrimaryCtxRetain(&primary, shared->device),
                       "cuDevicePrimaryCtxRetain"))
       return s;
-    context = primary;
+    shared->context = context = primary;
     if (fuse_status s = makeCurrent())
       return s;
     char deviceName[256] = {};
-    if (cu->cuDeviceGetName(deviceName, sizeof(deviceName) - 1, device) ==
-        CUDA_SUCCESS)
-      name = deviceName;
+    if (cu->cuDeviceGetName(deviceName, sizeof(deviceName) - 1,
+                            shared->device) == CUDA_SUCCESS)
+      shared->name = deviceName;
     int version = 0;
     if (cu->cuDriverGetVersion(&version) == CUDA_SUCCESS)
-      driverInfo = format("CUDA driver %d", version);
+      shared->driverInfo = format("CUDA driver %d", version);
 
     if (!a.kernels.empty()) {
       if (fuse_status s = loadModule(a))
@@ -112,10 +156,11 @@ public:
       for (size_t i = 0; i < a.kernels.size(); ++i) {
         const KernelDesc &kernel = a.kernels[i];
         CUfunction function = nullptr;
-        if (fuse_status s = cu->check(
-                cu->cuModuleGetFunction(&function, module, kernel.name.c_str()),
-                format("cuModuleGetFunction for kernel %zu '%s'", i,
-                       kernel.name.c_str())))
+        if (fuse_status s =
+                cu->check(cu->cuModuleGetFunction(&function, shared->module,
+                                                  kernel.name.c_str()),
+                          format("cuModuleGetFunction for kernel %zu '%s'", i,
+                                 kernel.name.c_str())))
           return s;
         if (sharedBytes[i] > kDefaultMaxDynamicShared)
           if (fuse_status s = cu->check(
@@ -126,7 +171,7 @@ public:
                          "memory) for kernel '%s'",
                          sharedBytes[i], kernel.name.c_str())))
             return s;
-        functions.push_back(function);
+        shared->functions.push_back(function);
       }
     }
     // The libraries, before any memory: a missing one is the clearer error.
@@ -137,12 +182,41 @@ public:
       if (fuse_status s = Cudnn::get(a.convLaunches, cudnn))
         return s;
 
-    // One allocation: the weights, then each plan's arena.
-    if (fuse_status s = allocate(a))
+    if (fuse_status s =
+            allocate(a, a.arenasOffset, "the weights", shared->weights))
       return s;
     if (a.weights.size)
-      if (fuse_status s = copyIn(0, a.weights.data, a.weights.size))
+      if (fuse_status s = cu->check(
+              cu->cuMemcpyHtoD(shared->weights, a.weights.data, a.weights.size),
+              format("cuMemcpyHtoD of the weights (%llu bytes)",
+                     ull(a.weights.size))))
         return s;
+    return prepare(a);
+  }
+
+  fuse_status newSession(const Artifact &a,
+                         std::unique_ptr<Backend> &session) const override {
+    std::unique_ptr<CudaBackend> backend(new CudaBackend());
+    backend->shared = shared;
+    backend->cu = cu;
+    backend->context = context;
+    backend->cublasLt = cublasLt;
+    backend->cudnn = cudnn;
+    if (fuse_status s = backend->makeCurrent())
+      return s;
+    if (fuse_status s = backend->prepare(a))
+      return s;
+    session = std::move(backend);
+    return FUSE_OK;
+  }
+
+  /// The session's own part: the arenas, a stream and events, the library
+  /// handles and calls, and each plan's graph.
+  fuse_status prepare(const Artifact &a) {
+    arenasOffset = a.arenasOffset;
+    if (fuse_status s =
+            allocate(a, a.memoryBytes - a.arenasOffset, "the arenas", arenas))
+      return s;
     if (fuse_status s =
             cu->check(cu->cuStreamCreate(&stream, 0), "cuStreamCreate"))
       return s;
@@ -150,6 +224,9 @@ public:
             cu->check(cu->cuEventCreate(&start, 0), "cuEventCreate"))
       return s;
     if (fuse_status s = cu->check(cu->cuEventCreate(&stop, 0), "cuEventCreate"))
+      return s;
+    if (fuse_status s = cu->check(
+            cu->cuEventCreate(&done, CU_EVENT_DISABLE_TIMING), "cuEventCreate"))
       return s;
     if (cublasLt)
       if (fuse_status s = cublasLt->check(cublasLt->cublasLtCreate(&matmulHandle),
@@ -190,33 +267,70 @@ public:
                      uint64_t bytes) override {
     if (bytes == 0)
       return FUSE_OK;
-    if (fuse_status s = makeCurrent())
+    if (fuse_status s = finishPending())
       return s;
-    return cu->check(cu->cuMemcpyHtoD(memory + offset, data, bytes),
+    return cu->check(cu->cuMemcpyHtoD(address(offset), data, bytes),
                      format("cuMemcpyHtoD of %llu bytes", ull(bytes)));
   }
 
   fuse_status copyOut(uint64_t offset, void *data, uint64_t bytes) override {
     if (bytes == 0)
       return FUSE_OK;
-    if (fuse_status s = makeCurrent())
+    if (fuse_status s = finishPending())
       return s;
-    return cu->check(cu->cuMemcpyDtoH(data, memory + offset, bytes),
+    return cu->check(cu->cuMemcpyDtoH(data, address(offset), bytes),
                      format("cuMemcpyDtoH of %llu bytes", ull(bytes)));
   }
 
-  fuse_status run(size_t plan) override {
+  fuse_status run(size_t plan, void *callerStream,
+                  const std::vector<Binding> &inputs,
+                  const std::vector<Binding> &outputs, bool wait) override {
     if (fuse_status s = makeCurrent())
       return s;
-    if (fuse_status s = launch(plan))
+    CUstream on = callerStream ? static_cast<CUstream>(callerStream) : stream;
+    // The last run, if on another stream, finishes before this one starts.
+    if (pending && pendingStream != on)
+      if (fuse_status s = cu->check(cu->cuStreamWaitEvent(on, done, 0),
+                                    "cuStreamWaitEvent"))
+        return s;
+    if (fuse_status s = recaptureIfStale(plan))
       return s;
-    return cu->check(cu->cuStreamSynchronize(stream),
-                     "running the plan (cuStreamSynchronize)");
+    for (const Binding &input : inputs)
+      if (input.bytes)
+        if (fuse_status s = cu->check(
+                cu->cuMemcpyDtoDAsync(address(input.offset),
+                                      reinterpret_cast<CUdeviceptr>(input.data),
+                                      input.bytes, on),
+                format("copying a bound input in (cuMemcpyDtoDAsync of %llu "
+                       "bytes)",
+                       ull(input.bytes))))
+          return s;
+    if (graphs[plan])
+      if (fuse_status s =
+              cu->check(cu->cuGraphLaunch(graphs[plan], on), "cuGraphLaunch"))
+        return s;
+    for (const Binding &output : outputs)
+      if (output.bytes)
+        if (fuse_status s = cu->check(
+                cu->cuMemcpyDtoDAsync(
+                    reinterpret_cast<CUdeviceptr>(output.data),
+                    address(output.offset), output.bytes, on),
+                format("copying a bound output out (cuMemcpyDtoDAsync of "
+                       "%llu bytes)",
+                       ull(output.bytes))))
+          return s;
+    if (fuse_status s = cu->check(cu->cuEventRecord(done, on), "cuEventRecord"))
+      return s;
+    pending = true;
+    pendingStream = on;
+    if (!wait)
+      return FUSE_OK;
+    return finishPending("running the plan (cuEventSynchronize)");
   }
 
   fuse_status benchmark(size_t plan, int warmup, int iterations,
                         double *timesMs) override {
-    if (fuse_status s = makeCurrent())
+    if (fuse_status s = finishPending())
       return s;
     if (fuse_status s = recaptureIfStale(plan))
       return s;
@@ -239,7 +353,7 @@ public:
                       double *timesMs, double *overheadMs) override {
     if (overheadMs)
       *overheadMs = 0;
-    if (fuse_status s = makeCurrent())
+    if (fuse_status s = finishPending())
       return s;
     const Plan &p = artifact->plans[plan];
     if (p.launches.empty())
@@ -325,7 +439,7 @@ public:
   const char *libraries() const override { return libraryInfo.c_str(); }
 
   fuse_status measureLimits(double *copyGBps, double *fp32GFlops) override {
-    if (fuse_status s = makeCurrent())
+    if (fuse_status s = finishPending())
       return s;
     // 3 x 64 MiB: two halves of a copy, or the three 4096^2 matrices of an
     // SGEMM; plus cuBLASLt's 32 MiB workspace.
@@ -342,13 +456,14 @@ public:
     return status;
   }
 
-  const char *deviceName() const override { return name.c_str(); }
-  const char *driver() const override { return driverInfo.c_str(); }
+  int device() const override { return shared->ordinal; }
+  const char *deviceName() const override { return shared->name.c_str(); }
+  const char *driver() const override { return shared->driverInfo.c_str(); }
 
   /// The plan's graphs hold the old launches: the replayed one is captured
   /// again before its next launch, the profiling one when next profiled.
   fuse_status selectionChanged(size_t plan) override {
-    if (fuse_status s = makeCurrent())
+    if (fuse_status s = finishPending())
       return s;
     Profiling &prof = profiling[plan];
     if (prof.graph)
@@ -502,10 +617,10 @@ private:
         continue;
       std::vector<CUdeviceptr> pointers;
       for (uint32_t arg : launch.args)
-        pointers.push_back(memory + bufferOffset(plan, plan.buffers[arg]));
+        pointers.push_back(address(bufferOffset(plan, plan.buffers[arg])));
       CUdeviceptr workspace =
           launch.workspaceBytes
-              ? memory + plan.arenaOffset + launch.workspaceOffset
+              ? address(plan.arenaOffset + launch.workspaceOffset)
               : 0;
       // The format aligns a workspace to 64 bytes; cuBLASLt refuses one
       // that is not 256-byte aligned ("The workspace pointer must be
@@ -540,6 +655,25 @@ private:
     return cu->check(cu->cuCtxSetCurrent(context), "cuCtxSetCurrent");
   }
 
+  /// Makes the context current and waits for the last run
+  /// (fuse_model_run_async) to finish.
+  fuse_status finishPending(const char *what = "waiting for the last run "
+                                               "(cuEventSynchronize)") {
+    if (fuse_status s = makeCurrent())
+      return s;
+    if (!pending)
+      return FUSE_OK;
+    pending = false;
+    return cu->check(cu->cuEventSynchronize(done), what);
+  }
+
+  /// The device address of an offset in the model's allocation: the
+  /// weights are shared, the arenas the session's.
+  CUdeviceptr address(uint64_t offset) const {
+    return offset < arenasOffset ? shared->weights + offset
+                                 : arenas + (offset - arenasOffset);
+  }
+
   /// Captures the plan's graph again after its selection changed.
   fuse_status recaptureIfStale(size_t plan) {
     if (!stale[plan])
@@ -566,10 +700,10 @@ private:
   fuse_status loadModule(const Artifact &a) {
     CUresult result = CUDA_ERROR_NO_BINARY_FOR_GPU;
     if (a.kernelImage.size)
-      result = cu->cuModuleLoadData(&module, a.kernelImage.data);
+      result = cu->cuModuleLoadData(&shared->module, a.kernelImage.data);
     if (result == CUDA_SUCCESS)
       return FUSE_OK;
-    module = nullptr;
+    shared->module = nullptr;
     if (result != CUDA_ERROR_NO_BINARY_FOR_GPU)
       return cu->check(result, "cuModuleLoadData (the cubin)");
     std::string device = deviceArch();
@@ -585,10 +719,11 @@ private:
     int options[] = {CU_JIT_ERROR_LOG_BUFFER,
                      CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {log, reinterpret_cast<void *>(uintptr_t(sizeof(log)))};
-    result = cu->cuModuleLoadDataEx(&module, ptx.c_str(), 2, options, values);
+    result = cu->cuModuleLoadDataEx(&shared->module, ptx.c_str(), 2, options,
+                                    values);
     if (result == CUDA_SUCCESS)
       return FUSE_OK;
-    module = nullptr;
+    shared->module = nullptr;
     return fail(FUSE_ERROR_DEVICE,
                 "cuda: JIT compilation of the PTX for %s (cuModuleLoadDataEx) "
                 "failed: %s%s%s",
@@ -596,17 +731,17 @@ private:
                 log[0] ? ": " : "", log);
   }
 
-  /// The one allocation. When it does not fit, the error says what it
-  /// holds and how much memory the device has free.
-  fuse_status allocate(const Artifact &a) {
-    uint64_t bytes = a.memoryBytes ? a.memoryBytes : 1;
-    CUresult result = cu->cuMemAlloc(&memory, bytes);
+  /// One of the two allocations (the weights, the arenas). When it does not
+  /// fit, the error says what the model holds and how much memory the
+  /// device has free.
+  fuse_status allocate(const Artifact &a, uint64_t bytes, const char *part,
+                       CUdeviceptr &memory) {
+    CUresult result = cu->cuMemAlloc(&memory, bytes ? bytes : 1);
     if (result == CUDA_SUCCESS)
       return FUSE_OK;
     memory = 0;
-    std::string what =
-        format("cuMemAlloc of %llu bytes (%s)", ull(bytes),
-               describeMemory(a).c_str());
+    std::string what = format("cuMemAlloc of %llu bytes for %s (%s)",
+                              ull(bytes), part, describeMemory(a).c_str());
     size_t freeBytes = 0, totalBytes = 0;
     if (result != CUDA_ERROR_OUT_OF_MEMORY ||
         cu->cuMemGetInfo(&freeBytes, &totalBytes) != CUDA_SUCCESS)
@@ -623,10 +758,10 @@ private:
     int major = 0, minor = 0;
     if (cu->cuDeviceGetAttribute(&major,
                                  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                 device) != CUDA_SUCCESS ||
+                                 shared->device) != CUDA_SUCCESS ||
         cu->cuDeviceGetAttribute(&minor,
                                  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                                 device) != CUDA_SUCCESS)
+                                 shared->device) != CUDA_SUCCESS)
       return "an unknown architecture (cuDeviceGetAttribute failed)";
     return format("sm_%d%d", major, minor);
   }
@@ -676,12 +811,12 @@ private:
         std::vector<CUdeviceptr> pointers;
         std::vector<void *> params;
         for (uint32_t arg : launch.args)
-          pointers.push_back(memory + bufferOffset(plan, plan.buffers[arg]));
+          pointers.push_back(address(bufferOffset(plan, plan.buffers[arg])));
         for (CUdeviceptr &pointer : pointers)
           params.push_back(&pointer);
         const KernelDesc &k = a.kernels[launch.kernel];
         status = cu->check(
-            cu->cuLaunchKernel(functions[launch.kernel], launch.grid[0],
+            cu->cuLaunchKernel(shared->functions[launch.kernel], launch.grid[0],
                                launch.grid[1], launch.grid[2], launch.block[0],
                                launch.block[1], launch.block[2],
                                launch.sharedBytes, stream, params.data(),
@@ -711,22 +846,26 @@ private:
     return status;
   }
 
+  std::shared_ptr<CudaShared> shared;
   const CudaDriver *cu = nullptr;
-  CUdevice device = 0;
   CUcontext context = nullptr;
-  CUmodule module = nullptr;
   CUmodule emptyModule = nullptr;
   CUfunction emptyKernel = nullptr;
   bool emptyKernelTried = false;
   CUgraphExec emptyGraph = nullptr;
-  CUdeviceptr memory = 0;
+  /// The session's arenas: offsets from arenasOffset on.
+  CUdeviceptr arenas = 0;
+  uint64_t arenasOffset = 0;
   CUstream stream = nullptr;
   CUevent start = nullptr;
   CUevent stop = nullptr;
+  /// Recorded after each run, on its stream; `pending` until waited for.
+  CUevent done = nullptr;
+  bool pending = false;
+  CUstream pendingStream = nullptr;
   std::vector<CUgraphExec> graphs;
   /// Per plan: its selection changed since `graphs` was captured.
   std::vector<bool> stale;
-  std::vector<CUfunction> functions;
   const CublasLt *cublasLt = nullptr;
   const Cudnn *cudnn = nullptr;
   cublasLtHandle_t matmulHandle = nullptr;
@@ -735,9 +874,7 @@ private:
   std::vector<std::vector<std::unique_ptr<LibraryCall>>> calls;
   std::vector<Profiling> profiling;
   const Artifact *artifact = nullptr;
-  std::string name = "cuda";
   std::string libraryInfo;
-  std::string driverInfo = "CUDA driver unknown";
   std::map<std::string, std::pair<bool, int>> convChoices;
 };
 

@@ -42,6 +42,7 @@ constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 /// cuEventRecordWithFlags during a capture: an event record node.
 constexpr unsigned CU_EVENT_RECORD_EXTERNAL = 1;
+constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
 /// Dynamic shared memory a kernel gets without opting in.
 constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
 
@@ -53,7 +54,7 @@ constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
   X(cuGetErrorString, "cuGetErrorString", nullptr, CUresult,                   \
     (CUresult, const char **))                                                 \
   X(cuInit, "cuInit", nullptr, CUresult, (unsigned))                           \
-  X(cuDriverGetVersion, "cuDriverGetVersion", nullptr, CUresult, (int *))     \
+  X(cuDriverGetVersion, "cuDriverGetVersion", nullptr, CUresult, (int *))      \
   X(cuDeviceGetCount, "cuDeviceGetCount", nullptr, CUresult, (int *))          \
   X(cuDeviceGet, "cuDeviceGet", nullptr, CUresult, (CUdevice *, int))          \
   X(cuDeviceGetAttribute, "cuDeviceGetAttribute", nullptr, CUresult,           \
@@ -108,6 +109,8 @@ constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
   X(cuEventRecordWithFlags, "cuEventRecordWithFlags", nullptr, CUresult,       \
     (CUevent, CUstream, unsigned))                                             \
   X(cuEventSynchronize, "cuEventSynchronize", nullptr, CUresult, (CUevent))    \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent", nullptr, CUresult,                 \
+    (CUstream, CUevent, unsigned))                                             \
   X(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",         \
     CUresult, (float *, CUevent, CUevent))                                     \
   X(cuEventDestroy, "cuEventDestroy_v2", nullptr, CUresult, (CUevent))

@@ -14,6 +14,8 @@
 #include "Backend.h"
 #include "Error.h"
 
+#include "fuse/Version.h"
+
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -26,6 +28,9 @@ struct fuse_model {
   Artifact artifact;
   std::unique_ptr<Backend> backend;
   std::vector<bool> inputSet;
+  /// The caller's memory bound to each input and output, or NULL.
+  std::vector<const void *> inputBound;
+  std::vector<void *> outputBound;
   /// fuse_launch_info.kernel of each plan's launches.
   std::vector<std::vector<std::string>> launchNames;
   /// The plan whose outputs get_output returns; -1 before the first run.
@@ -102,7 +107,8 @@ fuse_status checkPlan(const fuse_model *model, size_t plan) {
                 plan, model->artifact.plans.size());
   for (size_t i = 0; i < model->inputSet.size(); ++i)
     if (!model->inputSet[i])
-      return fail(FUSE_ERROR_ARGUMENT, "input %zu '%s' has not been set", i,
+      return fail(FUSE_ERROR_ARGUMENT,
+                  "input %zu '%s' has not been set (or bound)", i,
                   model->artifact.inputs[i].name.c_str());
   return FUSE_OK;
 }
@@ -197,7 +203,24 @@ fuse_status runCandidate(fuse_model *model, size_t plan, size_t choice,
 
 extern "C" {
 
+const char *fuse_runtime_version(void) {
+  static const std::string version =
+      std::string(fuse::getVersion()) + ", commit " + fuse::getCommit();
+  return version.c_str();
+}
+
+void fuse_load_options_init(fuse_load_options *options) {
+  if (options)
+    *options = fuse_load_options();
+}
+
 fuse_status fuse_model_load(const char *path, fuse_model **model) {
+  return fuse_model_load_with(path, nullptr, model);
+}
+
+fuse_status fuse_model_load_with(const char *path,
+                                 const fuse_load_options *options,
+                                 fuse_model **model) {
   if (!path || !model)
     return fail(FUSE_ERROR_ARGUMENT, "fuse_model_load: path and model must "
                                      "not be NULL");
@@ -205,7 +228,8 @@ fuse_status fuse_model_load(const char *path, fuse_model **model) {
   std::vector<uint8_t> bytes;
   if (fuse_status s = readFile(path, bytes))
     return s;
-  if (fuse_status s = fuse_model_load_bytes(bytes.data(), bytes.size(), model))
+  if (fuse_status s = fuse_model_load_bytes_with(bytes.data(), bytes.size(),
+                                                 options, model))
     return s;
   (*model)->sourcePath = absolutePath(path);
   (*model)->sourceChecksum = (*model)->artifact.checksum;
@@ -236,6 +260,19 @@ static std::string describeKernelArchs(const Artifact &a) {
 
 fuse_status fuse_model_load_bytes(const void *data, size_t size,
                                   fuse_model **model) {
+  return fuse_model_load_bytes_with(data, size, nullptr, model);
+}
+
+/// The per-session state of a loaded model: nothing set or bound yet.
+static void resetTensors(fuse_model *m) {
+  m->inputSet.assign(m->artifact.inputs.size(), false);
+  m->inputBound.assign(m->artifact.inputs.size(), nullptr);
+  m->outputBound.assign(m->artifact.outputs.size(), nullptr);
+}
+
+fuse_status fuse_model_load_bytes_with(const void *data, size_t size,
+                                       const fuse_load_options *options,
+                                       fuse_model **model) {
   if (!model || (!data && size != 0))
     return fail(FUSE_ERROR_ARGUMENT, "fuse_model_load_bytes: data and model "
                                      "must not be NULL");
@@ -245,14 +282,44 @@ fuse_status fuse_model_load_bytes(const void *data, size_t size,
     return s;
   m->backend = m->artifact.target == Target::Cuda ? createCudaBackend()
                                                   : createCpuBackend();
-  if (fuse_status s = m->backend->load(m->artifact))
+  fuse_load_options defaults;
+  fuse_load_options_init(&defaults);
+  if (fuse_status s =
+          m->backend->load(m->artifact, (options ? *options : defaults).device))
     return s;
   m->kernelArchs = describeKernelArchs(m->artifact);
   dropSectionBytes(m->artifact);
-  m->inputSet.assign(m->artifact.inputs.size(), false);
+  resetTensors(m.get());
   nameLaunches(m.get());
   *model = m.release();
   return FUSE_OK;
+}
+
+fuse_status fuse_model_new_session(const fuse_model *model,
+                                   fuse_model **session) {
+  if (!session)
+    return fail(FUSE_ERROR_ARGUMENT, "fuse_model_new_session: session must "
+                                     "not be NULL");
+  *session = nullptr;
+  if (fuse_status s = checkRunnable(model))
+    return s;
+  std::unique_ptr<fuse_model> m(new fuse_model());
+  // The plans as the model has them now (its selections); the sections'
+  // bytes were dropped at load: the backend shares what was made of them.
+  m->artifact = model->artifact;
+  m->launchNames = model->launchNames;
+  m->sourcePath = model->sourcePath;
+  m->sourceChecksum = model->sourceChecksum;
+  m->kernelArchs = model->kernelArchs;
+  if (fuse_status s = model->backend->newSession(m->artifact, m->backend))
+    return s;
+  resetTensors(m.get());
+  *session = m.release();
+  return FUSE_OK;
+}
+
+int fuse_model_device(const fuse_model *model) {
+  return model && model->backend ? model->backend->device() : 0;
 }
 
 fuse_status fuse_model_inspect(const char *path, fuse_model **model) {
@@ -282,7 +349,7 @@ fuse_status fuse_model_inspect_bytes(const void *data, size_t size,
     return s;
   m->kernelArchs = describeKernelArchs(m->artifact);
   dropSectionBytes(m->artifact);
-  m->inputSet.assign(m->artifact.inputs.size(), false);
+  resetTensors(m.get());
   nameLaunches(m.get());
   *model = m.release();
   return FUSE_OK;
@@ -450,16 +517,75 @@ fuse_status fuse_model_set_input(fuse_model *model, size_t index,
       return s;
   }
   model->inputSet[index] = true;
+  model->inputBound[index] = nullptr;
+  return FUSE_OK;
+}
+
+fuse_status fuse_model_bind_input(fuse_model *model, size_t index,
+                                  const void *data, size_t bytes) {
+  if (fuse_status s = checkRunnable(model))
+    return s;
+  const TensorDesc *tensor = nullptr;
+  if (fuse_status s = tensorAt(model, /*output=*/false, index, tensor))
+    return s;
+  if (!data) {
+    model->inputBound[index] = nullptr;
+    model->inputSet[index] = false;
+    return FUSE_OK;
+  }
+  if (fuse_status s =
+          checkTransfer(model, /*output=*/false, index, data, bytes))
+    return s;
+  model->inputBound[index] = data;
+  model->inputSet[index] = true;
+  return FUSE_OK;
+}
+
+fuse_status fuse_model_bind_output(fuse_model *model, size_t index, void *data,
+                                   size_t bytes) {
+  if (fuse_status s = checkRunnable(model))
+    return s;
+  const TensorDesc *tensor = nullptr;
+  if (fuse_status s = tensorAt(model, /*output=*/true, index, tensor))
+    return s;
+  if (data)
+    if (fuse_status s =
+            checkTransfer(model, /*output=*/true, index, data, bytes))
+      return s;
+  model->outputBound[index] = data;
+  return FUSE_OK;
+}
+
+/// Runs `plan` with the model's bindings: on `stream`, waiting for the run
+/// when `wait` is set.
+static fuse_status runBound(fuse_model *model, size_t plan, void *stream,
+                            bool wait) {
+  if (fuse_status s = checkPlan(model, plan))
+    return s;
+  const Plan &p = model->artifact.plans[plan];
+  std::vector<Binding> inputs, outputs;
+  for (size_t i = 0; i < model->inputBound.size(); ++i)
+    if (model->inputBound[i])
+      inputs.push_back(Binding{bufferOffset(p, p.buffers[p.inputBuffers[i]]),
+                               const_cast<void *>(model->inputBound[i]),
+                               tensorBytes(model, false, i)});
+  for (size_t i = 0; i < model->outputBound.size(); ++i)
+    if (model->outputBound[i])
+      outputs.push_back(Binding{bufferOffset(p, p.buffers[p.outputBuffers[i]]),
+                                model->outputBound[i],
+                                tensorBytes(model, true, i)});
+  if (fuse_status s = model->backend->run(plan, stream, inputs, outputs, wait))
+    return s;
+  model->lastPlan = static_cast<long>(plan);
   return FUSE_OK;
 }
 
 fuse_status fuse_model_run(fuse_model *model, size_t plan) {
-  if (fuse_status s = checkPlan(model, plan))
-    return s;
-  if (fuse_status s = model->backend->run(plan))
-    return s;
-  model->lastPlan = static_cast<long>(plan);
-  return FUSE_OK;
+  return runBound(model, plan, nullptr, /*wait=*/true);
+}
+
+fuse_status fuse_model_run_async(fuse_model *model, size_t plan, void *stream) {
+  return runBound(model, plan, stream, /*wait=*/false);
 }
 
 fuse_status fuse_model_get_output(fuse_model *model, size_t index, void *data,

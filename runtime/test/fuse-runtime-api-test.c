@@ -3,6 +3,11 @@
  * fuse-runtime-api-test MODEL.fbin
  * fuse-runtime-api-test --load MODEL.fbin   (prints the load status only)
  * fuse-runtime-api-test --null MODEL.fbin   (a NULL for every pointer)
+ * fuse-runtime-api-test --sessions MODEL.fbin
+ *                        (load options, bound inputs and outputs, runs on
+ *                        a stream, sessions sharing the weights; on CUDA
+ *                        the device memory comes from the driver, opened
+ *                        with dlopen: the test's mock driver)
  * fuse-runtime-api-test --choices MODEL.fbin OUT.fbin
  *                        (selections, times and saving, on the "choices"
  *                        artifact: three outputs, two choices of two
@@ -20,6 +25,7 @@
 
 #include "fuse/runtime.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,6 +259,168 @@ static int choices(const char *path, const char *out) {
   return 0;
 }
 
+/* Memory for a bound tensor: host memory on the cpu target, device memory
+ * (the driver's cuMemAlloc, copies with cuMemcpy*) on the CUDA target. */
+typedef struct TensorMemory {
+  int device;
+  int (*alloc)(unsigned long long *, size_t);
+  int (*toDevice)(unsigned long long, const void *, size_t);
+  int (*toHost)(void *, unsigned long long, size_t);
+  int (*release)(unsigned long long);
+} TensorMemory;
+
+static int openMemory(TensorMemory *memory, fuse_target target) {
+  memset(memory, 0, sizeof(*memory));
+  if (target != FUSE_TARGET_CUDA)
+    return 1;
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW);
+  if (!cuda)
+    return 0;
+  memory->device = 1;
+  *(void **)&memory->alloc = dlsym(cuda, "cuMemAlloc_v2");
+  *(void **)&memory->toDevice = dlsym(cuda, "cuMemcpyHtoD_v2");
+  *(void **)&memory->toHost = dlsym(cuda, "cuMemcpyDtoH_v2");
+  *(void **)&memory->release = dlsym(cuda, "cuMemFree_v2");
+  return memory->alloc && memory->toDevice && memory->toHost && memory->release;
+}
+
+static void *newTensor(const TensorMemory *memory, size_t bytes) {
+  if (!memory->device)
+    return calloc(1, bytes);
+  unsigned long long pointer = 0;
+  return memory->alloc(&pointer, bytes) ? NULL : (void *)(size_t)pointer;
+}
+
+static void put(const TensorMemory *memory, void *to, const void *from,
+                size_t bytes) {
+  if (memory->device)
+    memory->toDevice((unsigned long long)(size_t)to, from, bytes);
+  else
+    memcpy(to, from, bytes);
+}
+
+static void get(const TensorMemory *memory, void *to, const void *from,
+                size_t bytes) {
+  if (memory->device)
+    memory->toHost(to, (unsigned long long)(size_t)from, bytes);
+  else
+    memcpy(to, from, bytes);
+}
+
+static void freeTensor(const TensorMemory *memory, void *tensor) {
+  if (memory->device)
+    memory->release((unsigned long long)(size_t)tensor);
+  else
+    free(tensor);
+}
+
+/* The outputs of main for input `x`, through set_input/run/get_output. */
+static void expected(fuse_model *model, const float *x, float *y) {
+  fuse_model_set_input(model, 0, x, 24 * sizeof(float));
+  fuse_model_run(model, 0);
+  fuse_model_get_output(model, 0, y, 24 * sizeof(float));
+}
+
+static int sessions(const char *path) {
+  const char *version = fuse_runtime_version();
+  printf("version: %s\n", version);
+  fuse_load_options options;
+  memset(&options, 0x5a, sizeof(options));
+  fuse_load_options_init(&options);
+  printf("default device: %d\n", options.device);
+  fuse_model *model = NULL, *session = NULL;
+  options.device = 7;
+  report("load device 7", fuse_model_load_with(path, &options, &model));
+  options.device = -1;
+  report("load device -1", fuse_model_load_with(path, &options, &model));
+  options.device = 0;
+  report("load device 0", fuse_model_load_with(path, &options, &model));
+  if (!model)
+    return 1;
+  printf("device: %d\n", fuse_model_device(model));
+  TensorMemory memory;
+  if (!openMemory(&memory, fuse_model_target(model))) {
+    printf("no driver to allocate device memory with\n");
+    return 1;
+  }
+  const size_t bytes = 24 * sizeof(float);
+  float x1[24], x2[24], want1[24], want2[24], got[24];
+  for (int i = 0; i < 24; ++i) {
+    x1[i] = (float)(i - 12) / 4;
+    x2[i] = (float)(7 - i) / 3;
+  }
+  expected(model, x1, want1);
+  expected(model, x2, want2);
+  void *in1 = newTensor(&memory, bytes), *in2 = newTensor(&memory, bytes);
+  void *out1 = newTensor(&memory, bytes), *out2 = newTensor(&memory, bytes);
+  put(&memory, in1, x1, bytes);
+  put(&memory, in2, x2, bytes);
+
+  report("bind_input wrong size", fuse_model_bind_input(model, 0, in1, 4));
+  report("bind_input index 1", fuse_model_bind_input(model, 1, in1, bytes));
+  report("bind_output index 2", fuse_model_bind_output(model, 2, out1, bytes));
+  report("bind_input NULL model", fuse_model_bind_input(NULL, 0, in1, bytes));
+  report("unbind input", fuse_model_bind_input(model, 0, NULL, 0));
+  report("run unbound", fuse_model_run(model, 0));
+  report("bind_input", fuse_model_bind_input(model, 0, in1, bytes));
+  report("bind_output", fuse_model_bind_output(model, 0, out1, bytes));
+  report("run bound", fuse_model_run(model, 0));
+  get(&memory, got, out1, bytes);
+  printf("bound output matches: %s\n",
+         memcmp(got, want1, bytes) == 0 ? "yes" : "no");
+  report("get_output after a bound run",
+         fuse_model_get_output(model, 0, got, bytes));
+  printf("get_output matches: %s\n",
+         memcmp(got, want1, bytes) == 0 ? "yes" : "no");
+
+  report("new_session NULL", fuse_model_new_session(model, NULL));
+  report("new_session of NULL", fuse_model_new_session(NULL, &session));
+  report("new_session", fuse_model_new_session(model, &session));
+  printf("session device: %d target=%d plans=%zu\n", fuse_model_device(session),
+         (int)fuse_model_target(session), fuse_model_num_plans(session));
+  report("session run before binding", fuse_model_run(session, 0));
+  report("session bind_input", fuse_model_bind_input(session, 0, in2, bytes));
+  report("session bind_output",
+         fuse_model_bind_output(session, 0, out2, bytes));
+  report("run_async", fuse_model_run_async(model, 0, NULL));
+  report("session run_async", fuse_model_run_async(session, 0, NULL));
+  report("get_output", fuse_model_get_output(session, 0, got, bytes));
+  printf("session output matches: %s\n",
+         memcmp(got, want2, bytes) == 0 ? "yes" : "no");
+  get(&memory, got, out1, bytes);
+  printf("model's bound output still its own: %s\n",
+         memcmp(got, want1, bytes) == 0 ? "yes" : "no");
+  if (!memory.device)
+    report("run_async with a stream on the cpu",
+           fuse_model_run_async(model, 0, (void *)16));
+  /* The weights stay while a session holds them. */
+  fuse_model_free(model);
+  put(&memory, in2, x1, bytes);
+  report("session run after the model is freed", fuse_model_run(session, 0));
+  get(&memory, got, out2, bytes);
+  printf("session output matches: %s\n",
+         memcmp(got, want1, bytes) == 0 ? "yes" : "no");
+  report("set_input unbinds", fuse_model_set_input(session, 0, x2, bytes));
+  report("session run", fuse_model_run(session, 0));
+  report("get_output", fuse_model_get_output(session, 0, got, bytes));
+  printf("set input used: %s\n", memcmp(got, want2, bytes) == 0 ? "yes" : "no");
+  fuse_model_free(session);
+
+  report("inspect", fuse_model_inspect(path, &model));
+  report("new_session of an inspected model",
+         fuse_model_new_session(model, &session));
+  report("bind_input on an inspected model",
+         fuse_model_bind_input(model, 0, in1, bytes));
+  printf("inspected device: %d\n", fuse_model_device(model));
+  fuse_model_free(model);
+  freeTensor(&memory, in1);
+  freeTensor(&memory, in2);
+  freeTensor(&memory, out1);
+  freeTensor(&memory, out2);
+  printf("done\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   fuse_model *model = NULL;
   if (argc == 4 && strcmp(argv[1], "--choices") == 0)
@@ -265,9 +433,12 @@ int main(int argc, char **argv) {
   }
   if (argc == 3 && strcmp(argv[1], "--null") == 0)
     return nullPointers(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "--sessions") == 0)
+    return sessions(argv[2]);
   if (argc != 2) {
     fprintf(stderr,
-            "usage: fuse-runtime-api-test [--load | --null] MODEL.fbin\n"
+            "usage: fuse-runtime-api-test [--load | --null | --sessions] "
+            "MODEL.fbin\n"
             "       fuse-runtime-api-test --choices MODEL.fbin OUT.fbin\n");
     return 2;
   }

@@ -169,13 +169,28 @@ static Value mathUnary(OpBuilder &b, Location loc, ArrayRef<Value> x) {
   return MathOp::create(b, loc, x[0]);
 }
 
+/// log(1 + x) accurate for small x, for x >= 0: log(u) * x / (u - 1) with
+/// u = 1 + x, which cancels u's rounding (x itself where u rounds to 1).
+/// Not math.log1p: MathToLLVM lowers that to log(1 + x), which is 0 for x
+/// below the type's epsilon (softplus(-20) = 2e-9 became 0 in f32).
+static Value accurateLog1p(OpBuilder &b, Location loc, Value x) {
+  Value one = buildScalar(b, loc, x.getType(), 1.0);
+  Value u = arith::AddFOp::create(b, loc, one, x);
+  Value uMinusOne = arith::SubFOp::create(b, loc, u, one);
+  Value scaled = arith::DivFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u), x),
+      uMinusOne);
+  Value exact =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one);
+  return arith::SelectOp::create(b, loc, exact, x, scaled);
+}
+
 /// log(1 + exp(x)), as max(x, 0) + log1p(exp(-|x|)) so that large |x|
 /// neither overflows nor loses the small term.
 static Value softplus(OpBuilder &b, Location loc, Value x) {
   Value zero = zeroLike(b, loc, x);
   Value negAbs = arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x));
-  Value tail =
-      math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, negAbs));
+  Value tail = accurateLog1p(b, loc, math::ExpOp::create(b, loc, negAbs));
   return arith::AddFOp::create(b, loc, arith::MaximumFOp::create(b, loc, x, zero),
                                tail);
 }

@@ -56,11 +56,43 @@ typedef struct fuse_tensor_info {
 /* The message for the last error on this thread ("" if none). */
 const char *fuse_last_error(void);
 
+/* The runtime's version and the commit it was built from: "0.1.0, commit
+ * 95b10d9". */
+const char *fuse_runtime_version(void);
+
 /* Reads, validates and loads an artifact: kernels are loaded, device (or
  * host) memory is allocated and the weights are placed in it. */
 fuse_status fuse_model_load(const char *path, fuse_model **model);
 fuse_status fuse_model_load_bytes(const void *data, size_t size,
                                   fuse_model **model);
+
+/* How a model is loaded; fuse_load_options_init sets the defaults. */
+typedef struct fuse_load_options {
+  /* The CUDA device (ordinal, as cuDeviceGet numbers them) the model runs
+   * on: its primary context, memory and streams. Default 0. The cpu
+   * target takes 0 only. */
+  int device;
+} fuse_load_options;
+void fuse_load_options_init(fuse_load_options *options);
+/* fuse_model_load(_bytes) with options (NULL: the defaults). */
+fuse_status fuse_model_load_with(const char *path,
+                                 const fuse_load_options *options,
+                                 fuse_model **model);
+fuse_status fuse_model_load_bytes_with(const void *data, size_t size,
+                                       const fuse_load_options *options,
+                                       fuse_model **model);
+
+/* A second session of a loaded model: the same artifact on the same
+ * device, sharing its kernels and its weights (neither loaded nor copied
+ * again), with memory for activations, inputs, outputs, plan selections
+ * and CUDA Graphs of its own, so that sessions may run at the same time
+ * (from several threads, on several streams). The shared part lives until
+ * the last session of it is freed; any session may be freed first. */
+fuse_status fuse_model_new_session(const fuse_model *model,
+                                   fuse_model **session);
+/* The CUDA device a loaded model runs on (0 for the cpu target and for an
+ * inspected model). */
+int fuse_model_device(const fuse_model *model);
 /* Reads and validates an artifact without loading it: no kernels, no device
  * and no memory, so it works for any target on any machine. The model can
  * be described (info, plans, launches) but not run. */
@@ -235,11 +267,42 @@ fuse_status fuse_model_save(const fuse_model *model, const char *path);
  * input. Inputs stay set across runs. */
 fuse_status fuse_model_set_input(fuse_model *model, size_t index,
                                  const void *data, size_t bytes);
-/* Runs a plan to completion (inputs must have been set). */
+/* Runs a plan to completion (inputs must have been set or bound), on the
+ * model's own stream. */
 fuse_status fuse_model_run(fuse_model *model, size_t plan);
 /* Copies output `index` of the last run into host memory. */
 fuse_status fuse_model_get_output(fuse_model *model, size_t index,
                                   void *data, size_t bytes);
+
+/* Binds input `index` to the caller's memory: a device pointer (a
+ * CUdeviceptr on the model's device, cast to void *) on the CUDA target,
+ * host memory on the cpu target; `bytes` must be the input's size. Each
+ * run then reads the input from there: a device-to-device copy into the
+ * plan's memory, ordered on the run's stream before the plan's graph (the
+ * graph itself is not changed), so there is no host round trip. The
+ * memory must hold the input when the run executes on the stream. NULL
+ * unbinds the input, which must then be set or bound again;
+ * fuse_model_set_input unbinds it too. */
+fuse_status fuse_model_bind_input(fuse_model *model, size_t index,
+                                  const void *data, size_t bytes);
+/* Binds output `index` to the caller's memory (device memory on the CUDA
+ * target, host memory on the cpu target): each run then also writes the
+ * output there, on the run's stream after its graph. NULL unbinds it.
+ * fuse_model_get_output still reads the last run's output. */
+fuse_status fuse_model_bind_output(fuse_model *model, size_t index, void *data,
+                                   size_t bytes);
+/* Runs a plan on the caller's stream (a CUstream of the model's device,
+ * cast to void *; NULL is the model's own stream) and returns without
+ * waiting for it: bound inputs are copied in, the plan's CUDA Graph
+ * launched and bound outputs copied out, all in the stream's order. The
+ * caller synchronizes the stream before it reads bound outputs. The
+ * model's later calls wait for the run where they must (get_output,
+ * set_input, a run on another stream, benchmark, profile). One model runs
+ * one plan at a time: runs on two streams are ordered (the second waits
+ * for the first); for concurrent runs, use sessions
+ * (fuse_model_new_session). On the cpu target the stream must be NULL and
+ * the run completes before the call returns. */
+fuse_status fuse_model_run_async(fuse_model *model, size_t plan, void *stream);
 
 /* Times `iterations` runs of a plan after `warmup` untimed ones, with the
  * inputs already on the device: CUDA events around each graph launch

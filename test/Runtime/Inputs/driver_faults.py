@@ -46,7 +46,7 @@ CASES = [
     ("cuStreamEndCapture", "cubin", [], "cuStreamEndCapture"),
     ("cuGraphInstantiateWithFlags", "cubin", [], "cuGraphInstantiate"),
     ("cuGraphLaunch", "cubin", [], "cuGraphLaunch"),
-    ("cuStreamSynchronize", "cubin", [], "cuStreamSynchronize"),
+    ("cuStreamSynchronize", "cubin", ["--bench"], "cuStreamSynchronize"),
     ("cuMemcpyDtoH_v2", "cubin", [], "cuMemcpyDtoH"),
     ("cuEventRecord", "cubin", ["--bench"], "cuEventRecord"),
     ("cuEventSynchronize", "cubin", ["--bench"], "cuEventSynchronize"),

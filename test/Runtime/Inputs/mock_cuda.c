@@ -734,6 +734,17 @@ CUresult cuMemsetD32Async(CUdeviceptr to, unsigned value, size_t count,
   return mock_cuda_enqueue_host(stream, runMemset, c, free);
 }
 
+/* Streams run in order at once here: waiting on an event is a no-op. */
+CUresult cuStreamWaitEvent(struct CUstream_st *stream, struct CUevent_st *event,
+                           unsigned flags) {
+  FAIL_IF_ASKED("cuStreamWaitEvent", ERROR_INVALID_VALUE);
+  (void)stream;
+  (void)event;
+  (void)flags;
+  trace("cuStreamWaitEvent");
+  return SUCCESS;
+}
+
 CUresult cuEventSynchronize(struct CUevent_st *event) {
   FAIL_IF_ASKED("cuEventSynchronize", ERROR_INVALID_VALUE);
   (void)event;
