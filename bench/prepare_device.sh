@@ -26,7 +26,7 @@ cp "$BUILD/bin/fuse-run" "$BUILD/bin/fuse-tune" "$BUILD/bin/fuse-runtime-api-tes
 compile() { # NAME FLAGS...: models/NAME.onnx to NAME.fbin, NAME.fusion.json
   local name=$1; shift
   "$BUILD/bin/fuse-compile" "$OUT/models/$name.onnx" -o "$OUT/$name.fbin" \
-    --gpu-arch="$ARCH" --fusion-report=json \
+    --gpu-arch="$ARCH" --reference --fusion-report=json \
     --fusion-report-file="$OUT/$name.fusion.json" "$@" >/dev/null
 }
 for name in $(python3 test/Numerics/Inputs/models.py --list); do

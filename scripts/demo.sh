@@ -22,8 +22,8 @@ fi
 echo
 echo "== fuse-opt $MODEL --fuse-chains"
 "$BUILD_DIR/bin/fuse-opt" "$MODEL" --fuse-chains
-echo "== fuse-compile $MODEL --target=$TARGET --fusion-report -o $ARTIFACT"
-"$BUILD_DIR/bin/fuse-compile" "$MODEL" --target=$TARGET --fusion-report \
+echo "== fuse-compile $MODEL --target=$TARGET --fusion-report --reference -o $ARTIFACT"
+"$BUILD_DIR/bin/fuse-compile" "$MODEL" --target=$TARGET --fusion-report --reference \
   -o "$ARTIFACT"
 echo "== fuse-run $ARTIFACT --info"
 "$BUILD_DIR/bin/fuse-run" "$ARTIFACT" --info

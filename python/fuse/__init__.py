@@ -95,8 +95,8 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
     input_shapes: {input name: [dims]} for inputs whose shape the model
         leaves symbolic (None for a dimension that stays dynamic).
     fusion: False compiles one kernel per op (fuse-compile --no-fuse).
-    reference: also compile the unfused plan "reference" (unlike
-        fuse-compile, off by default: it doubles the compile).
+    reference: also compile the unfused plan "reference" (fuse-compile
+        --reference; off by default: it doubles the compile).
     depthwise, conv, cuda_path, fusion_report: as fuse-compile's
         --depthwise, --conv, --cuda-path and --fusion-report (to stderr).
     output: a path to write the artifact to instead of returning it.

@@ -996,9 +996,10 @@ int main(int argc, char **argv) {
   } else if (options.check) {
     long reference = findPlan(model, "reference");
     if (reference < 0)
-      error("the artifact has no 'reference' plan to check against (it was "
-            "compiled without one: fuse-compile --no-reference, or a model "
-            "of more ops than its --reference-limit)");
+      error("the artifact has no 'reference' plan to check against: "
+            "compile with fuse-compile --reference (a model of more ops "
+            "than --reference-limit gets none), or check against "
+            "onnxruntime instead: --check-onnx MODEL.onnx");
     std::vector<Tensor> got = runPlan(model, plans[0]);
     std::vector<Tensor> want = runPlan(model, size_t(reference));
     std::printf("check: plan '%s' against 'reference', rtol=%g atol=%g\n",

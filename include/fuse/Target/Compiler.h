@@ -63,8 +63,9 @@ struct CompileOptions {
   /// CUDA toolkit root, for ptxas and libdevice.
   std::string cudaPath = "/usr/local/cuda";
   bool fuse = true;
-  /// Also compile the model unfused, as plan "reference".
-  bool reference = true;
+  /// Also compile the model unfused, as plan "reference" (fuse-compile
+  /// --reference; off by default: it doubles the compile).
+  bool reference = false;
   /// The reference is left out, with a warning, when the model has more
   /// compute ops than this (each is a kernel of its own: 20,000 of them
   /// took minutes); 0: no limit.

@@ -91,6 +91,9 @@ def main():
                    "--target=" + args.target]
     if args.no_fuse:
         compile_cmd.append("--no-fuse")
+    # The reference plan, for the tests' fuse-run --check after this.
+    if "--no-reference" not in args.compile_arg:
+        compile_cmd.append("--reference")
     compile_cmd += args.compile_arg
     run(compile_cmd)
     run([args.fuse_run, artifact, "--inputs", inputs_path,
