@@ -207,6 +207,17 @@ std::string shapeText(const HostArray &array) {
   return text + "]";
 }
 
+/// Whether `array`'s shape is `shape`.
+template <typename Array>
+bool hasShape(const Array &array, const std::vector<int64_t> &shape) {
+  if (array.ndim() != shape.size())
+    return false;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (int64_t(array.shape(d)) != shape[d])
+      return false;
+  return true;
+}
+
 /// numpy's name of a DLPack type: "float64", "bool".
 std::string dtypeText(nb::dlpack::dtype type) {
   // DLPack's type codes, in order.
@@ -321,6 +332,11 @@ private:
   /// Checks `feeds` against the inputs and returns one array per input,
   /// in input order.
   std::vector<HostArray> checkFeeds(nb::handle feeds) const;
+  /// Checks that `feeds` is a dict that names every input (of `noun`s) and
+  /// nothing else, and returns take(input, value) for each input, in input
+  /// order.
+  template <typename T, typename Take>
+  std::vector<T> takeFeeds(nb::handle feeds, const char *noun, Take take) const;
   std::vector<size_t> selectOutputs(nb::handle names) const;
   /// Runs `body`, C API calls that return the first failure, with the GIL
   /// released and the session locked; raises that failure.
@@ -356,31 +372,18 @@ size_t Session::planIndex(const std::string &name) const {
                                      : ""));
 }
 
-std::vector<HostArray> Session::checkFeeds(nb::handle feeds) const {
+template <typename T, typename Take>
+std::vector<T> Session::takeFeeds(nb::handle feeds, const char *noun,
+                                  Take take) const {
   if (!PyDict_Check(feeds.ptr()))
-    raise(PyExc_TypeError,
-          "the feeds must be a dict of input name to array, not " +
-              typeName(feeds));
-  std::vector<HostArray> arrays(inputs.size());
+    raise(PyExc_TypeError, std::string("the feeds must be a dict of input "
+                                       "name to ") +
+                               noun + ", not " + typeName(feeds));
+  std::vector<T> taken(inputs.size());
   std::vector<bool> given(inputs.size(), false);
   for (auto [key, value] : nb::borrow<nb::dict>(feeds)) {
     size_t index = lookUp(key, inputs, inputIndex, "input");
-    const NodeArg &input = inputs[index];
-    const std::string &name = input.name;
-    HostArray array = toHostArray(input, value);
-    nb::dlpack::dtype expected = dlpackType(input.dtype);
-    if (array.dtype() != expected)
-      raiseArgument("input '" + name + "' is " + dtypeText(array.dtype()) +
-                    " but the model takes " + input.signature() + " (numpy " +
-                    input.numpyType() + ")");
-    bool sameShape = array.ndim() == input.shape.size();
-    for (size_t d = 0; sameShape && d < array.ndim(); ++d)
-      sameShape = int64_t(array.shape(d)) == input.shape[d];
-    if (!sameShape)
-      raiseArgument("input '" + name + "' has shape " + shapeText(array) +
-                    " but the model takes " + input.signature() +
-                    " (shapes are fixed when the model is compiled)");
-    arrays[index] = std::move(array);
+    taken[index] = take(inputs[index], value);
     given[index] = true;
   }
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -388,7 +391,24 @@ std::vector<HostArray> Session::checkFeeds(nb::handle feeds) const {
       raiseArgument("missing input '" + inputs[i].name + "' (" +
                     inputs[i].signature() + "); the model's inputs are " +
                     joinNames(inputs));
-  return arrays;
+  return taken;
+}
+
+std::vector<HostArray> Session::checkFeeds(nb::handle feeds) const {
+  return takeFeeds<HostArray>(
+      feeds, "array", [](const NodeArg &input, nb::handle value) {
+        const std::string &name = input.name;
+        HostArray array = toHostArray(input, value);
+        if (array.dtype() != dlpackType(input.dtype))
+          raiseArgument("input '" + name + "' is " + dtypeText(array.dtype()) +
+                        " but the model takes " + input.signature() +
+                        " (numpy " + input.numpyType() + ")");
+        if (!hasShape(array, input.shape))
+          raiseArgument("input '" + name + "' has shape " + shapeText(array) +
+                        " but the model takes " + input.signature() +
+                        " (shapes are fixed when the model is compiled)");
+        return array;
+      });
 }
 
 std::vector<size_t> Session::selectOutputs(nb::handle names) const {
@@ -478,21 +498,24 @@ void *Session::boundAddress(const NodeArg &arg, const char *role,
                             nb::handle value, bool writable) const {
   bool cuda = fuse_model_target(model) == FUSE_TARGET_CUDA;
   int device = fuse_model_device(model);
-  std::string where = cuda ? "the CUDA device " + std::to_string(device)
-                           : std::string("the host");
-  std::string what = std::string(role) + " '" + arg.name + "'";
+  // Made for an error only: this runs on every call.
+  auto where = [&] {
+    return cuda ? "the CUDA device " + std::to_string(device)
+                : std::string("the host");
+  };
+  auto what = [&] { return std::string(role) + " '" + arg.name + "'"; };
   if (nb::hasattr(value, "data_ptr") && nb::hasattr(value, "is_contiguous") &&
       nb::hasattr(value, "device")) {
     // torch.Tensor. Each attribute read with try_cast: an object that only
     // looks like a tensor gets a TypeError naming what could not be read.
     auto read = [&](auto &result, nb::handle from, const char *attribute) {
       if (!nb::try_cast(from, result))
-        raise(PyExc_TypeError, what + ": cannot read its " + attribute + " (" +
-                                   pyStr(nb::repr(from)) + ")");
+        raise(PyExc_TypeError, what() + ": cannot read its " + attribute +
+                                   " (" + pyStr(nb::repr(from)) + ")");
     };
     std::string dtype = pyStr(value.attr("dtype"));
     if (dtype != std::string("torch.") + fuse::artifact::dtypeName(arg.dtype))
-      raiseArgument(what + " is " + dtype + " but the model takes " +
+      raiseArgument(what() + " is " + dtype + " but the model takes " +
                     arg.signature());
     nb::object shape = nb::steal(PySequence_Tuple(value.attr("shape").ptr()));
     if (!shape.is_valid())
@@ -504,12 +527,12 @@ void *Session::boundAddress(const NodeArg &arg, const char *role,
       sameShape = extent == arg.shape[d];
     }
     if (!sameShape)
-      raiseArgument(what + " has shape " + pyStr(shape) +
+      raiseArgument(what() + " has shape " + pyStr(shape) +
                     " but the model takes " + arg.signature());
     bool contiguous = false;
     read(contiguous, value.attr("is_contiguous")(), "is_contiguous()");
     if (!contiguous)
-      raiseArgument(what + " is not contiguous (call .contiguous())");
+      raiseArgument(what() + " is not contiguous (call .contiguous())");
     nb::object on = value.attr("device");
     std::string type;
     read(type, on.attr("type"), "device.type");
@@ -518,8 +541,8 @@ void *Session::boundAddress(const NodeArg &arg, const char *role,
     if (!index.is_none())
       read(onIndex, index, "device.index");
     if (type != (cuda ? "cuda" : "cpu") || (cuda && onIndex != device))
-      raiseArgument(what + " is on " + pyStr(on) + " but the model runs on " +
-                    where);
+      raiseArgument(what() + " is on " + pyStr(on) + " but the model runs on " +
+                    where());
     unsigned long long address = 0;
     read(address, value.attr("data_ptr")(), "data_ptr()");
     return reinterpret_cast<void *>(uintptr_t(address));
@@ -527,28 +550,25 @@ void *Session::boundAddress(const NodeArg &arg, const char *role,
   nb::ndarray<nb::c_contig> array;
   if (!nb::try_cast(value, array, /*convert=*/false))
     raise(PyExc_TypeError,
-          what +
+          what() +
               " must be a C-contiguous tensor that supports DLPack "
               "(a torch or CuPy tensor; a numpy array on the cpu "
               "target), not " +
               typeName(value));
   if (array.dtype() != dlpackType(arg.dtype))
-    raiseArgument(what + " is " + dtypeText(array.dtype()) +
+    raiseArgument(what() + " is " + dtypeText(array.dtype()) +
                   " but the model takes " + arg.signature());
-  bool sameShape = array.ndim() == arg.shape.size();
-  for (size_t d = 0; sameShape && d < array.ndim(); ++d)
-    sameShape = int64_t(array.shape(d)) == arg.shape[d];
-  if (!sameShape)
-    raiseArgument(what + " has the wrong shape: the model takes " +
+  if (!hasShape(array, arg.shape))
+    raiseArgument(what() + " has the wrong shape: the model takes " +
                   arg.signature());
   bool onDevice = cuda ? array.device_type() == nb::device::cuda::value &&
                              array.device_id() == device
                        : array.device_type() == nb::device::cpu::value;
   if (!onDevice)
-    raiseArgument(what + " is on DLPack device " +
+    raiseArgument(what() + " is on DLPack device " +
                   std::to_string(array.device_type()) + ":" +
                   std::to_string(array.device_id()) +
-                  " but the model runs on " + where);
+                  " but the model runs on " + where());
   (void)writable;
   return array.data();
 }
@@ -556,20 +576,10 @@ void *Session::boundAddress(const NodeArg &arg, const char *role,
 void Session::runBound(nb::handle feeds, nb::list outputList, uintptr_t stream,
                        const std::string &plan) {
   size_t planId = planIndex(plan);
-  if (!PyDict_Check(feeds.ptr()))
-    raise(PyExc_TypeError,
-          "the feeds must be a dict of input name to tensor, not " +
-              typeName(feeds));
-  std::vector<void *> in(inputs.size(), nullptr);
-  for (auto [key, value] : nb::borrow<nb::dict>(feeds)) {
-    size_t index = lookUp(key, inputs, inputIndex, "input");
-    in[index] = boundAddress(inputs[index], "input", value, false);
-  }
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (!in[i])
-      raiseArgument("missing input '" + inputs[i].name + "' (" +
-                    inputs[i].signature() + "); the model's inputs are " +
-                    joinNames(inputs));
+  std::vector<void *> in = takeFeeds<void *>(
+      feeds, "tensor", [&](const NodeArg &input, nb::handle value) {
+        return boundAddress(input, "input", value, false);
+      });
   if (nb::len(outputList) != outputs.size())
     raiseArgument("there must be one output tensor per output (" +
                   std::to_string(outputs.size()) + "), not " +

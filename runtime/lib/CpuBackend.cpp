@@ -392,7 +392,7 @@ private:
 
   /// Maps the arenas and binds each launch's arguments.
   fuse_status prepare(const Artifact &a) {
-    arenasOffset = a.arenasOffset;
+    artifact = &a;
     if (fuse_status s = mapMemory(a.memoryBytes - a.arenasOffset, "arenas", a,
                                   arenas, arenaMapped))
       return s;
@@ -407,12 +407,12 @@ private:
       }
       plans.push_back(std::move(launches));
     }
-    artifact = &a;
     return FUSE_OK;
   }
 
   /// The host address of an offset in the model's allocation.
   uint8_t *address(uint64_t offset) const {
+    uint64_t arenasOffset = artifact->arenasOffset;
     return offset < arenasOffset ? shared->weights + offset
                                  : arenas + (offset - arenasOffset);
   }
@@ -428,7 +428,6 @@ private:
   std::shared_ptr<CpuShared> shared;
   uint8_t *arenas = nullptr;
   size_t arenaMapped = 0;
-  uint64_t arenasOffset = 0;
   std::vector<std::vector<CpuLaunch>> plans;
   /// For Plan::runs, which the C API changes.
   const Artifact *artifact = nullptr;

@@ -213,7 +213,7 @@ public:
   /// The session's own part: the arenas, a stream and events, the library
   /// handles and calls, and each plan's graph.
   fuse_status prepare(const Artifact &a) {
-    arenasOffset = a.arenasOffset;
+    artifact = &a;
     if (fuse_status s =
             allocate(a, a.memoryBytes - a.arenasOffset, "the arenas", arenas))
       return s;
@@ -259,7 +259,6 @@ public:
     }
     stale.assign(a.plans.size(), false);
     profiling.resize(a.plans.size());
-    artifact = &a;
     return FUSE_OK;
   }
 
@@ -293,32 +292,27 @@ public:
       if (fuse_status s = cu->check(cu->cuStreamWaitEvent(on, done, 0),
                                     "cuStreamWaitEvent"))
         return s;
-    if (fuse_status s = recaptureIfStale(plan))
-      return s;
+    auto copy = [&](CUdeviceptr to, CUdeviceptr from, uint64_t bytes,
+                    const char *what) {
+      if (!bytes)
+        return FUSE_OK;
+      return cu->check(cu->cuMemcpyDtoDAsync(to, from, bytes, on),
+                       format("copying a bound %s (cuMemcpyDtoDAsync of %llu "
+                              "bytes)",
+                              what, ull(bytes)));
+    };
     for (const Binding &input : inputs)
-      if (input.bytes)
-        if (fuse_status s = cu->check(
-                cu->cuMemcpyDtoDAsync(address(input.offset),
-                                      reinterpret_cast<CUdeviceptr>(input.data),
-                                      input.bytes, on),
-                format("copying a bound input in (cuMemcpyDtoDAsync of %llu "
-                       "bytes)",
-                       ull(input.bytes))))
-          return s;
-    if (graphs[plan])
-      if (fuse_status s =
-              cu->check(cu->cuGraphLaunch(graphs[plan], on), "cuGraphLaunch"))
+      if (fuse_status s = copy(address(input.offset),
+                               reinterpret_cast<CUdeviceptr>(input.data),
+                               input.bytes, "input in"))
         return s;
+    if (fuse_status s = launch(plan, on))
+      return s;
     for (const Binding &output : outputs)
-      if (output.bytes)
-        if (fuse_status s = cu->check(
-                cu->cuMemcpyDtoDAsync(
-                    reinterpret_cast<CUdeviceptr>(output.data),
-                    address(output.offset), output.bytes, on),
-                format("copying a bound output out (cuMemcpyDtoDAsync of "
-                       "%llu bytes)",
-                       ull(output.bytes))))
-          return s;
+      if (fuse_status s =
+              copy(reinterpret_cast<CUdeviceptr>(output.data),
+                   address(output.offset), output.bytes, "output out"))
+        return s;
     if (fuse_status s = cu->check(cu->cuEventRecord(done, on), "cuEventRecord"))
       return s;
     pending = true;
@@ -335,7 +329,7 @@ public:
     if (fuse_status s = recaptureIfStale(plan))
       return s;
     for (int i = 0; i < warmup; ++i)
-      if (fuse_status s = launch(plan))
+      if (fuse_status s = launch(plan, stream))
         return s;
     if (fuse_status s = cu->check(cu->cuStreamSynchronize(stream),
                                   "warming up the plan (cuStreamSynchronize)"))
@@ -670,6 +664,7 @@ private:
   /// The device address of an offset in the model's allocation: the
   /// weights are shared, the arenas the session's.
   CUdeviceptr address(uint64_t offset) const {
+    uint64_t arenasOffset = artifact->arenasOffset;
     return offset < arenasOffset ? shared->weights + offset
                                  : arenas + (offset - arenasOffset);
   }
@@ -687,12 +682,13 @@ private:
     return FUSE_OK;
   }
 
-  fuse_status launch(size_t plan) {
+  /// Replays the plan's graph on `on`, captured again first if stale.
+  fuse_status launch(size_t plan, CUstream on) {
     if (fuse_status s = recaptureIfStale(plan))
       return s;
     if (!graphs[plan]) // A plan without launches.
       return FUSE_OK;
-    return cu->check(cu->cuGraphLaunch(graphs[plan], stream), "cuGraphLaunch");
+    return cu->check(cu->cuGraphLaunch(graphs[plan], on), "cuGraphLaunch");
   }
 
   /// Loads the cubin, or JITs the PTX where the driver has no binary for
@@ -853,9 +849,8 @@ private:
   CUfunction emptyKernel = nullptr;
   bool emptyKernelTried = false;
   CUgraphExec emptyGraph = nullptr;
-  /// The session's arenas: offsets from arenasOffset on.
+  /// The session's arenas: offsets from Artifact::arenasOffset on.
   CUdeviceptr arenas = 0;
-  uint64_t arenasOffset = 0;
   CUstream stream = nullptr;
   CUevent start = nullptr;
   CUevent stop = nullptr;

@@ -521,37 +521,31 @@ fuse_status fuse_model_set_input(fuse_model *model, size_t index,
   return FUSE_OK;
 }
 
-fuse_status fuse_model_bind_input(fuse_model *model, size_t index,
-                                  const void *data, size_t bytes) {
+/// The checks of a binding: a loaded model and an index in range; and,
+/// unless `data` is NULL (which unbinds), the tensor's byte size.
+static fuse_status checkBinding(const fuse_model *model, bool output,
+                                size_t index, const void *data, size_t bytes) {
+  if (data)
+    return checkTransfer(model, output, index, data, bytes);
   if (fuse_status s = checkRunnable(model))
     return s;
   const TensorDesc *tensor = nullptr;
-  if (fuse_status s = tensorAt(model, /*output=*/false, index, tensor))
-    return s;
-  if (!data) {
-    model->inputBound[index] = nullptr;
-    model->inputSet[index] = false;
-    return FUSE_OK;
-  }
-  if (fuse_status s =
-          checkTransfer(model, /*output=*/false, index, data, bytes))
+  return tensorAt(model, output, index, tensor);
+}
+
+fuse_status fuse_model_bind_input(fuse_model *model, size_t index,
+                                  const void *data, size_t bytes) {
+  if (fuse_status s = checkBinding(model, /*output=*/false, index, data, bytes))
     return s;
   model->inputBound[index] = data;
-  model->inputSet[index] = true;
+  model->inputSet[index] = data != nullptr;
   return FUSE_OK;
 }
 
 fuse_status fuse_model_bind_output(fuse_model *model, size_t index, void *data,
                                    size_t bytes) {
-  if (fuse_status s = checkRunnable(model))
+  if (fuse_status s = checkBinding(model, /*output=*/true, index, data, bytes))
     return s;
-  const TensorDesc *tensor = nullptr;
-  if (fuse_status s = tensorAt(model, /*output=*/true, index, tensor))
-    return s;
-  if (data)
-    if (fuse_status s =
-            checkTransfer(model, /*output=*/true, index, data, bytes))
-      return s;
   model->outputBound[index] = data;
   return FUSE_OK;
 }
