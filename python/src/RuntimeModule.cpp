@@ -547,7 +547,8 @@ void *Session::boundAddress(const NodeArg &arg, const char *role,
     read(address, value.attr("data_ptr")(), "data_ptr()");
     return reinterpret_cast<void *>(uintptr_t(address));
   }
-  nb::ndarray<nb::c_contig> array;
+  // Read-only tensors are inputs enough; an output must be writable.
+  nb::ndarray<nb::ro, nb::c_contig> array;
   if (!nb::try_cast(value, array, /*convert=*/false))
     raise(PyExc_TypeError,
           what() +
@@ -555,6 +556,10 @@ void *Session::boundAddress(const NodeArg &arg, const char *role,
               "(a torch or CuPy tensor; a numpy array on the cpu "
               "target), not " +
               typeName(value));
+  nb::ndarray<nb::c_contig> writableArray;
+  if (writable && !nb::try_cast(value, writableArray, /*convert=*/false))
+    raiseArgument(what() + " is read-only: run_dlpack writes its outputs "
+                           "into it");
   if (array.dtype() != dlpackType(arg.dtype))
     raiseArgument(what() + " is " + dtypeText(array.dtype()) +
                   " but the model takes " + arg.signature());
@@ -569,8 +574,7 @@ void *Session::boundAddress(const NodeArg &arg, const char *role,
                   std::to_string(array.device_type()) + ":" +
                   std::to_string(array.device_id()) +
                   " but the model runs on " + where());
-  (void)writable;
-  return array.data();
+  return const_cast<void *>(array.data());
 }
 
 void Session::runBound(nb::handle feeds, nb::list outputList, uintptr_t stream,

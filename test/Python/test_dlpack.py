@@ -43,6 +43,24 @@ def test_run_dlpack_matches_run(model, artifact):
     assert not np.array_equal(want2, want)
 
 
+def test_run_dlpack_read_only(model, artifact):
+    """A read-only array is an input like any other; an output must be
+    writable."""
+    session = fuse.InferenceSession(artifact)
+    feeds = random_inputs(model)
+    want, = session.run(None, feeds)
+    x = feeds["x"].copy()
+    x.setflags(write=False)
+    got, = session.run_dlpack({"x": x})
+    np.testing.assert_array_equal(got, want)
+    out = np.zeros(want.shape, np.float32)
+    out.setflags(write=False)
+    with pytest.raises(fuse.InvalidArgument, match="output 'y' is read-only: "
+                       "run_dlpack writes its outputs into it"):
+        session.run_dlpack(feeds, [out])
+    assert not out.any()
+
+
 def test_run_dlpack_output_not_wanted(model, artifact):
     session = fuse.InferenceSession(artifact)
     assert session.run_dlpack(random_inputs(model), [None]) == [None]
