@@ -4,10 +4,11 @@
 
 #include "CodegenInternal.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
-#include "fuse/Target/Plan.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXTraits.h"
+#include "fuse/Target/Plan.h"
 #include "fuse/Transforms/Passes.h"
+#include "fuse/Version.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -17,6 +18,7 @@
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Config/llvm-config.h"
 
 #include <mutex>
 
@@ -978,6 +980,10 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   }
   artifact.ptx.assign(image->ptx.begin(), image->ptx.end());
   artifact.plan.kernels = plans->kernels.kernels();
+  artifact.build.compiler = std::string("fuse ") + fuse::getVersion() +
+                            ", commit " + fuse::getCommit() +
+                            ", LLVM " LLVM_VERSION_STRING;
+  artifact.build.flags = options.flags;
   artifact.weights = plans->weights.pieces();
   // Streamed: the weights go from their blobs (often a mapped external data
   // file) to `os` without another copy in memory.

@@ -207,6 +207,8 @@ class InferenceSession(_runtime.Session):
     new_session(): another session sharing this one's weights.
     target, arch, device, device_index, plans, libraries: what the
         artifact is and where it runs.
+    compiler, compile_flags: the compiler that wrote the artifact and the
+        options it was given (fuse-compile's flags).
     groups(): the fusion groups: strategy, FLOPs, bytes and ONNX nodes.
 
     One session runs one call at a time (others wait); the GIL is released

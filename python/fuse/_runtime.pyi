@@ -47,6 +47,14 @@ class Session:
     def arch(self) -> str:
         """'x86-64-v3', 'sm_90', ..."""
     @property
+    def compiler(self) -> str:
+        """The compiler that wrote the artifact ('fuse 0.1.0, commit ...,
+        LLVM 22.1.2'); '' for artifacts older than format version 5."""
+    @property
+    def compile_flags(self) -> str:
+        """The options it was compiled with, as fuse-compile's flags
+        ('--target=cpu --input-shape=x=1x3x224x224')."""
+    @property
     def device(self) -> str: ...
     @property
     def device_index(self) -> int:

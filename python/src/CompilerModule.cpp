@@ -40,6 +40,25 @@ struct Request {
   std::vector<std::string> inputShapes;
 };
 
+/// The request as fuse-compile's flags, for the artifact's Build section
+/// (what fuse-compile records from its command line).
+std::string getFlags(const Request &request) {
+  std::string flags = "--target=" + request.target;
+  if (request.target == "cuda")
+    flags += " --gpu-arch=" + request.arch;
+  else
+    flags += " --cpu=" + request.cpu;
+  if (!request.fuse)
+    flags += " --no-fuse";
+  if (request.reference)
+    flags += " --reference";
+  flags += " --strategy=" + request.strategy +
+           " --depthwise=" + request.depthwise + " --conv=" + request.conv;
+  for (const std::string &spec : request.inputShapes)
+    flags += " --input-shape=" + spec;
+  return flags;
+}
+
 /// A compile's result: the artifact (when not written to a file), or the
 /// diagnostics that made it fail. Diagnostics of a compile that succeeded
 /// (warnings) are kept too.
@@ -90,6 +109,7 @@ Result compileRequest(llvm::StringRef model, const std::string &source,
   options.strategy = request.strategy;
   options.depthwise = request.depthwise;
   options.conv = request.conv;
+  options.flags = getFlags(request);
 
   std::lock_guard<std::mutex> lock(compileMutex);
   mlir::DialectRegistry registry;

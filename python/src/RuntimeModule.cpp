@@ -309,6 +309,8 @@ public:
     return fuse_model_target(model) == FUSE_TARGET_CUDA ? "cuda" : "cpu";
   }
   std::string arch() const { return fuse_model_arch(model); }
+  std::string compiler() const { return fuse_model_compiler(model); }
+  std::string compileFlags() const { return fuse_model_compile_flags(model); }
   std::string device() const { return fuse_model_device_name(model); }
   int deviceIndex() const { return fuse_model_device(model); }
   std::string libraries() const { return fuse_model_libraries(model); }
@@ -737,6 +739,8 @@ NB_MODULE(_runtime, m) {
       .def("groups", &Session::groups)
       .def_prop_ro("target", &Session::target)
       .def_prop_ro("arch", &Session::arch)
+      .def_prop_ro("compiler", &Session::compiler)
+      .def_prop_ro("compile_flags", &Session::compileFlags)
       .def_prop_ro("device", &Session::device)
       .def_prop_ro("device_index", &Session::deviceIndex)
       .def_prop_ro("libraries", &Session::libraries)

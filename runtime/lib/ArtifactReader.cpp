@@ -47,6 +47,8 @@ const char *sectionName(uint32_t kind) {
     return "Weights";
   case SectionKind::Metadata:
     return "Metadata";
+  case SectionKind::Build:
+    return "Build";
   }
   return "unknown";
 }
@@ -725,9 +727,10 @@ fuse_status readSections(const uint8_t *bytes, uint64_t size,
                 "past the end of the file (%llu bytes)",
                 header.numSections, ull(tableEnd), ull(size));
   std::vector<SectionEntry> entries(header.numSections);
-  Blob plan, metadata;
-  Blob *blobs[kNumSectionKinds + 1] = {nullptr,       &plan,      &a.kernelImage,
-                                       &a.kernelPtx,  &a.weights, &metadata};
+  Blob plan, metadata, build;
+  Blob *blobs[kNumSectionKinds + 1] = {nullptr,      &plan,      &a.kernelImage,
+                                       &a.kernelPtx, &a.weights, &metadata,
+                                       &build};
   for (uint32_t i = 0; i < header.numSections; ++i) {
     const uint8_t *p = bytes + sizeof(FileHeader) + i * sizeof(SectionEntry);
     SectionEntry &e = entries[i];
@@ -739,6 +742,11 @@ fuse_status readSections(const uint8_t *bytes, uint64_t size,
     if (e.kind < 1 || e.kind > kNumSectionKinds)
       return fail(FUSE_ERROR_FORMAT, "artifact: section %u has unknown kind %u",
                   i, e.kind);
+    if (e.kind == uint32_t(SectionKind::Build) && header.formatVersion < 5)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: section %u is a Build section, which format "
+                  "version %u does not have (version 5 added it)",
+                  i, header.formatVersion);
     // A cpu KernelImage names its x86-64 level (version 4); every other
     // section has variant 0.
     bool levelImage = e.kind == uint32_t(SectionKind::KernelImage) &&
@@ -809,6 +817,9 @@ fuse_status readSections(const uint8_t *bytes, uint64_t size,
       return s;
   if (fuse_status s = readPlanSection(plan, a))
     return s;
+  if (build.present)
+    if (fuse_status s = decodeSection(build, "Build", "field", a.build))
+      return s;
   a.planSectionOffset = uint64_t(plan.data - bytes);
   a.planSectionSize = plan.size;
 

@@ -88,6 +88,8 @@ struct Artifact {
   std::vector<Plan> plans;
   /// Empty when the artifact has no Metadata section.
   artifact::MetadataSection metadata;
+  /// Empty strings when the artifact has no Build section (version 4).
+  artifact::BuildSection build;
   /// The kernel image; for cpu, the lowest level's (the header's arch).
   Blob kernelImage;
   /// Cpu: every level's image, lowest first.

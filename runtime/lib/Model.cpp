@@ -367,6 +367,14 @@ const char *fuse_model_arch(const fuse_model *model) {
   return model ? model->artifact.arch.c_str() : "";
 }
 
+const char *fuse_model_compiler(const fuse_model *model) {
+  return model ? model->artifact.build.compiler.c_str() : "";
+}
+
+const char *fuse_model_compile_flags(const fuse_model *model) {
+  return model ? model->artifact.build.flags.c_str() : "";
+}
+
 size_t fuse_model_num_inputs(const fuse_model *model) {
   return model ? model->artifact.inputs.size() : 0;
 }

@@ -3,9 +3,11 @@ onnxruntime, at the lit numerics tests' tolerances (rtol 1e-4, atol 1e-5)."""
 
 import os
 import pathlib
+import re
 import threading
 
 import models  # test/Numerics/Inputs/models.py
+
 import numpy as np
 import onnx
 import pytest
@@ -141,6 +143,13 @@ def test_input_shapes():
     session = fuse.InferenceSession(
         fuse.compile(model, input_shapes={"x": [5, 3]}))
     assert session.get_inputs()[0].shape == [5, 3]
+    # The artifact records the compiler and the options, as fuse-compile's
+    # flags.
+    assert re.fullmatch(r"fuse \d+\.\d+\.\d+, commit \S+, LLVM [\d.]+",
+                        session.compiler), session.compiler
+    assert session.compile_flags == (
+        "--target=cpu --cpu=x86-64,x86-64-v3 --strategy=auto "
+        "--depthwise=kernel --conv=auto --input-shape=x=5x3")
     x = np.linspace(-1, 1, 15, dtype=np.float32).reshape(5, 3)
     y, = session.run(None, {"x": x})
     np.testing.assert_array_equal(y, np.maximum(x, 0))

@@ -25,8 +25,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -276,6 +277,55 @@ static bool isMLIRInput(StringRef path, StringRef contents) {
                                 "=");
   }
   return false;
+}
+
+/// The flags recorded in the artifact (CompileOptions::flags): the
+/// arguments as given, less those that do not change the artifact: the
+/// model's file name, the output's (-o), and the options that only print
+/// (progress, the fusion report, MLIR's --mlir-timing, IR printing and
+/// the like). An argument with a space or a shell character in it is
+/// single-quoted, as a shell would need it.
+static std::string getRecordedFlags(ArrayRef<const char *> args) {
+  static const llvm::StringSet<> printingOnly = {"o",
+                                                 "progress",
+                                                 "progress-interval",
+                                                 "fusion-report",
+                                                 "fusion-report-file",
+                                                 "tune-cache"};
+  auto &registered = cl::getRegisteredOptions();
+  std::string flags;
+  auto append = [&](StringRef arg) {
+    if (!flags.empty())
+      flags += ' ';
+    if (!arg.empty() &&
+        arg.find_first_of(" \t\n'\"\\$`*?;&|<>()") == StringRef::npos) {
+      flags += arg;
+      return;
+    }
+    flags += '\'';
+    for (char c : arg)
+      flags += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    flags += '\'';
+  };
+  for (size_t i = 1; i < args.size(); ++i) {
+    StringRef arg = args[i];
+    // The model's file name, the one positional argument.
+    if (!arg.starts_with("-") || arg == "-")
+      continue;
+    auto [name, value] = arg.ltrim('-').split('=');
+    cl::Option *option = registered.lookup(name);
+    bool valueFollows = !arg.contains('=') && option &&
+                        option->getValueExpectedFlag() == cl::ValueRequired &&
+                        i + 1 < args.size();
+    bool recorded = !name.starts_with("mlir-") && !printingOnly.contains(name);
+    if (recorded)
+      append(arg);
+    if (valueFollows && recorded)
+      append(args[i + 1]);
+    if (valueFollows)
+      ++i;
+  }
+  return flags;
 }
 
 static std::string defaultCudaPath() {
@@ -540,6 +590,7 @@ int main(int argc, char **argv) {
     options.progress = [&](StringRef stage, int64_t done, int64_t kernels) {
       progress->update(stage, done, kernels);
     };
+  options.flags = getRecordedFlags(ArrayRef<const char *>(argv, argc));
   options.serialSums = testSerialSums;
   options.failingStrategies.assign(testFailStrategy.begin(),
                                    testFailStrategy.end());

@@ -112,7 +112,7 @@ shape, min, max and mean):
                        (GFLOP/s; default: a 4096^3 cuBLASLt SGEMM measured
                        at start on the GPU, none on the CPU)
   --info               describe the artifact without loading it: target,
-                       signature, each plan's buffers and launches (what
+                       the compiler and flags that made it, signature, each plan's buffers and launches (what
                        runs: a kernel with its grid and block, or a
                        cuBLASLt or cuDNN call), its choices (candidates'
                        labels, launches and measured times; which is
@@ -828,6 +828,12 @@ int describe(const Options &options) {
   if (fuse_model_target(model) == FUSE_TARGET_CPU)
     std::printf("kernels for: %s (a host loads the highest level it has)\n",
                 fuse_model_kernel_archs(model));
+  if (*fuse_model_compiler(model))
+    std::printf("compiled by: %s\ncompile flags: %s\n",
+                fuse_model_compiler(model), fuse_model_compile_flags(model));
+  else
+    std::printf("compiled by: not recorded (an artifact older than format "
+                "version 5)\n");
   // The signature as described, nothing allocated for it (a huge input
   // made --info die of bad_alloc).
   for (bool output : {false, true}) {

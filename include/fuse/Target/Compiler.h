@@ -103,6 +103,10 @@ struct CompileOptions {
   /// heuristic's pick selected, for fuse-tune (fuse-select-strategies'
   /// candidates); unset: on cuda yes, on cpu no.
   std::optional<bool> candidates;
+  /// The options as fuse-compile's flags, recorded in the artifact's Build
+  /// section with the compiler's version (fuse-run --info shows both):
+  /// the command line without the model's and the output's file names.
+  std::string flags;
   CompileStage stopAfter = CompileStage::Artifact;
   /// The stage the module given to compileModel is at (getModuleStage):
   /// the compile goes on from there. From Loops on the plan is gone, so

@@ -104,6 +104,13 @@ void fuse_model_free(fuse_model *model);
 fuse_target fuse_model_target(const fuse_model *model);
 /* "sm_90", "x86-64", ... */
 const char *fuse_model_arch(const fuse_model *model);
+/* The compiler that wrote the artifact ("fuse 0.1.0, commit a8ef934, LLVM
+ * 22.1.2") and the options it was given, as fuse-compile's flags
+ * ("--target=cpu --input-shape=x=1x3x224x224"; the model's and the
+ * output's file names and the options that only print left out); "" for
+ * artifacts older than format version 5, which did not record them. */
+const char *fuse_model_compiler(const fuse_model *model);
+const char *fuse_model_compile_flags(const fuse_model *model);
 
 size_t fuse_model_num_inputs(const fuse_model *model);
 size_t fuse_model_num_outputs(const fuse_model *model);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes fuse artifacts (.fbin, format version 3; 4 where a defect says so)
+"""Writes fuse artifacts (.fbin, format version 3; 4 or 5 where a defect says so)
 for the runtime tests.
 
     make_artifact.py MODEL OUT.fbin [--image KERNELS.so] [--target cuda]
@@ -38,7 +38,8 @@ ALIGNMENT = 64
 HEADER_BYTES = 64
 SECTION_ENTRY_BYTES = 24
 TARGETS = {"cpu": 1, "cuda": 2}
-SECTIONS = {"plan": 1, "image": 2, "ptx": 3, "weights": 4, "metadata": 5}
+SECTIONS = {"plan": 1, "image": 2, "ptx": 3, "weights": 4, "metadata": 5,
+            "build": 6}
 DTYPES = {"float32": 1, "uint8": 2, "int8": 3, "uint16": 4, "int16": 5,
           "int32": 6, "int64": 7, "bool": 9, "float16": 10, "float64": 11,
           "uint32": 12, "uint64": 13, "bfloat16": 16}
@@ -917,6 +918,25 @@ def cpu_levels(*variants, version=4):
     return apply
 
 
+def build_section(compiler, flags, version=5, cut=0):
+    """Format `version` with a Build section (compiler, flags), its last
+    `cut` bytes cut off."""
+    payload = string(compiler) + string(flags)
+    payload = payload[:len(payload) - cut]
+
+    def entries(e):
+        # Since version 4 a cpu KernelImage names its level: x86-64.
+        for entry in e:
+            if entry[0] == SECTIONS["image"]:
+                entry[1] = 1
+
+    def apply(m):
+        m.setdefault("header", {})["version"] = version
+        m["sections_hook"] = lambda s: s + [("build", payload)]
+        m["entries_hook"] = entries
+    return apply
+
+
 def edit(fn):
     """A defect that edits the model dict in place."""
     return fn
@@ -960,6 +980,11 @@ DEFECTS = {
     "cpu-level-twice": cpu_levels(1, 1),
     "cpu-level-not-arch": cpu_levels(3),
     "cpu-level-in-v3": cpu_levels(1, 3, version=3),
+    # Format 5: the compiler and its flags (valid: no "-").
+    "withbuild": build_section("fuse 9.9.9, commit abc, LLVM 22.1.0",
+                               "--target=cpu --input-shape=x=2x3"),
+    "build-in-v4": build_section("fuse", "", version=4),
+    "build-truncated": build_section("fuse 9.9.9", "--target=cpu", cut=3),
     "section-misaligned": edit_entry(1, offset=lambda e: e[1][2] + 8),
     "section-overlaps-header": edit_entry(1, offset=0),
     "section-out-of-bounds": edit_entry(2, size=1 << 20),

@@ -14,7 +14,7 @@
 // The checksum (FNV-1a, 64-bit) covers every byte after the header, so a
 // truncated or corrupted file is rejected before anything is parsed.
 //
-// The Plan and Metadata sections and the parameter blobs of library
+// The Plan, Metadata and Build sections and the parameter blobs of library
 // launches are records (the structs below). Their encoding is written down
 // once, in the transfer() functions: the writer runs them with an Encoder,
 // the reader with a Decoder, so the two cannot disagree about the layout.
@@ -35,9 +35,10 @@ namespace fuse {
 namespace artifact {
 
 constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'B', 'I', 'N', '\0'};
-constexpr uint32_t kFormatVersion = 4;
+constexpr uint32_t kFormatVersion = 5;
 /// The oldest format the reader still takes: version 3 had one KernelImage
-/// and `SectionEntry::variant` 0 (then `reserved`).
+/// and `SectionEntry::variant` 0 (then `reserved`); version 4 had no Build
+/// section.
 constexpr uint32_t kOldestFormatVersion = 3;
 /// Alignment of every section payload in the file and of every buffer
 /// offset in an arena or in the weights section.
@@ -81,8 +82,11 @@ enum class SectionKind : uint32_t {
   Weights = 4,
   /// What each launch computes (MetadataSection; optional).
   Metadata = 5,
+  /// The compiler that wrote the file and its options (BuildSection;
+  /// optional, version 5).
+  Build = 6,
 };
-constexpr uint32_t kNumSectionKinds = 5;
+constexpr uint32_t kNumSectionKinds = 6;
 
 struct SectionEntry {
   uint32_t kind;      // SectionKind
@@ -372,6 +376,17 @@ struct MetadataSection {
   std::vector<GroupDesc> groups;
 };
 
+/// The Build section: how the file was made, for people (fuse-run --info)
+/// and for compiling it again.
+struct BuildSection {
+  /// "fuse 0.1.0, commit a8ef934, LLVM 22.1.2".
+  std::string compiler;
+  /// The options the compile was given, as fuse-compile's flags
+  /// ("--target=cpu --input-shape=x=1x3x224x224"); the model's and the
+  /// output's file names are left out: they do not change the file.
+  std::string flags;
+};
+
 /// cuBLASLt matmul, in fuse's (row-major) terms, for each of `batch`
 /// matrices:
 ///
@@ -585,6 +600,12 @@ template <class IO> void transfer(IO &io, MetadataSection &m) {
     io.context([&] { return formatContext("group %u", index++); });
     transfer(io, g);
   });
+}
+
+template <class IO> void transfer(IO &io, BuildSection &b) {
+  io.context([] { return std::string("build"); });
+  io.str(b.compiler, "compiler");
+  io.str(b.flags, "flags");
 }
 
 template <class IO> void transfer(IO &io, MatmulParams &p) {
@@ -818,6 +839,8 @@ struct File {
   PlanSection plan;
   /// Written when it has groups.
   MetadataSection metadata;
+  /// Written when `compiler` is not empty.
+  BuildSection build;
   std::vector<uint8_t> image;
   /// Cpu: the level `image` needs (its section's variant), `arch`'s.
   uint32_t imageLevel = 0;
@@ -836,7 +859,7 @@ struct File {
 /// Writes the file through `write(const uint8_t *data, uint64_t size)`, in
 /// order (null data: that many zero bytes): header, section table, then
 /// Plan, KernelImage (a Cpu file's higher levels after it), KernelPtx (if
-/// any), Weights and Metadata (if any),
+/// any), Weights, Metadata (if any) and Build (if any),
 /// each section 64-byte aligned; the checksum covers all but the header.
 /// Nothing is copied whole: the body is read twice, once for the checksum.
 /// Returns the file's size.
@@ -864,6 +887,11 @@ template <class Write> uint64_t writeFile(File &file, Write &&write) {
   if (!file.metadata.groups.empty()) {
     metadata = encode(file.metadata);
     sections.push_back({SectionKind::Metadata, {span(metadata)}});
+  }
+  std::vector<uint8_t> build;
+  if (!file.build.compiler.empty()) {
+    build = encode(file.build);
+    sections.push_back({SectionKind::Build, {span(build)}});
   }
 
   auto alignTo = [](uint64_t x) {
