@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
 """Whole models on the GPU machine: fuse against PyTorch, in one process.
 
-    python3 bench/models/benchmark.py [--models resnet50,mobilenet_v2,bert]
+    python3 bench/models/benchmark.py [--models resnet50,mobilenet_v2,bert,...]
         [--batches 1,32] [--out DIR] [--no-compile] [--strategy auto]
         [--conv auto] [--variant LABEL=FLAGS ...]
 
 For each model and batch size, in this one process:
 
-1. export the model from PyTorch (torchvision ResNet-50 and MobileNetV2,
-   transformers' BERT-base with eager attention and sequence length 128,
-   random weights from a fixed seed) with torch.onnx.export (opset 17,
-   dynamo=False) at that batch size;
+1. export the model from PyTorch at that batch size, random weights from a
+   fixed seed: torchvision ResNet-50 and MobileNetV2, and transformers'
+   BERT-base with eager attention (`bert`), sequence length 128, with
+   torch.onnx.export(opset_version=17, dynamo=False), the path
+   docs/models.md took first; `bert_sdpa` (BERT-base as it comes, sdpa
+   attention) and `llama` (a Llama-style decoder, prefill of 128 tokens:
+   4 layers, hidden size 1024, 16 heads and 4 key/value heads, SiLU-gated
+   MLP of 2816, vocabulary 32000; its last hidden state) with
+   torch.onnx.export's defaults (the dynamo exporter, opset 18+, weights
+   in external data), as users export them;
 2. compile it with fuse-compile for cuda (the static build in
    .device/compiler, bench/models/build_static_compiler.sh), its fusion
    report in NAME.fusion.json (the kernel counts of the table come from
@@ -174,34 +180,78 @@ def build(name, batch):
         from transformers import BertConfig, BertModel
         config = BertConfig(attn_implementation="eager")
         bert = BertModel(config).eval()
-
-        class Encoder(torch.nn.Module):
-            """Positional inputs, tuple outputs: what the exporter wants."""
-
-            def __init__(self, bert):
-                super().__init__()
-                self.bert = bert
-
-            def forward(self, input_ids, attention_mask):
-                out = self.bert(input_ids=input_ids,
-                                attention_mask=attention_mask)
-                return out.last_hidden_state, out.pooler_output
-
-        ids = rng.integers(0, config.vocab_size,
-                           (batch, SEQUENCE)).astype(np.int64)
-        mask = np.ones((batch, SEQUENCE), np.int64)
-        for b in range(batch):  # padding at the end, so the mask matters
-            mask[b, 100 - b % 32:] = 0
+        ids, mask = token_inputs(rng, config.vocab_size, batch, padded=True)
         return (Encoder(bert).eval(), {"input_ids": ids, "attention_mask": mask},
                 ["last_hidden_state", "pooler_output"])
+    if name == "bert_sdpa":
+        from transformers import BertConfig, BertModel
+        config = BertConfig()  # sdpa attention, the default
+        bert = BertModel(config).eval()
+        ids, mask = token_inputs(rng, config.vocab_size, batch, padded=True)
+        return (Encoder(bert).eval(), {"input_ids": ids, "attention_mask": mask},
+                ["last_hidden_state", "pooler_output"])
+    if name == "llama":
+        from transformers import LlamaConfig, LlamaModel
+        config = LlamaConfig(hidden_size=1024, intermediate_size=2816,
+                             num_hidden_layers=4, num_attention_heads=16,
+                             num_key_value_heads=4, vocab_size=32000,
+                             max_position_embeddings=2048, use_cache=False)
+        llama = LlamaModel(config).eval()
+        # Prefill: every token real, the causal mask the model's own.
+        ids, mask = token_inputs(rng, config.vocab_size, batch, padded=False)
+        return (Decoder(llama).eval(), {"input_ids": ids, "attention_mask": mask},
+                ["last_hidden_state"])
     raise ValueError(name)
 
 
-def export(model, inputs, output_names, path):
+class Encoder(torch.nn.Module):
+    """Positional inputs, tuple outputs: what the exporters want."""
+
+    def __init__(self, bert):
+        super().__init__()
+        self.bert = bert
+
+    def forward(self, input_ids, attention_mask):
+        out = self.bert(input_ids=input_ids, attention_mask=attention_mask)
+        return out.last_hidden_state, out.pooler_output
+
+
+class Decoder(torch.nn.Module):
+    """A decoder's last hidden state (its logits would be 32000 wide)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids, attention_mask):
+        return self.model(input_ids=input_ids,
+                          attention_mask=attention_mask).last_hidden_state
+
+
+def token_inputs(rng, vocabulary, batch, padded):
+    ids = rng.integers(0, vocabulary, (batch, SEQUENCE)).astype(np.int64)
+    mask = np.ones((batch, SEQUENCE), np.int64)
+    if padded:
+        for b in range(batch):  # padding at the end, so the mask matters
+            mask[b, 100 - b % 32:] = 0
+    return ids, mask
+
+
+# How each model is exported: "legacy" (opset 17, dynamo=False) or
+# "default" (torch.onnx.export's defaults: the dynamo exporter).
+EXPORTERS = {"bert_sdpa": "default", "llama": "default"}
+
+
+def export(name, model, inputs, output_names, path):
     args = tuple(torch.from_numpy(v) for v in inputs.values())
-    torch.onnx.export(model, args, path, input_names=list(inputs),
-                      output_names=output_names, opset_version=17,
-                      dynamo=False)
+    with torch.no_grad():
+        if EXPORTERS.get(name, "legacy") == "default":
+            torch.onnx.export(model, args, path, input_names=list(inputs),
+                              output_names=output_names)
+        else:
+            torch.onnx.export(model, args, path, input_names=list(inputs),
+                              output_names=output_names, opset_version=17,
+                              dynamo=False)
 
 
 def rel_l2(have, want):
@@ -233,7 +283,7 @@ def run_case(name, batch, args):
     row = {"model": name, "batch": batch}
     model, inputs, output_names = build(name, batch)
     path = os.path.join(args.out, tag + ".onnx")
-    export(model, inputs, output_names, path)
+    export(name, model, inputs, output_names, path)
 
     # fuse, then each variant
     want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(

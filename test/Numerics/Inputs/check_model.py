@@ -9,7 +9,7 @@ every output with onnxruntime.
 
 Inputs are seeded random floats in [-1, 1] (integers in [0, INT_HIGH)), or
 those of --inputs. Prints one line per output:
-`output NAME: max_abs_err=... max_rel_err=... PASS|FAIL`, then
+`output NAME: max_abs_err=... max_rel_err=... rel_l2=... PASS|FAIL`, then
 `RESULT: PASS` or `RESULT: FAIL` (exit 1). An element passes when
 |fuse - ort| <= atol + rtol * |ort|, or both are NaN.
 """
@@ -125,9 +125,12 @@ def main():
         diff[nan] = 0
         rel = diff / np.maximum(np.abs(want.astype(np.float64)), 1e-30)
         ok &= passed
-        print("output %s: max_abs_err=%.3g max_rel_err=%.3g %s" % (
+        norm = np.linalg.norm(want.astype(np.float64)[~nan])
+        rel_l2 = np.linalg.norm(diff) / norm if norm > 0 else 0.0
+        print("output %s: max_abs_err=%.3g max_rel_err=%.3g rel_l2=%.3g %s" % (
             value.name, diff.max() if diff.size else 0.0,
-            rel.max() if rel.size else 0.0, "PASS" if passed else "FAIL"))
+            rel.max() if rel.size else 0.0, rel_l2,
+            "PASS" if passed else "FAIL"))
     print("RESULT: " + ("PASS" if ok else "FAIL"))
     return 0 if ok else 1
 
