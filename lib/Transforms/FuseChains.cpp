@@ -197,9 +197,11 @@ static SmallVector<Operation *> unwrapGroup(RewriterBase &rewriter,
 }
 
 /// An `elementwise` group whose input is the result of a contraction or
-/// pooling (grouped or not) that nothing else uses, over the same shape,
-/// joins that op's epilogue: e.g. MatMul + bias + GELU, where the bias add
-/// has two users inside the GELU and so ended the epilogue chain.
+/// pooling (grouped or not), or of a reduction group, that nothing else
+/// uses, over the same shape, joins that op's epilogue: e.g. MatMul + bias
+/// + GELU, where the bias add has two users inside the GELU and so ended
+/// the epilogue chain, or the IsNaN/Where guard PyTorch's sdpa export puts
+/// after the attention's Softmax, whose result both read.
 struct MergeElementwiseIntoEpilogue : public OpRewritePattern<GroupOp> {
   MergeElementwiseIntoEpilogue(MLIRContext *ctx, int64_t maxOps)
       : OpRewritePattern(ctx), maxOps(maxOps) {}
@@ -220,7 +222,8 @@ struct MergeElementwiseIntoEpilogue : public OpRewritePattern<GroupOp> {
       GroupKind kind;
       auto producer = dyn_cast<GroupOp>(def);
       if (producer && (producer.getKind() == GroupKind::contraction_epilogue ||
-                       producer.getKind() == GroupKind::pool_epilogue))
+                       producer.getKind() == GroupKind::pool_epilogue ||
+                       producer.getKind() == GroupKind::reduction))
         kind = producer.getKind();
       else if (!producer && isUngrouped(def) && isContractionOp(def))
         kind = GroupKind::contraction_epilogue;
@@ -279,7 +282,7 @@ struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
             applyPatternsGreedily(getOperation(), std::move(chains), config)))
       return signalPassFailure();
 
-    if (!contractionEpilogues && !poolEpilogues)
+    if (!contractionEpilogues && !poolEpilogues && !reductions)
       return;
     RewritePatternSet merges(ctx);
     merges.add<MergeElementwiseIntoEpilogue>(ctx, maxGroupOps);

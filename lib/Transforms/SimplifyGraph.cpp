@@ -16,6 +16,11 @@
 //  6. replaces a Reduce* of a tensor with no elements by the reduction's
 //     identity (0 for sums, 1 for products, -inf for max, ...), and a Pad
 //     of one by its pad value;
+//  7. moves a scalar factor of an operand of a product of two activations
+//     after the product (MatMul(x * c, y) = MatMul(x, y) * c), when the
+//     product goes on into an elementwise op or a Softmax: PyTorch's sdpa
+//     export scales Q and K by sqrt(scale) each, two kernels over whole
+//     tensors, which after the product join the Softmax's group;
 //
 // then erases what is dead and updates the function's result types.
 //
@@ -25,6 +30,7 @@
 
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
+#include "fuse/Dialect/ONNX/IR/ONNXTraits.h"
 #include "fuse/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -88,6 +94,7 @@ private:
   void dropEmptyInputs(ONNXConcatOp concat);
   bool tryFold(Operation *op);
   bool tryFoldBatchNorm(ONNXBatchNormalizationOp bn);
+  bool tryHoistScalarFactors(ONNXMatMulOp matmul);
   void replaceWithConstant(Operation *op, ElementsAttr value);
   std::string blobName(Operation *op, StringRef suffix);
 
@@ -399,6 +406,51 @@ bool GraphSimplifier::tryFoldBatchNorm(ONNXBatchNormalizationOp bn) {
   return true;
 }
 
+/// Step 7. Only for a product of two activations whose result goes on into
+/// a Softmax or an elementwise op, which the moved factor joins: against a
+/// weight, folding the factor into the weight would be the better rewrite,
+/// and a product whose consumer is a library call's epilogue would get a
+/// kernel of its own for the factor.
+bool GraphSimplifier::tryHoistScalarFactors(ONNXMatMulOp matmul) {
+  auto type = dyn_cast<RankedTensorType>(matmul.getType());
+  if (!type || !isa<FloatType>(type.getElementType()) || !matmul->hasOneUse())
+    return false;
+  Operation *user = *matmul->getUsers().begin();
+  if (!isa<ONNXSoftmaxOp>(user) && !isElementwiseOp(user))
+    return false;
+  auto isConstant = [](Value v) {
+    return v.getDefiningOp<ONNXConstantOp>() != nullptr;
+  };
+  bool hoisted = false;
+  for (OpOperand &operand : matmul->getOpOperands()) {
+    auto mul = operand.get().getDefiningOp<ONNXMulOp>();
+    if (!mul || !mul->hasOneUse())
+      continue;
+    for (unsigned i : {0u, 1u}) {
+      Value factor = mul->getOperand(i), scaled = mul->getOperand(1 - i);
+      auto factorType = dyn_cast<RankedTensorType>(factor.getType());
+      // A scalar that does not broadcast `scaled` (nor, below, the
+      // product) to more dims.
+      if (!factorType || !factorType.hasStaticShape() ||
+          factorType.getNumElements() != 1 ||
+          factorType.getRank() > type.getRank() ||
+          scaled.getType() != mul.getType() || isConstant(scaled) ||
+          isConstant(matmul->getOperand(1 - operand.getOperandNumber())))
+        continue;
+      operand.set(scaled);
+      builder.setInsertionPointAfter(matmul);
+      Value product = matmul.getResult();
+      auto moved =
+          ONNXMulOp::create(builder, mul.getLoc(), type, product, factor);
+      product.replaceAllUsesExcept(moved, moved);
+      mul.erase();
+      hoisted = true;
+      break;
+    }
+  }
+  return hoisted;
+}
+
 LogicalResult GraphSimplifier::run() {
   Block &body = func.getBody().front();
   for (Operation &op : llvm::make_early_inc_range(body)) {
@@ -416,6 +468,10 @@ LogicalResult GraphSimplifier::run() {
     }
     if (auto bn = dyn_cast<ONNXBatchNormalizationOp>(op)) {
       tryFoldBatchNorm(bn);
+      continue;
+    }
+    if (auto matmul = dyn_cast<ONNXMatMulOp>(op)) {
+      tryHoistScalarFactors(matmul);
       continue;
     }
     // Identity forwards its input, except straight into the return, where

@@ -299,6 +299,34 @@ func.func @scaled_masked_softmax(%x: tensor<1x2x8x8xf32>, %mask: tensor<1x1x1x8x
 
 // -----
 
+// The IsNaN/Where guard of PyTorch's sdpa export reads the Softmax's result
+// twice, which ends the reduction's epilogue chain; as an elementwise group
+// that is the only user of the reduction group's result it joins it
+// (phase 4): one kernel.
+// CHECK-LABEL: func @sdpa_guard
+// CHECK: %[[G:.*]] = fuse.group reduction
+// CHECK: %[[SM:.*]] = onnx.Softmax
+// CHECK-NEXT: %[[NAN:.*]] = onnx.IsNaN(%[[SM]])
+// CHECK-NEXT: %[[W:.*]] = onnx.Where(%[[NAN]], %{{.*}}, %[[SM]])
+// CHECK-NEXT: fuse.yield %[[W]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]
+// Without reduction groups nothing merges: the guard stays a group of its
+// own after the lone Softmax.
+// NORED-LABEL: func @sdpa_guard
+// NORED: onnx.Softmax
+// NORED: fuse.group elementwise
+func.func @sdpa_guard(%x: tensor<1x2x8x8xf32>, %mask: tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32> {
+  %zero = onnx.Constant dense<0.0> : tensor<f32>
+  %0 = onnx.Add(%x, %mask) : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %1 = onnx.Softmax(%0) : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %2 = onnx.IsNaN(%1) : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xi1>
+  %3 = onnx.Where(%2, %zero, %1) : (tensor<1x2x8x8xi1>, tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %3 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
 // Bias + residual + LayerNormalization.
 // CHECK-LABEL: func @residual_layernorm
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x16xf32>, %[[B:.*]]: tensor<16xf32>, %[[R:.*]]: tensor<1x4x16xf32>, %[[S:.*]]: tensor<16xf32>)

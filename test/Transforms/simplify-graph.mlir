@@ -351,3 +351,64 @@ func.func @empty_reductions(%x: tensor<2x0x4xf32>, %b: tensor<2x0x4xi1>, %i: ten
   %6 = onnx.ReduceMax(%i, %axes) : (tensor<2x0x4xi8>, tensor<1xi64>) -> tensor<2x1x4xi8>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<2x1x4xf32>, tensor<2x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xi1>, tensor<2x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xi8>
 }
+
+// -----
+
+// PyTorch's sdpa export scales Q and K by sqrt(scale) each before their
+// product: the factors move after it, where they join the Softmax's group
+// (two kernels over whole tensors fewer), each Mul keeping its node's
+// location.
+// CHECK-LABEL: func @sdpa_scales
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x8x4xf32>, %[[KT:.*]]: tensor<1x2x4x8xf32>, %[[MASK:.*]]: tensor<1x1x1x8xf32>)
+// CHECK-DAG: %[[C:.*]] = onnx.Constant dense<5.000000e-01> : tensor<f32>
+// CHECK-DAG: %[[D:.*]] = onnx.Constant dense<2.500000e-01> : tensor<1xf32>
+// CHECK: %[[P:.*]] = onnx.MatMul(%[[Q]], %[[KT]])
+// CHECK-NEXT: %[[S1:.*]] = onnx.Mul(%[[P]], %[[D]])
+// CHECK-NEXT: %[[S2:.*]] = onnx.Mul(%[[S1]], %[[C]])
+// CHECK-NEXT: %[[A:.*]] = onnx.Add(%[[S2]], %[[MASK]])
+// CHECK-NEXT: onnx.Softmax(%[[A]])
+func.func @sdpa_scales(%q: tensor<1x2x8x4xf32>, %kt: tensor<1x2x4x8xf32>, %mask: tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32> {
+  %c = onnx.Constant dense<0.5> : tensor<f32>
+  %d = onnx.Constant dense<0.25> : tensor<1xf32>
+  %qs = onnx.Mul(%q, %c) : (tensor<1x2x8x4xf32>, tensor<f32>) -> tensor<1x2x8x4xf32> loc("q_scaled")
+  %ks = onnx.Mul(%d, %kt) : (tensor<1xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> loc("k_scaled")
+  %p = onnx.MatMul(%qs, %ks) : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %a = onnx.Add(%p, %mask) : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %s = onnx.Softmax(%a) {axis = -1 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %s : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// Where the factor stays: against a weight (folding it into the weight
+// would be the rewrite), on a value used twice, a factor that is not a
+// scalar, and a product that goes on into another MatMul (a contraction,
+// which the moved factor would not join).
+// CHECK-LABEL: func @scales_that_stay
+// CHECK: %[[W1:.*]] = onnx.Mul(%arg0,
+// CHECK-NEXT: onnx.MatMul(%[[W1]],
+// CHECK: %[[T:.*]] = onnx.Mul(%arg0,
+// CHECK-NEXT: onnx.MatMul(%[[T]],
+// CHECK: %[[V:.*]] = onnx.Mul(%arg0,
+// CHECK-NEXT: onnx.MatMul(%[[V]],
+// CHECK: %[[N:.*]] = onnx.Mul(%arg0,
+// CHECK-NEXT: %[[P3:.*]] = onnx.MatMul(%[[N]],
+// CHECK-NEXT: onnx.MatMul(%[[P3]], %[[P3]])
+func.func @scales_that_stay(%x: tensor<8x4xf32>, %y: tensor<4x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x4xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+  %c = onnx.Constant dense<0.5> : tensor<f32>
+  %v = onnx.Constant dense<[0.5, 1.0, 2.0, 4.0]> : tensor<4xf32>
+  %w = onnx.Constant dense<1.0> : tensor<4x8xf32>
+  %xs = onnx.Mul(%x, %c) : (tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32> loc("against_weight")
+  %p0 = onnx.MatMul(%xs, %w) : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %r0 = onnx.Relu(%p0) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %t = onnx.Mul(%x, %c) : (tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32> loc("used_twice")
+  %p1 = onnx.MatMul(%t, %y) : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %r1 = onnx.Relu(%p1) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %xv = onnx.Mul(%x, %v) : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32> loc("vector")
+  %p2 = onnx.MatMul(%xv, %y) : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %r2 = onnx.Relu(%p2) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %xn = onnx.Mul(%x, %c) : (tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32> loc("into_matmul")
+  %p3 = onnx.MatMul(%xn, %y) : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %p4 = onnx.MatMul(%p3, %p3) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r0, %r1, %t, %r2, %p4 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x4xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+}

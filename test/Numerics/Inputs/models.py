@@ -604,6 +604,26 @@ def gather_nd():
 
 
 @model
+def sdpa_attention():
+    """Attention as PyTorch's sdpa export writes it: Q and K^T scaled by
+    sqrt(scale) each, an additive mask, Softmax, the IsNaN/Where guard,
+    then the product with V ([batch, heads, sequence, head size])."""
+    return make([node("Mul", ["q", "root_scale"], ["q_scaled"]),
+                 node("Transpose", ["k"], ["k_t"], perm=[0, 1, 3, 2]),
+                 node("Mul", ["k_t", "root_scale"], ["k_scaled"]),
+                 node("MatMul", ["q_scaled", "k_scaled"], ["scores"]),
+                 node("Add", ["scores", "mask"], ["masked"]),
+                 node("Softmax", ["masked"], ["weights"], axis=-1),
+                 node("IsNaN", ["weights"], ["nan"]),
+                 node("Where", ["nan", "zero", "weights"], ["guarded"]),
+                 node("MatMul", ["guarded", "v"], ["y"])],
+                [("q", [2, 4, 8, 16]), ("k", [2, 4, 8, 16]),
+                 ("v", [2, 4, 8, 16]), ("mask", [2, 1, 1, 8])], ["y"],
+                [const("root_scale", np.float32(0.5)),
+                 const("zero", np.float32(0))], opset=17)
+
+
+@model
 def external_data():
     """Every initializer in one external data file (`.onnx.data`, as the
     dynamo exporter writes it): weights, a bias, scalars, a splat and
