@@ -22,6 +22,10 @@ def SimplifyGraph : Pass<"fuse-simplify-graph", "mlir::func::FuncOp"> {
       the Conv's filters and bias; elsewhere it becomes `X * a + b` with
       per-channel constants, which fuses like any elementwise op;
     - Identity (and Dropout, imported as Identity) is forwarded;
+    - a scalar factor of an operand of a product of two activations moves
+      after the product when that goes on into a Softmax or an
+      elementwise op (PyTorch's sdpa export scales Q and K by
+      sqrt(scale) each), which the moved Mul joins;
     - dead ops are erased and the function's result types updated.
 
     ```mlir
@@ -32,6 +36,51 @@ def SimplifyGraph : Pass<"fuse-simplify-graph", "mlir::func::FuncOp"> {
     // after
     %n = onnx.Constant dense<1> : tensor<i64>
     ```
+  }];
+}
+
+def RaiseAttention : Pass<"fuse-raise-attention", "mlir::func::FuncOp"> {
+  let summary = "Raise each attention chain to one fuse.attention";
+  let description = [{
+    Finds MatMul(Softmax(scale * MatMul(Q, K^T) + mask), V), with PyTorch
+    sdpa's IsNaN/Where guard after the Softmax when there is one, scale a
+    product of scalar Muls and Divs and the mask an optional Add of a 4-D
+    tensor, and replaces it by one `fuse.attention`. Its operands are the
+    tensors before the head Transposes, [batch, sequence, heads, head
+    size]: where Q, K^T or V is a chain of Reshapes and Transposes that is
+    exactly such a tensor transposed ([0, 2, 1, 3], for K^T [0, 2, 3, 1]),
+    the op reads that tensor, and a Transpose [0, 2, 1, 3] after the
+    product is the op's result; otherwise a Transpose is made. Static
+    4-D f32 tensors with equal heads only. Not yet part of fuse-compile's
+    pipeline: the op has no lowering yet (issue 11, part 4).
+
+    ```mlir
+    // before
+    %q = onnx.Transpose(%qs) {perm = array<i64: 0, 2, 1, 3>} ...
+    %kt = onnx.Transpose(%ks) {perm = array<i64: 0, 2, 3, 1>} ...
+    %v = onnx.Transpose(%vs) {perm = array<i64: 0, 2, 1, 3>} ...
+    %s = onnx.MatMul(%q, %kt) ...
+    %d = onnx.Div(%s, %c8) ...
+    %m = onnx.Add(%d, %mask) ...
+    %p = onnx.Softmax(%m) ...
+    %o = onnx.MatMul(%p, %v) ...
+    %r = onnx.Transpose(%o) {perm = array<i64: 0, 2, 1, 3>} ...
+    // after
+    %r = fuse.attention %qs, %ks, %vs, %mask {scale = 0.125 : f32} ...
+    ```
+  }];
+  let dependentDialects = ["::fuse::FuseDialect"];
+}
+
+def ExpandAttention : Pass<"fuse-expand-attention", "mlir::func::FuncOp"> {
+  let summary = "Each fuse.attention back as the ONNX ops it stands for";
+  let description = [{
+    The head Transposes, MatMul, the scale (a Mul), the mask (an Add),
+    Softmax, the IsNaN/Where guard with `zero_empty_rows`, MatMul and the
+    Transpose back; key and value heads repeated (Reshape, Expand,
+    Reshape) for grouped-query attention. The op's meaning written as
+    ops: the tests check fuse-raise-attention by compiling a model raised
+    and expanded again against the model as exported.
   }];
 }
 

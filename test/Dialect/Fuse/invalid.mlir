@@ -560,3 +560,59 @@ func.func @split_k_zero() attributes {s = #fuse.kernel<tiles, grid = 1, block = 
 func.func @split_k_flat() attributes {s = #fuse.kernel<flat, grid = 1, block = 16, split_k = 2>} {
   return
 }
+
+// -----
+
+func.func @attention_rank(%q: tensor<16x4x8xf32>, %k: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op query must be a static 4-D tensor ([batch, sequence, heads, head size]), not 'tensor<16x4x8xf32>'}}
+  %0 = fuse.attention %q, %k, %k {scale = 1.0 : f32} : tensor<16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32> -> tensor<1x16x4x8xf32>
+  return %0 : tensor<1x16x4x8xf32>
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<2x16x4x8xf32>, %k: tensor<1x16x4x8xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op query, key, value and result must have the same batch, not 2, 1, 1 and 2}}
+  %0 = fuse.attention %q, %k, %k {scale = 1.0 : f32} : tensor<2x16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32> -> tensor<2x16x4x8xf32>
+  return %0 : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @attention_head_size(%q: tensor<1x16x4x8xf32>, %k: tensor<1x16x4x6xf32>) -> tensor<1x16x4x6xf32> {
+  // expected-error @+1 {{'fuse.attention' op key's head size (6) must be query's (8)}}
+  %0 = fuse.attention %q, %k, %k {scale = 1.0 : f32} : tensor<1x16x4x8xf32>, tensor<1x16x4x6xf32>, tensor<1x16x4x6xf32> -> tensor<1x16x4x6xf32>
+  return %0 : tensor<1x16x4x6xf32>
+}
+
+// -----
+
+func.func @attention_value(%q: tensor<1x16x4x8xf32>, %k: tensor<1x16x4x8xf32>, %v: tensor<1x12x4x8xf32>) -> tensor<1x16x4x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op value must have key's sequence and heads ([16, 4]), not [12, 4]}}
+  %0 = fuse.attention %q, %k, %v {scale = 1.0 : f32} : tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x12x4x8xf32> -> tensor<1x16x4x8xf32>
+  return %0 : tensor<1x16x4x8xf32>
+}
+
+// -----
+
+func.func @attention_heads(%q: tensor<1x16x4x8xf32>, %k: tensor<1x16x3x8xf32>) -> tensor<1x16x4x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op key's 3 heads must divide query's 4 (grouped-query attention)}}
+  %0 = fuse.attention %q, %k, %k {scale = 1.0 : f32} : tensor<1x16x4x8xf32>, tensor<1x16x3x8xf32>, tensor<1x16x3x8xf32> -> tensor<1x16x4x8xf32>
+  return %0 : tensor<1x16x4x8xf32>
+}
+
+// -----
+
+func.func @attention_result(%q: tensor<1x16x4x8xf32>, %k: tensor<1x16x4x8xf32>) -> tensor<1x4x16x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op result must be [1, 16, 4, 8] (query's sequence and heads, value's head size), not 'tensor<1x4x16x8xf32>'}}
+  %0 = fuse.attention %q, %k, %k {scale = 1.0 : f32} : tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32> -> tensor<1x4x16x8xf32>
+  return %0 : tensor<1x4x16x8xf32>
+}
+
+// -----
+
+func.func @attention_mask(%q: tensor<2x16x4x8xf32>, %m: tensor<2x1x8x16xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op mask 'tensor<2x1x8x16xf32>' does not broadcast to the scores' [2, 4, 16, 16]}}
+  %0 = fuse.attention %q, %q, %q, %m {scale = 1.0 : f32} : tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x1x8x16xf32> -> tensor<2x16x4x8xf32>
+  return %0 : tensor<2x16x4x8xf32>
+}

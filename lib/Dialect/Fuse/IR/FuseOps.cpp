@@ -499,5 +499,56 @@ LogicalResult Im2ColOp::verify() {
   return success();
 }
 
+LogicalResult AttentionOp::verify() {
+  auto query = cast<RankedTensorType>(getQuery().getType());
+  auto key = cast<RankedTensorType>(getKey().getType());
+  auto value = cast<RankedTensorType>(getValue().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"query", query},
+        {"key", key},
+        {"value", value},
+        {"result", result}})
+    if (type.getRank() != 4 || !type.hasStaticShape())
+      return emitOpError() << name
+                           << " must be a static 4-D tensor ([batch, "
+                              "sequence, heads, head size]), not "
+                           << type;
+  ArrayRef<int64_t> q = query.getShape(), k = key.getShape(),
+                    v = value.getShape(), r = result.getShape();
+  if (k[0] != q[0] || v[0] != q[0] || r[0] != q[0])
+    return emitOpError("query, key, value and result must have the same "
+                       "batch, not ")
+           << q[0] << ", " << k[0] << ", " << v[0] << " and " << r[0];
+  if (k[3] != q[3])
+    return emitOpError("key's head size (")
+           << k[3] << ") must be query's (" << q[3] << ")";
+  if (v[1] != k[1] || v[2] != k[2])
+    return emitOpError("value must have key's sequence and heads ([")
+           << k[1] << ", " << k[2] << "]), not [" << v[1] << ", " << v[2]
+           << "]";
+  if (k[2] < 1 || q[2] % k[2] != 0)
+    return emitOpError("key's ") << k[2] << " heads must divide query's "
+                                 << q[2] << " (grouped-query attention)";
+  if (r[1] != q[1] || r[2] != q[2] || r[3] != v[3])
+    return emitOpError("result must be [")
+           << q[0] << ", " << q[1] << ", " << q[2] << ", " << v[3]
+           << "] (query's sequence and heads, value's head size), not "
+           << result;
+  if (Value mask = getMask()) {
+    auto maskType = cast<RankedTensorType>(mask.getType());
+    int64_t scores[4] = {q[0], q[2], q[1], k[1]};
+    if (maskType.getRank() != 4 ||
+        llvm::any_of(llvm::zip(maskType.getShape(), scores), [](auto dims) {
+          auto [m, s] = dims;
+          return m != 1 && m != s;
+        }))
+      return emitOpError("mask ")
+             << maskType << " does not broadcast to the scores' [" << q[0]
+             << ", " << q[2] << ", " << q[1] << ", " << k[1] << "]";
+  }
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "fuse/Dialect/Fuse/IR/FuseOps.cpp.inc"

@@ -156,4 +156,47 @@ def Fuse_Im2ColOp : Fuse_Op<"im2col", [Pure]> {
   }];
 }
 
+def Fuse_AttentionOp : Fuse_Op<"attention", [Pure]> {
+  let summary = "scaled dot-product attention over the heads of Q, K and V";
+  let description = [{
+    What a transformer's attention computes from its projections, raised
+    from the MatMul, scale, mask, Softmax, MatMul chain of an export by
+    fuse-raise-attention. The operands are in the layout the projections
+    leave them, heads next to the head size, so that no Transpose of the
+    heads is needed before or after:
+
+    - `query` [B, Sq, Hq, D], `key` [B, Skv, Hkv, D], `value` [B, Skv,
+      Hkv, Dv], the result [B, Sq, Hq, Dv]; Hkv divides Hq (grouped-query
+      attention: query head h reads key/value head h / (Hq / Hkv));
+    - `mask`, optional: added to the scores, a float tensor of rank 4
+      that broadcasts to the scores' [B, Hq, Sq, Skv] (e.g. [B, 1, 1, Skv]
+      for padding, [1, 1, Sq, Skv] for a causal mask);
+    - `scale` multiplies the scores before the mask is added.
+
+    For each b, h, i: s_j = scale * sum_d query[b, i, h, d] * key[b, j,
+    h / g, d] + mask[b, h, i, j], p = softmax(s) over j, and result[b, i,
+    h, :] = sum_j p_j * value[b, j, h / g, :]. With `zero_empty_rows` a row
+    whose scores are all -inf gives 0 (the IsNaN/Where guard of PyTorch's
+    sdpa export) instead of NaN.
+
+    ```mlir
+    %o = fuse.attention %q, %k, %v, %mask {scale = 0.125 : f32}
+        : tensor<2x128x12x64xf32>, tensor<2x128x12x64xf32>,
+          tensor<2x128x12x64xf32>, tensor<2x1x1x128xf32>
+        -> tensor<2x128x12x64xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$query,
+                       RankedTensorOf<[F32]>:$key,
+                       RankedTensorOf<[F32]>:$value,
+                       Optional<RankedTensorOf<[F32]>>:$mask,
+                       F32Attr:$scale, UnitAttr:$zero_empty_rows);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`,` $mask^)? attr-dict `:` type($query) `,`
+    type($key) `,` type($value) (`,` type($mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FUSE_DIALECT_FUSE_IR_FUSEOPS_TD

@@ -1,0 +1,129 @@
+// RUN: fuse-opt %s -split-input-file -fuse-raise-attention | FileCheck %s
+// What is left over all the cases: the four Transposes of @unfolded, the
+// four Softmaxes of @not_attention; the raised chains' ops are erased.
+// RUN: fuse-opt %s -split-input-file -fuse-raise-attention | grep -c onnx.Transpose | FileCheck %s --check-prefix=TRANSPOSES
+// TRANSPOSES: {{^}}4{{$}}
+// RUN: fuse-opt %s -split-input-file -fuse-raise-attention | grep -c -E "onnx.(Softmax|IsNaN|Where|Div)" | FileCheck %s --check-prefix=SOFTMAXES
+// SOFTMAXES: {{^}}4{{$}}
+
+// BERT's eager attention as the legacy exporter writes it: the head
+// Reshapes and Transposes (K straight to [B, H, D, S]), Div by sqrt(D),
+// the padding mask, Softmax, the product with V and the heads merged
+// back. The op reads the Reshapes' results: no Transpose is left.
+// CHECK-LABEL: func @eager
+// CHECK-SAME: (%[[X:.*]]: tensor<2x6x32xf32>, %[[Y:.*]]: tensor<2x6x32xf32>, %[[Z:.*]]: tensor<2x6x32xf32>, %[[MASK:.*]]: tensor<2x1x1x6xf32>)
+// CHECK-DAG: %[[Q:.*]] = onnx.Reshape(%[[X]]
+// CHECK-DAG: %[[K:.*]] = onnx.Reshape(%[[Y]]
+// CHECK-DAG: %[[V:.*]] = onnx.Reshape(%[[Z]]
+// CHECK: %[[A:.*]] = fuse.attention %[[Q]], %[[K]], %[[V]], %[[MASK]] {scale = 0.353553{{[0-9]*}} : f32} : tensor<2x6x4x8xf32>, tensor<2x6x4x8xf32>, tensor<2x6x4x8xf32>, tensor<2x1x1x6xf32> -> tensor<2x6x4x8xf32>
+// CHECK-NEXT: %[[R:.*]] = onnx.Reshape(%[[A]]
+// CHECK-NEXT: return %[[R]]
+func.func @eager(%x: tensor<2x6x32xf32>, %y: tensor<2x6x32xf32>, %z: tensor<2x6x32xf32>, %mask: tensor<2x1x1x6xf32>) -> tensor<2x6x32xf32> {
+  %shape = onnx.Constant dense<[2, 6, 4, 8]> : tensor<4xi64>
+  %back = onnx.Constant dense<[2, 6, 32]> : tensor<3xi64>
+  %c = onnx.Constant dense<2.828427> : tensor<f32>
+  %qs = onnx.Reshape(%x, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %q = onnx.Transpose(%qs) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %ks = onnx.Reshape(%y, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %kt = onnx.Transpose(%ks) {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x8x6xf32>
+  %vs = onnx.Reshape(%z, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %v = onnx.Transpose(%vs) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %s = onnx.MatMul(%q, %kt) : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %d = onnx.Div(%s, %c) : (tensor<2x4x6x6xf32>, tensor<f32>) -> tensor<2x4x6x6xf32>
+  %m = onnx.Add(%d, %mask) : (tensor<2x4x6x6xf32>, tensor<2x1x1x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = onnx.Softmax(%m) {axis = -1 : i64} : (tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %o = onnx.MatMul(%p, %v) : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  %t = onnx.Transpose(%o) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x6x8xf32>) -> tensor<2x6x4x8xf32>
+  %r = onnx.Reshape(%t, %back) : (tensor<2x6x4x8xf32>, tensor<3xi64>) -> tensor<2x6x32xf32>
+  return %r : tensor<2x6x32xf32>
+}
+
+// -----
+
+// PyTorch's sdpa as the dynamo exporter writes it (after
+// fuse-simplify-graph moved the sqrt(scale) factors after the product):
+// K^T through [B * H, S, D] and back, two scalar Muls, the IsNaN/Where
+// guard. The K chain is still exactly K's Reshape transposed: folded.
+// CHECK-LABEL: func @sdpa
+// CHECK-SAME: (%[[X:.*]]: tensor<2x6x32xf32>, %[[Y:.*]]: tensor<2x6x32xf32>, %[[Z:.*]]: tensor<2x6x32xf32>, %[[MASK:.*]]: tensor<2x1x6x6xf32>)
+// CHECK-DAG: %[[Q:.*]] = onnx.Reshape(%[[X]]
+// CHECK-DAG: %[[K:.*]] = onnx.Reshape(%[[Y]]
+// CHECK-DAG: %[[V:.*]] = onnx.Reshape(%[[Z]]
+// CHECK: fuse.attention %[[Q]], %[[K]], %[[V]], %[[MASK]] {scale = {{0.1249999[0-9]*|1.250000e-01}} : f32, zero_empty_rows}
+func.func @sdpa(%x: tensor<2x6x32xf32>, %y: tensor<2x6x32xf32>, %z: tensor<2x6x32xf32>, %mask: tensor<2x1x6x6xf32>) -> tensor<2x6x32xf32> {
+  %shape = onnx.Constant dense<[2, 6, 4, 8]> : tensor<4xi64>
+  %flat = onnx.Constant dense<[8, 6, 8]> : tensor<3xi64>
+  %unflat = onnx.Constant dense<[2, 4, 8, 6]> : tensor<4xi64>
+  %back = onnx.Constant dense<[2, 6, 32]> : tensor<3xi64>
+  %c = onnx.Constant dense<0.353553385> : tensor<f32>
+  %zero = onnx.Constant dense<0.0> : tensor<f32>
+  %qs = onnx.Reshape(%x, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %q = onnx.Transpose(%qs) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %ks = onnx.Reshape(%y, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %kh = onnx.Transpose(%ks) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %k3 = onnx.Reshape(%kh, %flat) : (tensor<2x4x6x8xf32>, tensor<3xi64>) -> tensor<8x6x8xf32>
+  %k3t = onnx.Transpose(%k3) {perm = array<i64: 0, 2, 1>} : (tensor<8x6x8xf32>) -> tensor<8x8x6xf32>
+  %kt = onnx.Reshape(%k3t, %unflat) : (tensor<8x8x6xf32>, tensor<4xi64>) -> tensor<2x4x8x6xf32>
+  %vs = onnx.Reshape(%z, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %v = onnx.Transpose(%vs) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %s = onnx.MatMul(%q, %kt) : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %s1 = onnx.Mul(%s, %c) : (tensor<2x4x6x6xf32>, tensor<f32>) -> tensor<2x4x6x6xf32>
+  %s2 = onnx.Mul(%s1, %c) : (tensor<2x4x6x6xf32>, tensor<f32>) -> tensor<2x4x6x6xf32>
+  %m = onnx.Add(%s2, %mask) : (tensor<2x4x6x6xf32>, tensor<2x1x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = onnx.Softmax(%m) {axis = -1 : i64} : (tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %nan = onnx.IsNaN(%p) : (tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xi1>
+  %g = onnx.Where(%nan, %zero, %p) : (tensor<2x4x6x6xi1>, tensor<f32>, tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %o = onnx.MatMul(%g, %v) : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  %t = onnx.Transpose(%o) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x6x8xf32>) -> tensor<2x6x4x8xf32>
+  %r = onnx.Reshape(%t, %back) : (tensor<2x6x4x8xf32>, tensor<3xi64>) -> tensor<2x6x32xf32>
+  return %r : tensor<2x6x32xf32>
+}
+
+// -----
+
+// Heads that are no view of a [B, S, H, D] tensor (here the function's
+// arguments): the op reads them through Transposes of its own, and its
+// result is transposed back to what the product gave.
+// CHECK-LABEL: func @unfolded
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x4x6x8xf32>, %[[KT:.*]]: tensor<1x4x8x6xf32>, %[[V:.*]]: tensor<1x4x6x8xf32>)
+// CHECK-DAG: %[[QS:.*]] = onnx.Transpose(%[[Q]]) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x6x8xf32>) -> tensor<1x6x4x8xf32>
+// CHECK-DAG: %[[KS:.*]] = onnx.Transpose(%[[KT]]) {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x8x6xf32>) -> tensor<1x6x4x8xf32>
+// CHECK-DAG: %[[VS:.*]] = onnx.Transpose(%[[V]]) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x6x8xf32>) -> tensor<1x6x4x8xf32>
+// CHECK: %[[A:.*]] = fuse.attention %[[QS]], %[[KS]], %[[VS]] {scale = 5.000000e-01 : f32} : tensor<1x6x4x8xf32>, tensor<1x6x4x8xf32>, tensor<1x6x4x8xf32> -> tensor<1x6x4x8xf32>
+// CHECK-NEXT: %[[O:.*]] = onnx.Transpose(%[[A]]) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x6x4x8xf32>) -> tensor<1x4x6x8xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @unfolded(%q: tensor<1x4x6x8xf32>, %kt: tensor<1x4x8x6xf32>, %v: tensor<1x4x6x8xf32>) -> tensor<1x4x6x8xf32> {
+  %c = onnx.Constant dense<0.5> : tensor<1xf32>
+  %s = onnx.MatMul(%q, %kt) : (tensor<1x4x6x8xf32>, tensor<1x4x8x6xf32>) -> tensor<1x4x6x6xf32>
+  %d = onnx.Mul(%c, %s) : (tensor<1xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %p = onnx.Softmax(%d) {axis = 3 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %o = onnx.MatMul(%p, %v) : (tensor<1x4x6x6xf32>, tensor<1x4x6x8xf32>) -> tensor<1x4x6x8xf32>
+  return %o : tensor<1x4x6x8xf32>
+}
+
+// -----
+
+// Not attention: a Softmax over another axis, a mask added before the
+// scale (its scaled mask is no operand), probabilities read by something
+// else too, and heads that broadcast.
+// CHECK-LABEL: func @not_attention
+// CHECK-NOT: fuse.attention
+// CHECK: return
+func.func @not_attention(%q: tensor<1x4x6x8xf32>, %kt: tensor<1x4x8x6xf32>, %v: tensor<1x4x6x8xf32>, %mask: tensor<1x1x1x6xf32>, %v1: tensor<1x1x6x8xf32>) -> (tensor<1x4x6x8xf32>, tensor<1x4x6x8xf32>, tensor<1x4x6x8xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x8xf32>) {
+  %c = onnx.Constant dense<0.5> : tensor<f32>
+  %s0 = onnx.MatMul(%q, %kt) : (tensor<1x4x6x8xf32>, tensor<1x4x8x6xf32>) -> tensor<1x4x6x6xf32>
+  %p0 = onnx.Softmax(%s0) {axis = 2 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %o0 = onnx.MatMul(%p0, %v) : (tensor<1x4x6x6xf32>, tensor<1x4x6x8xf32>) -> tensor<1x4x6x8xf32>
+  %s1 = onnx.MatMul(%q, %kt) : (tensor<1x4x6x8xf32>, tensor<1x4x8x6xf32>) -> tensor<1x4x6x6xf32>
+  %a1 = onnx.Add(%s1, %mask) : (tensor<1x4x6x6xf32>, tensor<1x1x1x6xf32>) -> tensor<1x4x6x6xf32>
+  %m1 = onnx.Mul(%a1, %c) : (tensor<1x4x6x6xf32>, tensor<f32>) -> tensor<1x4x6x6xf32>
+  %p1 = onnx.Softmax(%m1) {axis = -1 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %o1 = onnx.MatMul(%p1, %v) : (tensor<1x4x6x6xf32>, tensor<1x4x6x8xf32>) -> tensor<1x4x6x8xf32>
+  %s2 = onnx.MatMul(%q, %kt) : (tensor<1x4x6x8xf32>, tensor<1x4x8x6xf32>) -> tensor<1x4x6x6xf32>
+  %p2 = onnx.Softmax(%s2) {axis = -1 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %o2 = onnx.MatMul(%p2, %v) : (tensor<1x4x6x6xf32>, tensor<1x4x6x8xf32>) -> tensor<1x4x6x8xf32>
+  %s3 = onnx.MatMul(%q, %kt) : (tensor<1x4x6x8xf32>, tensor<1x4x8x6xf32>) -> tensor<1x4x6x6xf32>
+  %p3 = onnx.Softmax(%s3) {axis = -1 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %o3 = onnx.MatMul(%p3, %v1) : (tensor<1x4x6x6xf32>, tensor<1x1x6x8xf32>) -> tensor<1x4x6x8xf32>
+  return %o0, %o1, %o2, %p2, %o3 : tensor<1x4x6x8xf32>, tensor<1x4x6x8xf32>, tensor<1x4x6x8xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x8xf32>
+}
