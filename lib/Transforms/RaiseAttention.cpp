@@ -66,6 +66,8 @@ public:
   /// Regroups the atoms into `shape`, splitting atoms where a new dim ends
   /// inside one; false when the sizes do not line up.
   bool reshape(ArrayRef<int64_t> shape) {
+    if (llvm::is_contained(shape, 0))
+      return false;
     SmallVector<int> order;
     for (const SmallVector<int> &dim : dims)
       llvm::append_range(order, dim);
@@ -89,7 +91,7 @@ public:
         if (sizes[atom] % left != 0)
           return false;
         // The new dim ends inside `atom`: its outer part goes here.
-        auto [outer, inner] = split(atom, sizes[atom] / left);
+        auto [outer, inner] = split(atom, left);
         order[next] = inner;
         result.back().push_back(outer);
         left = 1;
@@ -155,7 +157,7 @@ Value findTransposedSource(Value value, ArrayRef<int64_t> perm) {
     Value candidate = chain[start - 1]->getOperand(0);
     auto candidateType = dyn_cast<RankedTensorType>(candidate.getType());
     if (!candidateType || !candidateType.hasStaticShape() ||
-        candidateType.getRank() != 4)
+        candidateType.getRank() != 4 || candidateType.getNumElements() == 0)
       continue;
     AtomView view(candidateType.getShape());
     bool ok = true;
@@ -244,12 +246,16 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
     int64_t axis = softmax ? int64_t(softmax.getAxis()) : 0;
     if (!softmax || (axis != -1 && axis != 3))
       return rewriter.notifyMatchFailure(output, "no Softmax over the keys");
-    // Its result read by the guard (IsNaN and Where) or the product only.
-    bool used = guard ? llvm::all_of(softmax->getUsers(),
-                                     [](Operation *u) {
-                                       return isa<ONNXIsNaNOp, ONNXWhereOp>(u);
-                                     })
-                      : softmax->hasOneUse();
+    // Its result read by the guard (its IsNaN and Where) or the product
+    // only.
+    bool used = softmax->hasOneUse();
+    if (guard) {
+      auto where = output.getA().getDefiningOp<ONNXWhereOp>();
+      Operation *isNaN = where.getCondition().getDefiningOp();
+      used = llvm::all_of(softmax->getUsers(), [&](Operation *u) {
+        return u == isNaN || u == where.getOperation();
+      });
+    }
     if (!used)
       return rewriter.notifyMatchFailure(output, "the Softmax has other users");
 
@@ -422,7 +428,7 @@ struct ExpandAttention : public OpRewritePattern<AttentionOp> {
       scores = ONNXAddOp::create(rewriter, loc, scoresType, scores, mask);
     Value probabilities =
         ONNXSoftmaxOp::create(rewriter, loc, scoresType, scores, /*axis=*/-1);
-    if (op.getZeroEmptyRows()) {
+    if (op.getZeroNanProbabilities()) {
       Value isNaN = ONNXIsNaNOp::create(
           rewriter, loc, scoresType.clone(rewriter.getI1Type()), probabilities);
       Value zero = ONNXConstantOp::create(

@@ -1,8 +1,9 @@
 // RUN: fuse-opt %s -split-input-file -fuse-raise-attention | FileCheck %s
-// What is left over all the cases: the four Transposes of @unfolded, the
-// four Softmaxes of @not_attention; the raised chains' ops are erased.
+// What is left over all the cases: the four Transposes of @unfolded and
+// the five of @empty_batch, the four Softmaxes of @not_attention; the
+// raised chains' ops are erased.
 // RUN: fuse-opt %s -split-input-file -fuse-raise-attention | grep -c onnx.Transpose | FileCheck %s --check-prefix=TRANSPOSES
-// TRANSPOSES: {{^}}4{{$}}
+// TRANSPOSES: {{^}}9{{$}}
 // RUN: fuse-opt %s -split-input-file -fuse-raise-attention | grep -c -E "onnx.(Softmax|IsNaN|Where|Div)" | FileCheck %s --check-prefix=SOFTMAXES
 // SOFTMAXES: {{^}}4{{$}}
 
@@ -49,7 +50,7 @@ func.func @eager(%x: tensor<2x6x32xf32>, %y: tensor<2x6x32xf32>, %z: tensor<2x6x
 // CHECK-DAG: %[[Q:.*]] = onnx.Reshape(%[[X]]
 // CHECK-DAG: %[[K:.*]] = onnx.Reshape(%[[Y]]
 // CHECK-DAG: %[[V:.*]] = onnx.Reshape(%[[Z]]
-// CHECK: fuse.attention %[[Q]], %[[K]], %[[V]], %[[MASK]] {scale = {{0.1249999[0-9]*|1.250000e-01}} : f32, zero_empty_rows}
+// CHECK: fuse.attention %[[Q]], %[[K]], %[[V]], %[[MASK]] {scale = {{0.1249999[0-9]*|1.250000e-01}} : f32, zero_nan_probabilities}
 func.func @sdpa(%x: tensor<2x6x32xf32>, %y: tensor<2x6x32xf32>, %z: tensor<2x6x32xf32>, %mask: tensor<2x1x6x6xf32>) -> tensor<2x6x32xf32> {
   %shape = onnx.Constant dense<[2, 6, 4, 8]> : tensor<4xi64>
   %flat = onnx.Constant dense<[8, 6, 8]> : tensor<3xi64>
@@ -126,4 +127,51 @@ func.func @not_attention(%q: tensor<1x4x6x8xf32>, %kt: tensor<1x4x8x6xf32>, %v: 
   %p3 = onnx.Softmax(%s3) {axis = -1 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   %o3 = onnx.MatMul(%p3, %v1) : (tensor<1x4x6x6xf32>, tensor<1x1x6x8xf32>) -> tensor<1x4x6x8xf32>
   return %o0, %o1, %o2, %p2, %o3 : tensor<1x4x6x8xf32>, tensor<1x4x6x8xf32>, tensor<1x4x6x8xf32>, tensor<1x4x6x6xf32>, tensor<1x4x6x8xf32>
+}
+
+// -----
+
+// A head through a Reshape that splits a dim and one that merges it back
+// ([1, 8, 6, 4] -> [2, 4, 6, 4] -> [1, 8, 6, 4]) is still the first
+// tensor: folded (the split's outer piece is the new dim's size).
+// CHECK-LABEL: func @split_and_merged
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x6x4xf32>,
+// CHECK: fuse.attention %[[X]],
+func.func @split_and_merged(%x: tensor<1x8x6x4xf32>, %k: tensor<1x8x6x4xf32>) -> tensor<1x8x6x4xf32> {
+  %split = onnx.Constant dense<[2, 4, 6, 4]> : tensor<4xi64>
+  %merged = onnx.Constant dense<[1, 8, 6, 4]> : tensor<4xi64>
+  %x1 = onnx.Reshape(%x, %split) : (tensor<1x8x6x4xf32>, tensor<4xi64>) -> tensor<2x4x6x4xf32>
+  %x2 = onnx.Reshape(%x1, %merged) : (tensor<2x4x6x4xf32>, tensor<4xi64>) -> tensor<1x8x6x4xf32>
+  %q = onnx.Transpose(%x2) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x6x4xf32>) -> tensor<1x6x8x4xf32>
+  %kt = onnx.Transpose(%k) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x6x4xf32>) -> tensor<1x6x4x8xf32>
+  %v = onnx.Transpose(%k) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x6x4xf32>) -> tensor<1x6x8x4xf32>
+  %s = onnx.MatMul(%q, %kt) : (tensor<1x6x8x4xf32>, tensor<1x6x4x8xf32>) -> tensor<1x6x8x8xf32>
+  %p = onnx.Softmax(%s) {axis = -1 : i64} : (tensor<1x6x8x8xf32>) -> tensor<1x6x8x8xf32>
+  %o = onnx.MatMul(%p, %v) : (tensor<1x6x8x8xf32>, tensor<1x6x8x4xf32>) -> tensor<1x6x8x4xf32>
+  %t = onnx.Transpose(%o) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x6x8x4xf32>) -> tensor<1x8x6x4xf32>
+  return %t : tensor<1x8x6x4xf32>
+}
+
+// -----
+
+// An empty batch: raised, its heads read through Transposes (no crash on
+// the dims of 0).
+// CHECK-LABEL: func @empty_batch
+// CHECK: fuse.attention
+func.func @empty_batch(%x: tensor<0x6x32xf32>) -> tensor<0x6x32xf32> {
+  %shape = onnx.Constant dense<[0, 6, 4, 8]> : tensor<4xi64>
+  %flat = onnx.Constant dense<[0, 6, 8]> : tensor<3xi64>
+  %unflat = onnx.Constant dense<[0, 4, 8, 6]> : tensor<4xi64>
+  %back = onnx.Constant dense<[0, 6, 32]> : tensor<3xi64>
+  %xs = onnx.Reshape(%x, %shape) {allowzero = 1 : i64} : (tensor<0x6x32xf32>, tensor<4xi64>) -> tensor<0x6x4x8xf32>
+  %q = onnx.Transpose(%xs) {perm = array<i64: 0, 2, 1, 3>} : (tensor<0x6x4x8xf32>) -> tensor<0x4x6x8xf32>
+  %k3 = onnx.Reshape(%q, %flat) {allowzero = 1 : i64} : (tensor<0x4x6x8xf32>, tensor<3xi64>) -> tensor<0x6x8xf32>
+  %k3t = onnx.Transpose(%k3) {perm = array<i64: 0, 2, 1>} : (tensor<0x6x8xf32>) -> tensor<0x8x6xf32>
+  %kt = onnx.Reshape(%k3t, %unflat) {allowzero = 1 : i64} : (tensor<0x8x6xf32>, tensor<4xi64>) -> tensor<0x4x8x6xf32>
+  %s = onnx.MatMul(%q, %kt) : (tensor<0x4x6x8xf32>, tensor<0x4x8x6xf32>) -> tensor<0x4x6x6xf32>
+  %p = onnx.Softmax(%s) {axis = -1 : i64} : (tensor<0x4x6x6xf32>) -> tensor<0x4x6x6xf32>
+  %o = onnx.MatMul(%p, %q) : (tensor<0x4x6x6xf32>, tensor<0x4x6x8xf32>) -> tensor<0x4x6x8xf32>
+  %t = onnx.Transpose(%o) {perm = array<i64: 0, 2, 1, 3>} : (tensor<0x4x6x8xf32>) -> tensor<0x6x4x8xf32>
+  %r = onnx.Reshape(%t, %back) {allowzero = 1 : i64} : (tensor<0x6x4x8xf32>, tensor<3xi64>) -> tensor<0x6x32xf32>
+  return %r : tensor<0x6x32xf32>
 }

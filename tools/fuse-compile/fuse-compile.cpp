@@ -280,25 +280,43 @@ static bool isMLIRInput(StringRef path, StringRef contents) {
 }
 
 /// The flags recorded in the artifact (CompileOptions::flags): the
-/// arguments as given, less those that do not change the artifact: the
-/// model's file name, the output's (-o), and the options that only print
-/// (progress, the fusion report, MLIR's --mlir-timing, IR printing and
-/// the like). An argument with a space or a shell character in it is
-/// single-quoted, as a shell would need it.
-static std::string getRecordedFlags(ArrayRef<const char *> args) {
+/// arguments as given (response files expanded), less those that do not
+/// change the artifact: the model's file name, the output's (-o), and the
+/// options that only print (progress, the fusion report, MLIR's
+/// --mlir-timing, IR printing and the like, LLVM's statistics and debug
+/// output). A value given as the next argument is joined to its option
+/// (`--strategy=generated`), and an argument with a space or a shell
+/// character in it is single-quoted, as a shell would need it.
+static std::string getRecordedFlags(int argc, char **argv) {
   static const llvm::StringSet<> printingOnly = {"o",
                                                  "progress",
                                                  "progress-interval",
                                                  "fusion-report",
                                                  "fusion-report-file",
-                                                 "tune-cache"};
+                                                 "tune-cache",
+                                                 "time-passes",
+                                                 "print-options",
+                                                 "print-all-options",
+                                                 "info-output-file",
+                                                 "stats",
+                                                 "stats-json",
+                                                 "debug",
+                                                 "debug-only",
+                                                 "color",
+                                                 "print-after-all",
+                                                 "print-before-all"};
+  BumpPtrAllocator allocator;
+  SmallVector<const char *> args(argv, argv + argc);
+  cl::ExpansionContext expansion(allocator, cl::TokenizeGNUCommandLine);
+  if (Error error = expansion.expandResponseFiles(args))
+    consumeError(std::move(error)); // Parsing has reported it already.
   auto &registered = cl::getRegisteredOptions();
   std::string flags;
   auto append = [&](StringRef arg) {
     if (!flags.empty())
       flags += ' ';
     if (!arg.empty() &&
-        arg.find_first_of(" \t\n'\"\\$`*?;&|<>()") == StringRef::npos) {
+        arg.find_first_of(" \t\n'\"\\$`*?;&|<>()[]{}~#!") == StringRef::npos) {
       flags += arg;
       return;
     }
@@ -309,19 +327,20 @@ static std::string getRecordedFlags(ArrayRef<const char *> args) {
   };
   for (size_t i = 1; i < args.size(); ++i) {
     StringRef arg = args[i];
+    // After `--` every argument is positional: the model's file name.
+    if (arg == "--")
+      break;
     // The model's file name, the one positional argument.
     if (!arg.starts_with("-") || arg == "-")
       continue;
-    auto [name, value] = arg.ltrim('-').split('=');
+    StringRef name = arg.ltrim('-').split('=').first;
     cl::Option *option = registered.lookup(name);
     bool valueFollows = !arg.contains('=') && option &&
                         option->getValueExpectedFlag() == cl::ValueRequired &&
                         i + 1 < args.size();
     bool recorded = !name.starts_with("mlir-") && !printingOnly.contains(name);
     if (recorded)
-      append(arg);
-    if (valueFollows && recorded)
-      append(args[i + 1]);
+      append(valueFollows ? (arg + "=" + args[i + 1]).str() : arg.str());
     if (valueFollows)
       ++i;
   }
@@ -590,7 +609,7 @@ int main(int argc, char **argv) {
     options.progress = [&](StringRef stage, int64_t done, int64_t kernels) {
       progress->update(stage, done, kernels);
     };
-  options.flags = getRecordedFlags(ArrayRef<const char *>(argv, argc));
+  options.flags = getRecordedFlags(argc, argv);
   options.serialSums = testSerialSums;
   options.failingStrategies.assign(testFailStrategy.begin(),
                                    testFailStrategy.end());

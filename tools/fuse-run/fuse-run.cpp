@@ -832,8 +832,8 @@ int describe(const Options &options) {
     std::printf("compiled by: %s\ncompile flags: %s\n",
                 fuse_model_compiler(model), fuse_model_compile_flags(model));
   else
-    std::printf("compiled by: not recorded (an artifact older than format "
-                "version 5)\n");
+    std::printf("compiled by: not recorded (the artifact has no Build "
+                "section: format version 5 added it)\n");
   // The signature as described, nothing allocated for it (a huge input
   // made --info die of bad_alloc).
   for (bool output : {false, true}) {

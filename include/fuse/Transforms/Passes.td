@@ -76,8 +76,8 @@ def ExpandAttention : Pass<"fuse-expand-attention", "mlir::func::FuncOp"> {
   let summary = "Each fuse.attention back as the ONNX ops it stands for";
   let description = [{
     The head Transposes, MatMul, the scale (a Mul), the mask (an Add),
-    Softmax, the IsNaN/Where guard with `zero_empty_rows`, MatMul and the
-    Transpose back; key and value heads repeated (Reshape, Expand,
+    Softmax, the IsNaN/Where guard with `zero_nan_probabilities`, MatMul
+    and the Transpose back; key and value heads repeated (Reshape, Expand,
     Reshape) for grouped-query attention. The op's meaning written as
     ops: the tests check fuse-raise-attention by compiling a model raised
     and expanded again against the model as exported.

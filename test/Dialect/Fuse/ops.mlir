@@ -165,10 +165,10 @@ func.func @split_k_partials(%a: tensor<4x64xf32>, %b: tensor<64x8xf32>) -> tenso
 
 // fuse.attention, with and without a mask, grouped-query heads.
 // CHECK-LABEL: func @attention
-// CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f32, zero_empty_rows} : tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x1x1x16xf32> -> tensor<2x16x4x8xf32>
+// CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f32, zero_nan_probabilities} : tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x1x1x16xf32> -> tensor<2x16x4x8xf32>
 // CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 5.000000e-01 : f32} : tensor<1x16x4x8xf32>, tensor<1x12x2x8xf32>, tensor<1x12x2x6xf32> -> tensor<1x16x4x6xf32>
 func.func @attention(%q: tensor<2x16x4x8xf32>, %k: tensor<2x16x4x8xf32>, %v: tensor<2x16x4x8xf32>, %mask: tensor<2x1x1x16xf32>, %gq: tensor<1x16x4x8xf32>, %gk: tensor<1x12x2x8xf32>, %gv: tensor<1x12x2x6xf32>) -> (tensor<2x16x4x8xf32>, tensor<1x16x4x6xf32>) {
-  %0 = fuse.attention %q, %k, %v, %mask {scale = 0.125 : f32, zero_empty_rows} : tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x1x1x16xf32> -> tensor<2x16x4x8xf32>
+  %0 = fuse.attention %q, %k, %v, %mask {scale = 0.125 : f32, zero_nan_probabilities} : tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x1x1x16xf32> -> tensor<2x16x4x8xf32>
   %1 = fuse.attention %gq, %gk, %gv {scale = 0.5 : f32} : tensor<1x16x4x8xf32>, tensor<1x12x2x8xf32>, tensor<1x12x2x6xf32> -> tensor<1x16x4x6xf32>
   return %0, %1 : tensor<2x16x4x8xf32>, tensor<1x16x4x6xf32>
 }

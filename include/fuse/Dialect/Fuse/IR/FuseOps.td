@@ -175,9 +175,10 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [Pure]> {
 
     For each b, h, i: s_j = scale * sum_d query[b, i, h, d] * key[b, j,
     h / g, d] + mask[b, h, i, j], p = softmax(s) over j, and result[b, i,
-    h, :] = sum_j p_j * value[b, j, h / g, :]. With `zero_empty_rows` a row
-    whose scores are all -inf gives 0 (the IsNaN/Where guard of PyTorch's
-    sdpa export) instead of NaN.
+    h, :] = sum_j p_j * value[b, j, h / g, :]. With `zero_nan_probabilities`
+    every probability that is NaN counts as 0 (the IsNaN/Where guard of
+    PyTorch's sdpa export): a row whose scores are all -inf gives 0
+    instead of NaN.
 
     ```mlir
     %o = fuse.attention %q, %k, %v, %mask {scale = 0.125 : f32}
@@ -190,7 +191,7 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [Pure]> {
                        RankedTensorOf<[F32]>:$key,
                        RankedTensorOf<[F32]>:$value,
                        Optional<RankedTensorOf<[F32]>>:$mask,
-                       F32Attr:$scale, UnitAttr:$zero_empty_rows);
+                       F32Attr:$scale, UnitAttr:$zero_nan_probabilities);
   let results = (outs RankedTensorOf<[F32]>:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`,` $mask^)? attr-dict `:` type($query) `,`
