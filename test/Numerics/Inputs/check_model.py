@@ -5,12 +5,14 @@ every output with onnxruntime.
     check_model.py MODEL.onnx --fuse-compile BIN --fuse-run BIN --workdir DIR
                    [--target cpu|cuda] [--no-fuse] [--rtol R] [--atol A]
                    [--seed N] [--int-high N] [--compile-arg ARG]...
-                   [--ort-as-written] [--inputs NPZ]
+                   [--ort-as-written] [--inputs NPZ] [--artifact FBIN]
 
 Inputs are seeded random floats in [-1, 1] (integers in [0, INT_HIGH)), or
 those of --inputs. Prints one line per output:
 `output NAME: max_abs_err=... max_rel_err=... rel_l2=... PASS|FAIL`, then
-`RESULT: PASS` or `RESULT: FAIL` (exit 1). An element passes when
+`RESULT: PASS` or `RESULT: FAIL` (exit 1). With --artifact the model is
+not compiled: that artifact (compiled from the model some other way, e.g.
+from MLIR a pass rewrote) runs instead. An element passes when
 |fuse - ort| <= atol + rtol * |ort|, or both are NaN.
 """
 
@@ -56,6 +58,8 @@ def main():
     p.add_argument("--int-high", type=int, default=2,
                    help="integer inputs are drawn from [0, INT_HIGH)")
     p.add_argument("--inputs", help="an .npz of the inputs to use")
+    p.add_argument("--artifact",
+                   help="run this artifact instead of compiling the model")
     args = p.parse_args()
 
     os.makedirs(args.workdir, exist_ok=True)
@@ -87,6 +91,8 @@ def main():
         inputs = dict(np.load(args.inputs))
     np.savez(inputs_path, **inputs)
 
+    if args.artifact:
+        artifact = args.artifact
     compile_cmd = [args.fuse_compile, args.model, "-o", artifact,
                    "--target=" + args.target]
     if args.no_fuse:
@@ -95,7 +101,8 @@ def main():
     if "--no-reference" not in args.compile_arg:
         compile_cmd.append("--reference")
     compile_cmd += args.compile_arg
-    run(compile_cmd)
+    if not args.artifact:
+        run(compile_cmd)
     run([args.fuse_run, artifact, "--inputs", inputs_path,
          "--outputs", outputs_path])
 
