@@ -18,6 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConstantTensor.h"
+
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 #include "fuse/Transforms/Passes.h"
@@ -184,6 +186,17 @@ Value findTransposedSource(Value value, ArrayRef<int64_t> perm) {
   return {};
 }
 
+/// Transpose(value, perm).
+Value createTranspose(OpBuilder &builder, Location loc, Value value,
+                      ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t d : perm)
+    shape.push_back(type.getDimSize(d));
+  return ONNXTransposeOp::create(builder, loc, type.clone(shape), value,
+                                 builder.getDenseI64ArrayAttr(perm));
+}
+
 /// `value` as the op reads it: the tensor X with value = Transpose(X,
 /// perm), found before it, or else a new Transpose of `value` by perm's
 /// inverse.
@@ -191,25 +204,18 @@ Value getHeadOperand(PatternRewriter &rewriter, Location loc, Value value,
                      ArrayRef<int64_t> perm) {
   if (Value source = findTransposedSource(value, perm))
     return source;
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> inverse(4), shape(4);
-  for (int64_t d = 0; d < 4; ++d)
-    inverse[perm[d]] = d;
-  for (int64_t d = 0; d < 4; ++d)
-    shape[d] = type.getDimSize(inverse[d]);
-  return ONNXTransposeOp::create(rewriter, loc, type.clone(shape), value,
-                                 rewriter.getDenseI64ArrayAttr(inverse));
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [d, p] : llvm::enumerate(perm))
+    inverse[p] = d;
+  return createTranspose(rewriter, loc, value, inverse);
 }
 
-/// The scalar value of a one-element float constant.
+/// The value of a one-element float constant.
 std::optional<double> getScalar(Value value) {
-  auto constant = value.getDefiningOp<ONNXConstantOp>();
-  if (!constant)
+  std::optional<ConstantTensor> constant = readConstant(value, 1);
+  if (!constant || !constant->isFloat())
     return std::nullopt;
-  auto elements = dyn_cast<DenseFPElementsAttr>(constant.getValueAttr());
-  if (!elements || elements.getNumElements() != 1)
-    return std::nullopt;
-  return (*elements.value_begin<APFloat>()).convertToDouble();
+  return constant->floats[0];
 }
 
 bool isStatic4D(Value value) {
@@ -231,7 +237,8 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
       return rewriter.notifyMatchFailure(output,
                                          "not a static 4-D f32 product");
     // sdpa's guard: Where(IsNaN(p), 0, p).
-    bool guard = false;
+    ONNXWhereOp guard;
+    ONNXIsNaNOp guardIsNaN;
     if (auto where = probabilities.getDefiningOp<ONNXWhereOp>()) {
       auto isNaN = where.getCondition().getDefiningOp<ONNXIsNaNOp>();
       std::optional<double> zero = getScalar(where.getX());
@@ -240,7 +247,8 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
           where.getType() != where.getY().getType())
         return rewriter.notifyMatchFailure(output, "not a guarded Softmax");
       probabilities = where.getY();
-      guard = true;
+      guard = where;
+      guardIsNaN = isNaN;
     }
     auto softmax = probabilities.getDefiningOp<ONNXSoftmaxOp>();
     int64_t axis = softmax ? int64_t(softmax.getAxis()) : 0;
@@ -249,13 +257,10 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
     // Its result read by the guard (its IsNaN and Where) or the product
     // only.
     bool used = softmax->hasOneUse();
-    if (guard) {
-      auto where = output.getA().getDefiningOp<ONNXWhereOp>();
-      Operation *isNaN = where.getCondition().getDefiningOp();
+    if (guard)
       used = llvm::all_of(softmax->getUsers(), [&](Operation *u) {
-        return u == isNaN || u == where.getOperation();
+        return u == guardIsNaN.getOperation() || u == guard.getOperation();
       });
-    }
     if (!used)
       return rewriter.notifyMatchFailure(output, "the Softmax has other users");
 
@@ -313,31 +318,6 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
         v[2] != kT[3])
       return rewriter.notifyMatchFailure(output, "heads that broadcast");
 
-    // What the op replaces, last first, erased once unused.
-    SmallVector<Operation *> replaced;
-    for (Value v = output.getA(); Operation *def = v.getDefiningOp();) {
-      replaced.push_back(def);
-      if (def == product.getOperation())
-        break;
-      if (auto where = dyn_cast<ONNXWhereOp>(def)) {
-        replaced.push_back(where.getCondition().getDefiningOp());
-        v = where.getY();
-      } else if (isa<ONNXAddOp>(def) && mask) {
-        v = def->getOperand(0) == mask ? def->getOperand(1)
-                                       : def->getOperand(0);
-      } else if (isa<ONNXMulOp, ONNXDivOp>(def)) {
-        v = getScalar(def->getOperand(1)) ? def->getOperand(0)
-                                          : def->getOperand(1);
-      } else {
-        v = def->getOperand(0);
-      }
-    }
-    auto eraseReplaced = [&] {
-      for (Operation *op : replaced)
-        if (op->use_empty())
-          rewriter.eraseOp(op);
-    };
-
     Location loc = output.getLoc();
     Value query = getHeadOperand(rewriter, loc, product.getA(), {0, 2, 1, 3});
     Value key = getHeadOperand(rewriter, loc, product.getB(), {0, 2, 3, 1});
@@ -349,6 +329,8 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
         AttentionOp::create(rewriter, loc, opType, query, key, value, mask,
                             rewriter.getF32FloatAttr(float(scale)),
                             guard ? rewriter.getUnitAttr() : UnitAttr());
+    // The chain the op replaces goes with the product: the rewrite driver
+    // erases each of its ops once nothing uses it.
     // The heads merged back: a Transpose [0, 2, 1, 3] after the product is
     // the op's result itself.
     if (output->hasOneUse())
@@ -357,13 +339,11 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
             llvm::equal(*merge.getPerm(), ArrayRef<int64_t>{0, 2, 1, 3})) {
           rewriter.replaceOp(merge, attention.getResult());
           rewriter.eraseOp(output);
-          eraseReplaced();
           return success();
         }
-    rewriter.replaceOpWithNewOp<ONNXTransposeOp>(
-        output, resultType, attention.getResult(),
-        rewriter.getDenseI64ArrayAttr({0, 2, 1, 3}));
-    eraseReplaced();
+    rewriter.replaceOp(
+        output,
+        createTranspose(rewriter, loc, attention.getResult(), {0, 2, 1, 3}));
     return success();
   }
 };
@@ -379,13 +359,8 @@ struct ExpandAttention : public OpRewritePattern<AttentionOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto typeOf = [](Value v) { return cast<RankedTensorType>(v.getType()); };
-    auto transpose = [&](Value v, ArrayRef<int64_t> perm) -> Value {
-      RankedTensorType type = typeOf(v);
-      SmallVector<int64_t> shape;
-      for (int64_t d : perm)
-        shape.push_back(type.getDimSize(d));
-      return ONNXTransposeOp::create(rewriter, loc, type.clone(shape), v,
-                                     rewriter.getDenseI64ArrayAttr(perm));
+    auto transpose = [&](Value v, ArrayRef<int64_t> perm) {
+      return createTranspose(rewriter, loc, v, perm);
     };
     ArrayRef<int64_t> q = typeOf(op.getQuery()).getShape();
     ArrayRef<int64_t> k = typeOf(op.getKey()).getShape();

@@ -93,15 +93,15 @@ def main():
 
     if args.artifact:
         artifact = args.artifact
-    compile_cmd = [args.fuse_compile, args.model, "-o", artifact,
-                   "--target=" + args.target]
-    if args.no_fuse:
-        compile_cmd.append("--no-fuse")
-    # The reference plan, for the tests' fuse-run --check after this.
-    if "--no-reference" not in args.compile_arg:
-        compile_cmd.append("--reference")
-    compile_cmd += args.compile_arg
-    if not args.artifact:
+    else:
+        compile_cmd = [args.fuse_compile, args.model, "-o", artifact,
+                       "--target=" + args.target]
+        if args.no_fuse:
+            compile_cmd.append("--no-fuse")
+        # The reference plan, for the tests' fuse-run --check after this.
+        if "--no-reference" not in args.compile_arg:
+            compile_cmd.append("--reference")
+        compile_cmd += args.compile_arg
         run(compile_cmd)
     run([args.fuse_run, artifact, "--inputs", inputs_path,
          "--outputs", outputs_path])

@@ -920,20 +920,16 @@ def cpu_levels(*variants, version=4):
 
 def build_section(compiler, flags, version=5, cut=0):
     """Format `version` with a Build section (compiler, flags), its last
-    `cut` bytes cut off."""
+    `cut` bytes cut off; the KernelImage names its level (x86-64), as it
+    must from version 4."""
     payload = string(compiler) + string(flags)
     payload = payload[:len(payload) - cut]
-
-    def entries(e):
-        # Since version 4 a cpu KernelImage names its level: x86-64.
-        for entry in e:
-            if entry[0] == SECTIONS["image"]:
-                entry[1] = 1
+    level = cpu_levels(1, version=version)
 
     def apply(m):
-        m.setdefault("header", {})["version"] = version
-        m["sections_hook"] = lambda s: s + [("build", payload)]
-        m["entries_hook"] = entries
+        level(m)
+        images = m["sections_hook"]
+        m["sections_hook"] = lambda s: images(s) + [("build", payload)]
     return apply
 
 
