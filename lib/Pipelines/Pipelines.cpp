@@ -4,6 +4,7 @@
 
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXDialect.h"
 #include "fuse/Transforms/Passes.h"
 
@@ -78,6 +79,7 @@ void fuse::registerCompilerDialects(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerAttentionBufferization(registry);
   // Conversion to LLVM inside gpu.module (convert-gpu-to-nvvm).
   arith::registerConvertArithToLLVMInterface(registry);
   cf::registerConvertControlFlowToLLVMInterface(registry);
@@ -108,6 +110,7 @@ void fuse::buildKernelsToLoopsPipeline(OpPassManager &pm, bool blockSums) {
   pm.addPass(createBufferizeKernels());
 
   OpPassManager &loops = pm.nest<func::FuncOp>();
+  loops.addPass(createLowerAttention());
   // Bufferizing the loop's parallel_insert_slice leaves a copy of each
   // element onto itself through two equal subviews: CSE makes them one
   // value and canonicalization erases the copy, before it becomes loops.

@@ -579,8 +579,8 @@ static LogicalResult dropFailingCandidates(ArrayRef<ModuleOp> sources,
 /// Whether `op` is one the plan runs before outlining: an onnx op other
 /// than a constant, or fuse.im2col (outside a group, a kernel of its own).
 static bool isPlanComputeOp(Operation *op) {
-  return isa<Im2ColOp>(op) || (isa<ONNXDialect>(op->getDialect()) &&
-                               !op->hasTrait<OpTrait::ConstantLike>());
+  return isFuseComputeOp(op) || (isa<ONNXDialect>(op->getDialect()) &&
+                                 !op->hasTrait<OpTrait::ConstantLike>());
 }
 
 FailureOr<CompileStage> fuse::getModuleStage(ModuleOp module) {
@@ -616,7 +616,7 @@ FailureOr<CompileStage> fuse::getModuleStage(ModuleOp module) {
     if (auto group = dyn_cast<GroupOp>(op)) {
       grouped = true;
       strategy = group.getStrategy() ? *group.getStrategy() : Attribute();
-    } else if (!isa<ONNXDialect>(op->getDialect()) && !isa<Im2ColOp>(op)) {
+    } else if (!isa<ONNXDialect>(op->getDialect()) && !isFuseComputeOp(op)) {
       op->emitError() << "'" << op->getName()
                       << "' is not an op of any stage fuse-compile goes on "
                          "from: the onnx and fused stages have onnx and fuse "
@@ -764,6 +764,10 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
   bool libraries = !cpu && options.strategy != "generated";
   stages.begin("fuse and select strategies");
   return stages.runPasses(module, [&](OpPassManager &pm) {
+    // Attention chains become one op, one kernel (after the reference plan
+    // is taken: the reference computes them op by op).
+    if (options.fuse && options.attentionKernel)
+      pm.nest<func::FuncOp>().addPass(createRaiseAttention());
     // On the cpu every convolution goes through im2col: the tiled
     // matmul has no padding logic in its inner loop (light ResNet-50
     // 253 -> 187 ms, SqueezeNet 20.3 -> 16.5 ms with --cpu=native).

@@ -250,6 +250,16 @@ static uint64_t elementCount(Type type) {
 /// Floating-point operations of one onnx op (multiply-adds count two; an
 /// elementwise op one per element, whatever it computes).
 static uint64_t estimateFlops(Operation *op) {
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    // Two products: Q K^T (D per score) and P V (Dv per score).
+    ArrayRef<int64_t> q =
+        cast<ShapedType>(attention.getQuery().getType()).getShape();
+    ArrayRef<int64_t> k =
+        cast<ShapedType>(attention.getKey().getType()).getShape();
+    ArrayRef<int64_t> o = attention.getOutputType().getShape();
+    uint64_t scores = uint64_t(q[0]) * q[2] * q[1] * k[1];
+    return 2 * scores * uint64_t(q[3] + o[3]);
+  }
   if (op->getNumResults() != 1 || op->getNumOperands() == 0)
     return 0;
   uint64_t out = elementCount(op->getResult(0).getType());
@@ -297,7 +307,8 @@ static art::GroupDesc describeKernel(func::FuncOp kernel) {
   kernel.walk([&](Operation *op) {
     // fuse.im2col is the copy half of a convolution rewritten as a matmul;
     // it keeps the Conv's location, so the profile names the Conv.
-    if ((!isa<ONNXDialect>(op->getDialect()) && !isa<Im2ColOp>(op)) ||
+    // fuse.attention keeps the location of the chain it was raised from.
+    if ((!isa<ONNXDialect>(op->getDialect()) && !isFuseComputeOp(op)) ||
         op->hasTrait<OpTrait::ConstantLike>())
       return;
     group.flops += estimateFlops(op);

@@ -208,6 +208,12 @@ explainAlone(Operation *op, bool fused,
     return report;
   };
   std::string name = op->getName().getStringRef().str();
+  if (isa<AttentionOp>(op))
+    return set("attention",
+               "an attention chain (the product of Q and K^T, scale, mask, "
+               "Softmax, the product with V, the head Transposes) raised to "
+               "one kernel by fuse-raise-attention: the scores are never "
+               "stored");
   if (!fused)
     return set("fusion_off", "fusion is off: every op is a kernel of its own");
   bool elementwise = isElementwiseOp(op), reduction = isReductionOp(op);
@@ -401,10 +407,16 @@ static void printText(const FunctionReport &report, raw_ostream &os) {
     os << ", " << alone.reason << ": " << alone.detail << "\n";
   }
   size_t groups = report.groups.size(), unfused = report.alone.size();
+  size_t attention = llvm::count_if(report.alone, [](const AloneReport &a) {
+    return isa<AttentionOp>(a.op);
+  });
+  unfused -= attention;
   os << "  kernels: " << report.kernelsBefore << " before fusion, "
-     << groups + unfused << " after (" << groups << " group"
-     << (groups == 1 ? "" : "s") << ", " << unfused << " unfused op"
-     << (unfused == 1 ? "" : "s") << ")\n";
+     << groups + unfused + attention << " after (" << groups << " group"
+     << (groups == 1 ? "" : "s") << ", ";
+  if (attention)
+    os << attention << " attention, ";
+  os << unfused << " unfused op" << (unfused == 1 ? "" : "s") << ")\n";
 }
 
 //===----------------------------------------------------------------------===//

@@ -17,7 +17,7 @@ bool fuse::isUngrouped(Operation *op) {
 }
 
 bool fuse::isComputeOp(Operation *op) {
-  if (isa<Im2ColOp>(op))
+  if (isFuseComputeOp(op))
     return true;
   return isa<ONNXDialect>(op->getDialect()) &&
          !op->hasTrait<OpTrait::ConstantLike>();

@@ -325,10 +325,9 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
     auto resultType = cast<RankedTensorType>(output.getType());
     ArrayRef<int64_t> o = resultType.getShape();
     auto opType = resultType.clone({o[0], o[2], o[1], o[3]});
-    auto attention =
-        AttentionOp::create(rewriter, loc, opType, query, key, value, mask,
-                            rewriter.getF32FloatAttr(float(scale)),
-                            guard ? rewriter.getUnitAttr() : UnitAttr());
+    auto attention = AttentionOp::create(
+        rewriter, loc, opType, query, key, value, mask,
+        rewriter.getF32FloatAttr(float(scale)), static_cast<bool>(guard));
     // The chain the op replaces goes with the product: the rewrite driver
     // erases each of its ops once nothing uses it.
     // The heads merged back: a Transpose [0, 2, 1, 3] after the product is
@@ -357,6 +356,8 @@ struct ExpandAttention : public OpRewritePattern<AttentionOp> {
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.hasBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "the buffer form");
     Location loc = op.getLoc();
     auto typeOf = [](Value v) { return cast<RankedTensorType>(v.getType()); };
     auto transpose = [&](Value v, ArrayRef<int64_t> perm) {

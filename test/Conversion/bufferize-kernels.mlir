@@ -50,3 +50,20 @@ func.func @reshape(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> attributes {fuse.ke
   %0 = onnx.Reshape(%x, %s) : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<6x4xf32>
   return %0 : tensor<6x4xf32>
 }
+
+// -----
+
+// fuse.attention keeps its op through the kernel loops and becomes its
+// buffer form, writing straight into the out-param; fuse-lower-attention
+// then makes its loop (the LOOPS pipeline).
+// CHECK-LABEL: func @attention
+// CHECK-SAME: (%[[Q:.*]]: memref<1x4x2x8xf32>, %[[M:.*]]: memref<1x1x1x4xf32>, %[[OUT:.*]]: memref<1x4x2x8xf32>)
+// CHECK-NEXT: fuse.attention %[[Q]], %[[Q]], %[[Q]], %[[M]] into %[[OUT]] {scale = 5.000000e-01 : f32}
+// CHECK-NEXT: return
+// LOOPS-LABEL: func @attention
+// LOOPS: scf.parallel
+// LOOPS-NOT: fuse.attention
+func.func @attention(%q: tensor<1x4x2x8xf32>, %m: tensor<1x1x1x4xf32>) -> tensor<1x4x2x8xf32> attributes {fuse.kernel} {
+  %0 = fuse.attention %q, %q, %q, %m {scale = 0.5 : f32} : tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x1x1x4xf32> -> tensor<1x4x2x8xf32>
+  return %0 : tensor<1x4x2x8xf32>
+}

@@ -812,3 +812,53 @@ func.func @tiles_split_k(%a: memref<8x64xf32>, %b: memref<64x32xf32>, %c: memref
   }
   return
 }
+
+// -----
+
+// The `attention` mapping: a block per 16 query rows of a (batch, head)
+// (3 row tiles x 2 samples x 3 heads), key head h / 3; Q^T, K^T, V and
+// the probabilities in shared memory (16 x 64, 64 x 32, 32 x 64, 16 x
+// 36); a loop over key tiles of 32 (the second partial) with the row
+// maxima and sums over 16 lanes by shuffles, exponentials as exp2, the
+// products as fma.
+// CHECK-LABEL: gpu.func @attention
+// CHECK-SAME: workgroup(%[[QT:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[KT:.*]] : memref<2048xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[VT:.*]] : memref<2048xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[PT:.*]] : memref<576xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME: known_grid_size = array<i32: 18, 1, 1>
+// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK: arith.remui %[[BID]], %c3{{(_[0-9]+)?}} :
+// CHECK: %[[HEADS:.*]] = arith.divui %[[BID]], %c3{{(_[0-9]+)?}} :
+// CHECK: %[[H:.*]] = arith.remui %[[HEADS]], %c3{{(_[0-9]+)?}} :
+// CHECK: arith.divui %[[H]], %c3{{(_[0-9]+)?}} :
+// CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %c40{{(_[0-9]+)?}} step %c32{{(_[0-9]+)?}} iter_args
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[KT]]
+// CHECK: memref.store %{{.*}}, %[[VT]]
+// CHECK: gpu.barrier
+// CHECK: math.fma
+// CHECK: gpu.shuffle  xor
+// CHECK: math.exp2
+// CHECK: memref.store %{{.*}}, %[[PT]]
+// CHECK: gpu.barrier
+// CHECK: math.fma
+// CHECK-NOT: fuse.attention
+func.func @attention(%q: memref<2x40x3x64xf32>, %k: memref<2x40x1x64xf32>, %v: memref<2x40x1x64xf32>, %m: memref<2x1x1x40xf32>, %o: memref<2x40x3x64xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<attention, grid = 18, block = 256, block_tile = [16, 32]>} {
+  fuse.attention %q, %k, %v, %m into %o {scale = 0.125 : f32, zero_nan_probabilities} : memref<2x40x3x64xf32>, memref<2x40x1x64xf32>, memref<2x40x1x64xf32>, memref<2x1x1x40xf32> into memref<2x40x3x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grid(%q: memref<1x40x2x64xf32>, %o: memref<1x40x2x64xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<attention, grid = 4, block = 256, block_tile = [16, 32]>} {
+  // expected-error @+1 {{'fuse.attention' op strategy #fuse.kernel<attention, grid = 4, block = 256, block_tile = [16, 32]> launches 4 blocks but its 2 heads of 40 rows need 6}}
+  fuse.attention %q, %q, %q into %o {scale = 1.0 : f32} : memref<1x40x2x64xf32>, memref<1x40x2x64xf32>, memref<1x40x2x64xf32> into memref<1x40x2x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_shared(%q: memref<1x64x2x128xf32>, %o: memref<1x64x2x128xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<attention, grid = 2, block = 256, block_tile = [64, 64]>} {
+  // expected-error @+1 {{'fuse.attention' op strategy #fuse.kernel<attention, grid = 2, block = 256, block_tile = [64, 64]> needs 115712 bytes of shared memory, more than 49152}}
+  fuse.attention %q, %q, %q into %o {scale = 1.0 : f32} : memref<1x64x2x128xf32>, memref<1x64x2x128xf32>, memref<1x64x2x128xf32> into memref<1x64x2x128xf32>
+  return
+}

@@ -564,3 +564,25 @@ func.func @split_k(%w: tensor<64x1024xf32>, %x: tensor<1x1024x49xf32>) -> tensor
   }
   return %0 : tensor<1x64x49xf32>
 }
+
+// -----
+
+// fuse.attention: on the GPU a block per 16, 32 or 64 query rows (the
+// largest that still gives 264 blocks; 16 when none does), key tiles as
+// large as static shared memory allows (BERT-base b32: 64 rows, keys 32;
+// b1: 16 rows, keys 64), no larger than the keys there are; a thread per
+// row when the value head size is not a multiple of 16; a loop on the cpu.
+// CHECK-LABEL: func @attention
+// CHECK: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<attention, grid = 768, block = 256, block_tile = [64, 32]>
+// CHECK: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<attention, grid = 96, block = 256, block_tile = [16, 64]>
+// CHECK: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<attention, grid = 2, block = 256, block_tile = [16, 16]>
+// CHECK: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<flat, grid = 2, block = 256>
+// CPU-LABEL: func @attention
+// CPU-COUNT-4: fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1>
+func.func @attention(%q32: tensor<32x128x12x64xf32>, %q1: tensor<1x128x12x64xf32>, %qs: tensor<1x10x2x64xf32>, %qo: tensor<4x30x4x8xf32>) -> (tensor<32x128x12x64xf32>, tensor<1x128x12x64xf32>, tensor<1x10x2x64xf32>, tensor<4x30x4x8xf32>) {
+  %0 = fuse.attention %q32, %q32, %q32 {scale = 0.125 : f32} : tensor<32x128x12x64xf32>, tensor<32x128x12x64xf32>, tensor<32x128x12x64xf32> -> tensor<32x128x12x64xf32>
+  %1 = fuse.attention %q1, %q1, %q1 {scale = 0.125 : f32} : tensor<1x128x12x64xf32>, tensor<1x128x12x64xf32>, tensor<1x128x12x64xf32> -> tensor<1x128x12x64xf32>
+  %2 = fuse.attention %qs, %qs, %qs {scale = 0.125 : f32} : tensor<1x10x2x64xf32>, tensor<1x10x2x64xf32>, tensor<1x10x2x64xf32> -> tensor<1x10x2x64xf32>
+  %3 = fuse.attention %qo, %qo, %qo {scale = 0.125 : f32} : tensor<4x30x4x8xf32>, tensor<4x30x4x8xf32>, tensor<4x30x4x8xf32> -> tensor<4x30x4x8xf32>
+  return %0, %1, %2, %3 : tensor<32x128x12x64xf32>, tensor<1x128x12x64xf32>, tensor<1x10x2x64xf32>, tensor<4x30x4x8xf32>
+}

@@ -82,6 +82,11 @@ static cl::opt<bool> noFuse("no-fuse",
                             cl::desc("Compile one kernel per op (the "
                                      "baseline fusion is measured against)"),
                             cl::cat(compileCategory));
+static cl::opt<bool> noAttentionKernel(
+    "no-attention-kernel",
+    cl::desc("Leave attention chains (MatMul, scale, mask, Softmax, MatMul) "
+             "as their ops instead of one fused attention kernel each"),
+    cl::cat(compileCategory));
 static cl::opt<bool> reference(
     "reference",
     cl::desc("Also compile the model unfused, one kernel per op and in f64, "
@@ -535,6 +540,7 @@ int main(int argc, char **argv) {
   options.cpu = *level;
   options.cudaPath = cudaPath.empty() ? defaultCudaPath() : cudaPath.getValue();
   options.fuse = !noFuse;
+  options.attentionKernel = !noAttentionKernel;
   if (reference && noReference) {
     errs() << "fuse-compile: --reference and --no-reference contradict each "
               "other\n";

@@ -77,6 +77,15 @@ void emitRoundGroups(
 /// Static shared memory a block may have without opting in to more.
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
+/// Shared memory (in floats) of an `attention` block of `rows` query rows
+/// and key tiles of `keys`, head sizes `d` (query, key) and `dv` (value):
+/// Q^T, K^T, V and the probabilities (rows padded by 4 floats, so that a
+/// warp's stores of two rows fall in different banks).
+constexpr int64_t getAttentionSharedFloats(int64_t d, int64_t dv, int64_t rows,
+                                           int64_t keys) {
+  return d * rows + d * keys + keys * dv + rows * (keys + 4);
+}
+
 /// Maps `loop`, the parallel loop of the gpu.func `func`, with the `tiles`
 /// strategy: block and thread tiles of its iterations, the operand tiles
 /// of its reduction loop staged in shared memory.

@@ -21,6 +21,7 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+class DialectRegistry;
 class RewritePatternSet;
 class TypeConverter;
 } // namespace mlir
@@ -32,6 +33,10 @@ namespace fuse {
 
 /// Patterns lowering onnx ops to linalg/tensor/arith on tensors.
 void populateONNXToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
+/// fuse.attention's bufferization: the op reads its operands and writes its
+/// result into a new buffer (its buffer form).
+void registerAttentionBufferization(mlir::DialectRegistry &registry);
 
 /// Whether `func` is a kernel (marked by fuse-outline-kernels).
 bool isKernel(mlir::Operation *func);

@@ -54,7 +54,8 @@ def BufferizeKernels : Pass<"fuse-bufferize-kernels", "mlir::ModuleOp"> {
   let summary = "Bufferize kernel functions; results become out-params";
   let description = [{
     One-shot bufferization of the whole module (which must hold only
-    kernels) with identity layouts at function boundaries; each result
+    kernels) with identity layouts at function boundaries (fuse.attention
+    becomes its buffer form, writing a new buffer); each result
     becomes a trailing out-param and is written in place, and every copy is
     a `linalg.copy`, which lowers to loops: kernels must not call runtime
     library functions (there are none on the GPU).
@@ -68,6 +69,26 @@ def BufferizeKernels : Pass<"fuse-bufferize-kernels", "mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def LowerAttention : Pass<"fuse-lower-attention", "mlir::func::FuncOp"> {
+  let summary = "Lower bufferized fuse.attention ops to loops, a query row "
+                "per iteration";
+  let description = [{
+    Each buffer-form `fuse.attention` of a kernel becomes one `scf.parallel`
+    over (batch, head, query row) whose iteration computes its row with an
+    online softmax: one pass over the keys keeps the running maximum and
+    sum of exponentials, and the row's outputs in a stack buffer, rescaled
+    when the maximum grows; the scores are never stored. This is the
+    kernel of the cpu target, and of GPU shapes the `attention` mapping
+    does not take (`flat`, a thread per row). A kernel whose strategy is
+    the `attention` mapping keeps its op: fuse-map-kernels-to-gpu builds
+    its blocks from it.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
   ];
 }
 
@@ -320,6 +341,9 @@ def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect", "::mlir::DLTIDialect",
+    "::mlir::memref::MemRefDialect",
+    // exp2 and fma of `attention` blocks.
+    "::mlir::math::MathDialect",
     // cp.async of `tiles` blocks with async_copy.
     "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect",
   ];

@@ -63,6 +63,9 @@ struct CompileOptions {
   /// CUDA toolkit root, for ptxas and libdevice.
   std::string cudaPath = "/usr/local/cuda";
   bool fuse = true;
+  /// Raise attention chains to fuse.attention, one kernel each (with
+  /// `fuse`; fuse-compile --no-attention-kernel turns it off).
+  bool attentionKernel = true;
   /// Also compile the model unfused, as plan "reference" (fuse-compile
   /// --reference; off by default: it doubles the compile).
   bool reference = false;

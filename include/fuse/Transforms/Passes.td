@@ -51,8 +51,9 @@ def RaiseAttention : Pass<"fuse-raise-attention", "mlir::func::FuncOp"> {
     exactly such a tensor transposed ([0, 2, 1, 3], for K^T [0, 2, 3, 1]),
     the op reads that tensor, and a Transpose [0, 2, 1, 3] after the
     product is the op's result; otherwise a Transpose is made. Static
-    4-D f32 tensors with equal heads only. Not yet part of fuse-compile's
-    pipeline: the op has no lowering yet (issue 11, part 4).
+    4-D f32 tensors with equal heads only. fuse-compile runs it at the
+    start of its fusion stage; the op is a kernel of its own
+    (fuse-lower-attention, or the GPU's `attention` mapping).
 
     ```mlir
     // before

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuse/Conversion/Passes.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -155,6 +156,10 @@ static LogicalResult formLoops(func::FuncOp kernel) {
     return kernel.emitOpError("kernel must return one value, returns ")
            << ret.getNumOperands();
   Operation *root = ret.getOperand(0).getDefiningOp();
+  // fuse.attention gets its loops after bufferization (fuse-lower-attention
+  // or the GPU's `attention` mapping).
+  if (isa_and_nonnull<AttentionOp>(root))
+    return success();
   auto tileable = dyn_cast_or_null<TilingInterface>(root);
   if (!tileable)
     return kernel.emitOpError("kernel result is not computed by a tileable "

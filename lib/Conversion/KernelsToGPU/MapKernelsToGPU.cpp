@@ -12,10 +12,13 @@
 // memory of the planes of each input the loop reads a window of (a
 // depthwise convolution's or a pooling's input): each element is read from
 // global memory once, in coalesced loads, instead of once per window that
-// covers it. A kernel with no parallel loop runs in one thread (or one row).
+// covers it; `attention`, a fuse.attention kernel built by blocks of query
+// rows (AttentionTiles.cpp). A kernel with no parallel loop runs in one
+// thread (or one row).
 //
 //===----------------------------------------------------------------------===//
 
+#include "fuse/Codegen/Attention.h"
 #include "fuse/Codegen/GPUMapping.h"
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
@@ -641,6 +644,16 @@ struct MapKernelsToGPUPass
     }
 
     int64_t launched = 0;
+    // The launch bounds of a mapped kernel; its function goes.
+    auto finishKernel = [&](func::FuncOp kernel, gpu::GPUFuncOp gpuFunc,
+                            KernelStrategyAttr strategy) {
+      int32_t block = static_cast<int32_t>(strategy.getBlock());
+      int32_t grid = static_cast<int32_t>(strategy.getGrid());
+      gpuFunc.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({block, 1, 1}));
+      gpuFunc.setKnownGridSizeAttr(b.getDenseI32ArrayAttr({grid, 1, 1}));
+      launched = std::max(launched, strategy.getGrid() * strategy.getBlock());
+      kernel.erase();
+    };
     for (func::FuncOp kernel : kernels) {
       for (Type type : kernel.getArgumentTypes())
         if (!isa<MemRefType>(type)) {
@@ -678,6 +691,19 @@ struct MapKernelsToGPUPass
         kernel.emitOpError("has the cpu strategy ")
             << strategy << "; it cannot run on the GPU";
         return signalPassFailure();
+      }
+      // fuse.attention's kernel is built from the op (AttentionTiles.cpp).
+      if (strategy.getMapping() == Mapping::attention) {
+        auto attentions = llvm::to_vector(entry.getOps<AttentionOp>());
+        if (attentions.size() != 1) {
+          gpuFunc.emitOpError("strategy ")
+              << strategy << " needs a kernel that is one fuse.attention";
+          return signalPassFailure();
+        }
+        if (failed(mapAttentionTiles(b, gpuFunc, attentions.front(), strategy)))
+          return signalPassFailure();
+        finishKernel(kernel, gpuFunc, strategy);
+        continue;
       }
       SmallVector<scf::ParallelOp> loops;
       for (Operation &op : entry)
@@ -759,12 +785,7 @@ struct MapKernelsToGPUPass
       }
       else
         (void)distributeLoop(b, loops.front(), strategy);
-      int32_t block = static_cast<int32_t>(strategy.getBlock());
-      int32_t grid = static_cast<int32_t>(strategy.getGrid());
-      gpuFunc.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({block, 1, 1}));
-      gpuFunc.setKnownGridSizeAttr(b.getDenseI32ArrayAttr({grid, 1, 1}));
-      launched = std::max(launched, strategy.getGrid() * strategy.getBlock());
-      kernel.erase();
+      finishKernel(kernel, gpuFunc, strategy);
     }
     moveGlobalsIntoGPUModule(module, gpuModule);
     // convert-gpu-to-nvvm takes the index width from the module's layout.

@@ -564,7 +564,7 @@ func.func @split_k_flat() attributes {s = #fuse.kernel<flat, grid = 1, block = 1
 // -----
 
 func.func @attention_rank(%q: tensor<16x4x8xf32>, %k: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
-  // expected-error @+1 {{'fuse.attention' op query must be a static 4-D tensor ([batch, sequence, heads, head size]), not 'tensor<16x4x8xf32>'}}
+  // expected-error @+1 {{'fuse.attention' op query must be a static 4-D tensor or (identity layout) memref ([batch, sequence, heads, head size]), not 'tensor<16x4x8xf32>'}}
   %0 = fuse.attention %q, %k, %k {scale = 1.0 : f32} : tensor<16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32> -> tensor<1x16x4x8xf32>
   return %0 : tensor<1x16x4x8xf32>
 }
@@ -615,4 +615,49 @@ func.func @attention_mask(%q: tensor<2x16x4x8xf32>, %m: tensor<2x1x8x16xf32>) ->
   // expected-error @+1 {{'fuse.attention' op mask 'tensor<2x1x8x16xf32>' does not broadcast to the scores' [2, 4, 16, 16]}}
   %0 = fuse.attention %q, %q, %q, %m {scale = 1.0 : f32} : tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x1x8x16xf32> -> tensor<2x16x4x8xf32>
   return %0 : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @attention_both(%q: memref<1x16x4x8xf32>, %o: memref<1x16x4x8xf32>) {
+  // expected-error @+1 {{'fuse.attention' op must either have a result (on tensors) or write 'into' a buffer (on memrefs), not both}}
+  %0 = fuse.attention %q, %q, %q into %o {scale = 1.0 : f32} : memref<1x16x4x8xf32>, memref<1x16x4x8xf32>, memref<1x16x4x8xf32> into memref<1x16x4x8xf32> -> tensor<1x16x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mixed(%q: tensor<1x16x4x8xf32>, %k: memref<1x16x4x8xf32>, %o: memref<1x16x4x8xf32>) {
+  // expected-error @+1 {{'fuse.attention' op operands must all be memrefs in the buffer form, not 'tensor<1x16x4x8xf32>'}}
+  fuse.attention %q, %k, %k into %o {scale = 1.0 : f32} : tensor<1x16x4x8xf32>, memref<1x16x4x8xf32>, memref<1x16x4x8xf32> into memref<1x16x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_strided(%q: memref<1x16x4x8xf32, strided<[1024, 64, 16, 1]>>, %o: memref<1x16x4x8xf32>) {
+  // expected-error @+1 {{'fuse.attention' op query must be a static 4-D tensor or (identity layout) memref ([batch, sequence, heads, head size]), not 'memref<1x16x4x8xf32, strided<[1024, 64, 16, 1]>>'}}
+  fuse.attention %q, %o, %o into %o {scale = 1.0 : f32} : memref<1x16x4x8xf32, strided<[1024, 64, 16, 1]>>, memref<1x16x4x8xf32>, memref<1x16x4x8xf32> into memref<1x16x4x8xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the attention mapping takes a block_tile of two sizes (query rows, keys) and nothing else}}
+func.func @attention_strategy() attributes {s = #fuse.kernel<attention, grid = 4, block = 256>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the attention mapping runs blocks of 256 threads, not 128}}
+func.func @attention_block() attributes {s = #fuse.kernel<attention, grid = 4, block = 128, block_tile = [16, 64]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attention block_tile sizes must be multiples of 16 from 16 to 128, not 24}}
+func.func @attention_tile() attributes {s = #fuse.kernel<attention, grid = 4, block = 256, block_tile = [24, 64]>} {
+  return
 }

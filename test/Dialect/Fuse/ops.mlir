@@ -172,3 +172,13 @@ func.func @attention(%q: tensor<2x16x4x8xf32>, %k: tensor<2x16x4x8xf32>, %v: ten
   %1 = fuse.attention %gq, %gk, %gv {scale = 0.5 : f32} : tensor<1x16x4x8xf32>, tensor<1x12x2x8xf32>, tensor<1x12x2x6xf32> -> tensor<1x16x4x6xf32>
   return %0, %1 : tensor<2x16x4x8xf32>, tensor<1x16x4x6xf32>
 }
+
+// The buffer form writes `into` and has no result.
+// CHECK-LABEL: func @attention_buffers
+// CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} {scale = 1.250000e-01 : f32} : memref<2x16x4x8xf32>, memref<2x16x4x8xf32>, memref<2x16x4x8xf32>, memref<2x1x1x16xf32> into memref<2x16x4x8xf32>
+// CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} {scale = 5.000000e-01 : f32, zero_nan_probabilities} : memref<1x16x4x8xf32>, memref<1x12x2x8xf32>, memref<1x12x2x6xf32> into memref<1x16x4x6xf32>
+func.func @attention_buffers(%q: memref<2x16x4x8xf32>, %k: memref<2x16x4x8xf32>, %v: memref<2x16x4x8xf32>, %mask: memref<2x1x1x16xf32>, %o: memref<2x16x4x8xf32>, %gq: memref<1x16x4x8xf32>, %gk: memref<1x12x2x8xf32>, %gv: memref<1x12x2x6xf32>, %go: memref<1x16x4x6xf32>) {
+  fuse.attention %q, %k, %v, %mask into %o {scale = 0.125 : f32} : memref<2x16x4x8xf32>, memref<2x16x4x8xf32>, memref<2x16x4x8xf32>, memref<2x1x1x16xf32> into memref<2x16x4x8xf32>
+  fuse.attention %gq, %gk, %gv into %go {scale = 0.5 : f32, zero_nan_probabilities} : memref<1x16x4x8xf32>, memref<1x12x2x8xf32>, memref<1x12x2x6xf32> into memref<1x16x4x6xf32>
+  return
+}

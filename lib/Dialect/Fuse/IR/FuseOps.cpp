@@ -99,6 +99,19 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             "async_copy)";
     if (splitK < 1)
       return emitError() << "split_k must be at least 1";
+  } else if (mapping == Mapping::attention) {
+    if (blockTile.size() != 2 || !threadTile.empty() || kTile != 0 ||
+        stages != 1 || splitK != 1 || asyncCopy)
+      return emitError() << "the attention mapping takes a block_tile of two "
+                            "sizes (query rows, keys) and nothing else";
+    if (block != kAttentionBlock)
+      return emitError() << "the attention mapping runs blocks of "
+                         << kAttentionBlock << " threads, not " << block;
+    for (int64_t size : blockTile)
+      if (size < 16 || size > 128 || size % 16 != 0)
+        return emitError() << "attention block_tile sizes must be multiples "
+                              "of 16 from 16 to 128, not "
+                           << size;
   } else if (!blockTile.empty() || kTile != 0 || stages != 1 || splitK != 1 ||
              asyncCopy) {
     return emitError() << "block_tile, k_tile, stages, split_k and async_copy "
@@ -222,6 +235,11 @@ std::string fuse::describeStrategy(Attribute strategy) {
     if (kernel.getMapping() == Mapping::planes)
       text += "(" + std::to_string(kernel.getPlanes()) +
               (kernel.getStagedOutput() ? ", staged output)" : ")");
+    if (kernel.getMapping() == Mapping::attention) {
+      llvm::raw_string_ostream os(text);
+      os << " " << kernel.getBlockTile()[0] << " rows x "
+         << kernel.getBlockTile()[1] << " keys";
+    }
     if (kernel.getMapping() == Mapping::tiles) {
       llvm::raw_string_ostream os(text);
       os << " ";
@@ -268,6 +286,8 @@ int64_t KernelStrategyAttr::getCapacity() const {
     return getGrid() * (getBlock() / getRowThreads());
   if (getMapping() == Mapping::planes)
     return getGrid() * getPlanes();
+  if (getMapping() == Mapping::attention)
+    return getGrid() * getBlockTile()[0];
   // tiles: the grid's block tiles, some of which may be partial.
   return getGrid() * getBlock();
 }
@@ -499,21 +519,66 @@ LogicalResult Im2ColOp::verify() {
   return success();
 }
 
+void AttentionOp::build(OpBuilder &builder, OperationState &state, Type result,
+                        Value query, Value key, Value value, Value mask,
+                        FloatAttr scale, bool zeroNanProbabilities) {
+  build(builder, state, result, query, key, value, mask, /*into=*/Value(),
+        scale, zeroNanProbabilities ? builder.getUnitAttr() : UnitAttr());
+}
+
+void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
+                        Value key, Value value, Value mask, Value into,
+                        FloatAttr scale, bool zeroNanProbabilities) {
+  build(builder, state, /*result=*/Type(), query, key, value, mask, into, scale,
+        zeroNanProbabilities ? builder.getUnitAttr() : UnitAttr());
+}
+
+void AttentionOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // The tensor form is pure; the buffer form reads its operands and writes
+  // `into`.
+  if (!hasBufferSemantics())
+    return;
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    if (operand.get() == getInto())
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
 LogicalResult AttentionOp::verify() {
-  auto query = cast<RankedTensorType>(getQuery().getType());
-  auto key = cast<RankedTensorType>(getKey().getType());
-  auto value = cast<RankedTensorType>(getValue().getType());
-  auto result = cast<RankedTensorType>(getResult().getType());
-  for (auto [name, type] :
-       {std::pair<StringRef, RankedTensorType>{"query", query},
-        {"key", key},
-        {"value", value},
-        {"result", result}})
-    if (type.getRank() != 4 || !type.hasStaticShape())
+  bool buffers = hasBufferSemantics();
+  if (buffers == (getResult() != nullptr))
+    return emitOpError("must either have a result (on tensors) or write "
+                       "'into' a buffer (on memrefs), not ")
+           << (buffers ? "both" : "neither");
+  for (Value operand : getOperation()->getOperands())
+    if (isa<MemRefType>(operand.getType()) != buffers)
+      return emitOpError("operands must all be ")
+             << (buffers ? "memrefs" : "tensors") << " in the "
+             << (buffers ? "buffer" : "tensor") << " form, not "
+             << operand.getType();
+  auto query = cast<ShapedType>(getQuery().getType());
+  auto key = cast<ShapedType>(getKey().getType());
+  auto value = cast<ShapedType>(getValue().getType());
+  ShapedType result = getOutputType();
+  for (auto [name, type] : {std::pair<StringRef, ShapedType>{"query", query},
+                            {"key", key},
+                            {"value", value},
+                            {"result", result}}) {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (type.getRank() != 4 || !type.hasStaticShape() ||
+        (memref && !memref.getLayout().isIdentity()))
       return emitOpError() << name
-                           << " must be a static 4-D tensor ([batch, "
-                              "sequence, heads, head size]), not "
+                           << " must be a static 4-D tensor or (identity "
+                              "layout) memref ([batch, sequence, heads, head "
+                              "size]), not "
                            << type;
+  }
   ArrayRef<int64_t> q = query.getShape(), k = key.getShape(),
                     v = value.getShape(), r = result.getShape();
   if (k[0] != q[0] || v[0] != q[0] || r[0] != q[0])
@@ -536,7 +601,13 @@ LogicalResult AttentionOp::verify() {
            << "] (query's sequence and heads, value's head size), not "
            << result;
   if (Value mask = getMask()) {
-    auto maskType = cast<RankedTensorType>(mask.getType());
+    auto maskType = cast<ShapedType>(mask.getType());
+    auto maskMemref = dyn_cast<MemRefType>(maskType);
+    if (!maskType.hasStaticShape() ||
+        (maskMemref && !maskMemref.getLayout().isIdentity()))
+      return emitOpError("mask must have a static shape (and identity "
+                         "layout), not ")
+             << maskType;
     int64_t scores[4] = {q[0], q[2], q[1], k[1]};
     if (maskType.getRank() != 4 ||
         llvm::any_of(llvm::zip(maskType.getShape(), scores), [](auto dims) {

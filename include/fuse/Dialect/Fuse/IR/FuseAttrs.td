@@ -19,7 +19,8 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
   I32EnumAttrCase<"flat", 1>,
   I32EnumAttrCase<"rows", 2>,
   I32EnumAttrCase<"planes", 3>,
-  I32EnumAttrCase<"tiles", 4>
+  I32EnumAttrCase<"tiles", 4>,
+  I32EnumAttrCase<"attention", 5>
 ]> {
   // - loop: the whole loop nest on the calling thread (the cpu target);
   // - flat: one GPU thread per iteration of the kernel's parallel loop, in
@@ -35,7 +36,10 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
   // - tiles: each block computes a `block_tile` of the loop's iterations
   //   (a contraction's output), each thread a `thread_tile` of it; the
   //   block stages the operand tiles its reduction loop reads, `k_tile`
-  //   iterations of it at a time, in shared memory.
+  //   iterations of it at a time, in shared memory;
+  // - attention: the kernel's fuse.attention, a block per `block_tile[0]`
+  //   query rows of one (batch, head), walking the keys `block_tile[1]` at
+  //   a time through shared memory with an online softmax.
   let cppNamespace = "::fuse";
   let genSpecializedAttr = 0;
 }
@@ -115,6 +119,17 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     sums; the group after it adds the S partial results and applies the
     epilogue. It gives shapes with few output tiles S times the blocks.
 
+    The `attention` mapping is for a kernel that is one fuse.attention
+    (fuse-map-kernels-to-gpu builds its body, Codegen/GPU/AttentionTiles):
+    `block_tile = [BR, BC]`, each block of 256 threads computes BR query
+    rows of one (batch, head), `grid` = ceil(Sq / BR) * B * Hq; it keeps
+    its rows of Q (pre-scaled) in shared memory and walks the keys BC at
+    a time: K^T and V tiles in shared memory, the BR x BC scores in
+    registers (a 16 x 16 grid of threads), the online softmax's row
+    maxima and sums by shuffles, the probabilities through shared memory
+    into the BR x Dv output, which stays in registers until the end. The
+    score matrix never reaches global memory.
+
     ```mlir
     #fuse.kernel<flat, grid = 392, block = 256>
     #fuse.kernel<flat, grid = 98, block = 256, thread_tile = [1, 1, 4]>
@@ -133,6 +148,7 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     #fuse.kernel<tiles, grid = 96, block = 256, thread_tile = [8, 8],
                  block_tile = [128, 128], k_tile = 16, stages = 3,
                  async_copy>
+    #fuse.kernel<attention, grid = 768, block = 256, block_tile = [64, 32]>
     ```
   }];
   let parameters = (ins

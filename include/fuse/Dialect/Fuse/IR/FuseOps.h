@@ -34,6 +34,10 @@ constexpr llvm::StringLiteral kStrategyAttrName = "fuse.strategy";
 /// report does not count them.
 constexpr llvm::StringLiteral kSplitKOpAttrName = "fuse.split_k";
 
+/// Threads of a block of the `attention` mapping: a 16 x 16 grid over a
+/// block's query rows and keys (or head-size columns).
+constexpr int64_t kAttentionBlock = 256;
+
 /// A strategy in a few words, for people: "kernel rows(32)",
 /// "cublaslt matmul+bias+relu", "cudnn conv+bias+residual".
 std::string describeStrategy(mlir::Attribute strategy);
@@ -45,5 +49,13 @@ class YieldOp;
 
 #define GET_OP_CLASSES
 #include "fuse/Dialect/Fuse/IR/FuseOps.h.inc"
+
+namespace fuse {
+/// Whether `op` is a fuse op that computes, like an onnx op: outside a
+/// group it is a kernel of its own (fuse.im2col, fuse.attention).
+inline bool isFuseComputeOp(mlir::Operation *op) {
+  return mlir::isa<Im2ColOp, AttentionOp>(op);
+}
+} // namespace fuse
 
 #endif // FUSE_DIALECT_FUSE_IR_FUSEOPS_H

@@ -156,7 +156,9 @@ def Fuse_Im2ColOp : Fuse_Op<"im2col", [Pure]> {
   }];
 }
 
-def Fuse_AttentionOp : Fuse_Op<"attention", [Pure]> {
+def Fuse_AttentionOp : Fuse_Op<"attention", [
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "scaled dot-product attention over the heads of Q, K and V";
   let description = [{
     What a transformer's attention computes from its projections, raised
@@ -180,22 +182,55 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [Pure]> {
     PyTorch's sdpa export): a row whose scores are all -inf gives 0
     instead of NaN.
 
+    The op has two forms. On tensors (the graph and kernel stages) it has
+    a result. On buffers (after a kernel is bufferized) it writes the
+    result into `into`'s memref and has no result; fuse-lower-attention or
+    the GPU's `attention` mapping then make its loops.
+
     ```mlir
     %o = fuse.attention %q, %k, %v, %mask {scale = 0.125 : f32}
         : tensor<2x128x12x64xf32>, tensor<2x128x12x64xf32>,
           tensor<2x128x12x64xf32>, tensor<2x1x1x128xf32>
         -> tensor<2x128x12x64xf32>
+    fuse.attention %q, %k, %v into %o {scale = 0.125 : f32}
+        : memref<2x128x12x64xf32>, memref<2x128x12x64xf32>,
+          memref<2x128x12x64xf32> into memref<2x128x12x64xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$query,
-                       RankedTensorOf<[F32]>:$key,
-                       RankedTensorOf<[F32]>:$value,
-                       Optional<RankedTensorOf<[F32]>>:$mask,
+  let arguments = (ins AnyTypeOf<[RankedTensorOf<[F32]>, MemRefOf<[F32]>]>:$query,
+                       AnyTypeOf<[RankedTensorOf<[F32]>, MemRefOf<[F32]>]>:$key,
+                       AnyTypeOf<[RankedTensorOf<[F32]>, MemRefOf<[F32]>]>:$value,
+                       Optional<AnyTypeOf<[RankedTensorOf<[F32]>,
+                                           MemRefOf<[F32]>]>>:$mask,
+                       Optional<MemRefOf<[F32]>>:$into,
                        F32Attr:$scale, UnitAttr:$zero_nan_probabilities);
-  let results = (outs RankedTensorOf<[F32]>:$result);
+  let results = (outs Optional<RankedTensorOf<[F32]>>:$result);
   let assemblyFormat = [{
-    $query `,` $key `,` $value (`,` $mask^)? attr-dict `:` type($query) `,`
-    type($key) `,` type($value) (`,` type($mask)^)? `->` type($result)
+    $query `,` $key `,` $value (`,` $mask^)? (`into` $into^)? attr-dict `:`
+    type($query) `,` type($key) `,` type($value) (`,` type($mask)^)?
+    (`into` type($into)^)? (`->` type($result)^)?
+  }];
+  let builders = [
+    // The tensor form.
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$query,
+                   "::mlir::Value":$key, "::mlir::Value":$value,
+                   "::mlir::Value":$mask, "::mlir::FloatAttr":$scale,
+                   "bool":$zeroNanProbabilities)>,
+    // The buffer form.
+    OpBuilder<(ins "::mlir::Value":$query, "::mlir::Value":$key,
+                   "::mlir::Value":$value, "::mlir::Value":$mask,
+                   "::mlir::Value":$into, "::mlir::FloatAttr":$scale,
+                   "bool":$zeroNanProbabilities)>
+  ];
+  let extraClassDeclaration = [{
+    /// Whether the op is the buffer form (it writes `into`).
+    bool hasBufferSemantics() { return getInto() != nullptr; }
+    /// The result's type, tensor or memref: [B, Sq, Hq, Dv].
+    ::mlir::ShapedType getOutputType() {
+      if (hasBufferSemantics())
+        return ::llvm::cast<::mlir::ShapedType>(getInto().getType());
+      return ::llvm::cast<::mlir::ShapedType>(getResult().getType());
+    }
   }];
   let hasVerifier = 1;
 }

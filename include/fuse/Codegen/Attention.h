@@ -1,0 +1,57 @@
+//===- Attention.h - Code for fuse.attention ------------------------------===//
+//
+// The buffer form of fuse.attention becomes code in one of two ways: loops
+// (a query row per iteration of one parallel loop, for the cpu and for
+// GPU shapes the tiled kernel does not take; fuse-lower-attention) or the
+// GPU's `attention` mapping (a block per tile of query rows,
+// AttentionTiles.cpp). Both compute a row's softmax online, in one pass
+// over the keys, and share how they read the mask and finish a row.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_CODEGEN_ATTENTION_H
+#define FUSE_CODEGEN_ATTENTION_H
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace fuse {
+
+/// The mask's element for scores (b, h, i, j) (index values; a dim of
+/// extent 1 broadcasts), or a null value when `op` has no mask.
+mlir::Value loadAttentionMask(mlir::OpBuilder &b, mlir::Location loc,
+                              AttentionOp op, mlir::Value batch,
+                              mlir::Value head, mlir::Value row,
+                              mlir::Value key);
+
+/// 1 / `sum` for a row whose exponentials sum to `sum`; `positive` is set
+/// to whether `sum` > 0 (false when every score was -inf, or NaN).
+mlir::Value getAttentionRowFactor(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Value sum, mlir::Value &positive);
+
+/// One output of a row: `acc` * `factor` when the row's sum is positive,
+/// else 0 with `zero_nan_probabilities` and NaN without (softmax over
+/// scores that are all -inf is NaN).
+mlir::Value finishAttentionOutput(mlir::OpBuilder &b, mlir::Location loc,
+                                  AttentionOp op, mlir::Value acc,
+                                  mlir::Value factor, mlir::Value positive);
+
+/// Replaces the buffer-form `op` by one scf.parallel over (batch, head,
+/// query row) whose iteration computes its row's outputs: a loop over the
+/// keys keeps the running maximum and sum of exponentials, and the row's
+/// outputs in a stack buffer, rescaled when the maximum grows.
+mlir::LogicalResult lowerAttentionToLoops(mlir::RewriterBase &rewriter,
+                                          AttentionOp op);
+
+/// Builds the body of `func`, a kernel that is the buffer-form `op`, with
+/// the `attention` mapping of `strategy`: see KernelStrategyAttr. Fails
+/// with an error on `op` when the shapes do not fit the strategy.
+mlir::LogicalResult mapAttentionTiles(mlir::OpBuilder &b,
+                                      mlir::gpu::GPUFuncOp func, AttentionOp op,
+                                      KernelStrategyAttr strategy);
+
+} // namespace fuse
+
+#endif // FUSE_CODEGEN_ATTENTION_H
