@@ -16,14 +16,31 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def chain(name, b, h, sq, skv, d, dv, mask, guard):
-    """Q [b, h, sq, d], K [b, h, skv, d], V [b, h, skv, dv] inputs; the
-    mask from an int64 input `keep` [b, 1, 1, skv] (0 masks a key) times
-    `alive` [b, 1, 1, 1] (sample b - 1 has every key masked)."""
+def chain(name, b, h, sq, skv, d, dv, mask, guard, hkv=None):
+    """Q [b, h, sq, d], K [b, hkv, skv, d], V [b, hkv, skv, dv] inputs
+    (hkv < h: each key/value head repeated for h / hkv query heads, by
+    Unsqueeze, Expand, Reshape as Llama's export does); the mask from an
+    int64 input `keep` [b, 1, 1, skv] (0 masks a key) times `alive` [b, 1,
+    1, 1] (sample b - 1 has every key masked)."""
+    hkv = hkv or h
     nodes, inputs, inits = [], [], []
     inputs += [helper.make_tensor_value_info("q", TensorProto.FLOAT, [b, h, sq, d]),
-               helper.make_tensor_value_info("k", TensorProto.FLOAT, [b, h, skv, d]),
-               helper.make_tensor_value_info("v", TensorProto.FLOAT, [b, h, skv, dv])]
+               helper.make_tensor_value_info("k_in", TensorProto.FLOAT, [b, hkv, skv, d]),
+               helper.make_tensor_value_info("v_in", TensorProto.FLOAT, [b, hkv, skv, dv])]
+    if hkv == h:
+        nodes += [helper.make_node("Identity", ["k_in"], ["k"]),
+                  helper.make_node("Identity", ["v_in"], ["v"])]
+    else:
+        g = h // hkv
+        inits += [numpy_helper.from_array(np.array([2], np.int64), "axis2"),
+                  numpy_helper.from_array(np.array([b, hkv, g, skv, d], np.int64), "wide_k"),
+                  numpy_helper.from_array(np.array([b, hkv, g, skv, dv], np.int64), "wide_v"),
+                  numpy_helper.from_array(np.array([b, h, skv, d], np.int64), "heads_k"),
+                  numpy_helper.from_array(np.array([b, h, skv, dv], np.int64), "heads_v")]
+        for t in "kv":
+            nodes += [helper.make_node("Unsqueeze", [t + "_in", "axis2"], [t + "1"]),
+                      helper.make_node("Expand", [t + "1", "wide_" + t], [t + "2"]),
+                      helper.make_node("Reshape", [t + "2", "heads_" + t], [t])]
     inits.append(numpy_helper.from_array(np.float32(1 / np.sqrt(np.sqrt(d))), "root_scale"))
     inits.append(numpy_helper.from_array(np.float32(0), "zero"))
     nodes += [helper.make_node("Mul", ["q", "root_scale"], ["qs"]),
@@ -68,6 +85,9 @@ CASES = {
     "sdpa_b4_s330_d64": dict(b=4, h=12, sq=330, skv=330, d=64, dv=64, mask=True, guard=True),
     # No mask, no guard, head size 32, fewer keys than rows.
     "plain_b2_s50x40_d32": dict(b=2, h=3, sq=50, skv=40, d=32, dv=32, mask=False, guard=False),
+    # Grouped-query heads (8 query heads, 2 key/value heads), 64-row
+    # blocks (3 x 8 x ceil(700 / 64) = 264), a causal-free padding mask.
+    "gqa_b3_s700_d64": dict(b=3, h=8, hkv=2, sq=700, skv=700, d=64, dv=64, mask=True, guard=True),
     # Head sizes that differ (D 48, Dv 16), a mask without the guard.
     "masked_b2_s33_d48": dict(b=2, h=2, sq=33, skv=33, d=48, dv=16, mask=True, guard=False),
 }

@@ -14,6 +14,14 @@ static ArrayRef<int64_t> shapeOf(Value v) {
   return cast<ShapedType>(v.getType()).getShape();
 }
 
+SmallVector<Value, 4> fuse::getAttentionIndices(AttentionOp op, unsigned which,
+                                                Value batch, Value sequence,
+                                                Value head, Value dim) {
+  if (op.isHeadsFirst(which))
+    return {batch, head, sequence, dim};
+  return {batch, sequence, head, dim};
+}
+
 Value fuse::loadAttentionMask(OpBuilder &b, Location loc, AttentionOp op,
                               Value batch, Value head, Value row, Value key) {
   Value mask = op.getMask();
@@ -53,8 +61,9 @@ LogicalResult fuse::lowerAttentionToLoops(RewriterBase &rewriter,
   if (!op.hasBufferSemantics())
     return rewriter.notifyMatchFailure(op, "not the buffer form");
   Location loc = op.getLoc();
-  ArrayRef<int64_t> q = shapeOf(op.getQuery()), k = shapeOf(op.getKey());
-  int64_t dv = shapeOf(op.getInto())[3];
+  SmallVector<int64_t, 4> q = op.getLogicalShape(AttentionOp::kQuery),
+                          k = op.getLogicalShape(AttentionOp::kKey);
+  int64_t dv = op.getLogicalShape(AttentionOp::kResult)[3];
   int64_t groups = q[2] / k[2];
   Type f32 = rewriter.getF32Type();
   auto c = [&](int64_t v) -> Value {
@@ -108,10 +117,12 @@ LogicalResult fuse::lowerAttentionToLoops(RewriterBase &rewriter,
       OpBuilder::InsertionGuard body(rewriter);
       rewriter.setInsertionPointToStart(dot.getBody());
       Value d = dot.getInductionVar();
-      Value a = memref::LoadOp::create(rewriter, loc, op.getQuery(),
-                                       ValueRange{batch, row, head, d});
-      Value bk = memref::LoadOp::create(rewriter, loc, op.getKey(),
-                                        ValueRange{batch, key, keyHead, d});
+      Value a = memref::LoadOp::create(
+          rewriter, loc, op.getQuery(),
+          getAttentionIndices(op, AttentionOp::kQuery, batch, row, head, d));
+      Value bk = memref::LoadOp::create(
+          rewriter, loc, op.getKey(),
+          getAttentionIndices(op, AttentionOp::kKey, batch, key, keyHead, d));
       Value product = arith::MulFOp::create(rewriter, loc, a, bk);
       Value next = arith::AddFOp::create(rewriter, loc,
                                          dot.getRegionIterArgs()[0], product);
@@ -141,8 +152,9 @@ LogicalResult fuse::lowerAttentionToLoops(RewriterBase &rewriter,
       rewriter.setInsertionPointToStart(update.getBody());
       Value d = update.getInductionVar();
       Value old = memref::LoadOp::create(rewriter, loc, acc, d);
-      Value v = memref::LoadOp::create(rewriter, loc, op.getValue(),
-                                       ValueRange{batch, key, keyHead, d});
+      Value v = memref::LoadOp::create(
+          rewriter, loc, op.getValue(),
+          getAttentionIndices(op, AttentionOp::kValue, batch, key, keyHead, d));
       Value next = arith::AddFOp::create(
           rewriter, loc, arith::MulFOp::create(rewriter, loc, old, correction),
           arith::MulFOp::create(rewriter, loc, weight, v));
@@ -162,8 +174,9 @@ LogicalResult fuse::lowerAttentionToLoops(RewriterBase &rewriter,
     Value out = finishAttentionOutput(
         rewriter, loc, op, memref::LoadOp::create(rewriter, loc, acc, d),
         factor, positive);
-    memref::StoreOp::create(rewriter, loc, out, op.getInto(),
-                            ValueRange{batch, row, head, d});
+    memref::StoreOp::create(
+        rewriter, loc, out, op.getInto(),
+        getAttentionIndices(op, AttentionOp::kResult, batch, row, head, d));
   }
   rewriter.eraseOp(op);
   return success();

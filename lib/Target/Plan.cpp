@@ -252,11 +252,9 @@ static uint64_t elementCount(Type type) {
 static uint64_t estimateFlops(Operation *op) {
   if (auto attention = dyn_cast<AttentionOp>(op)) {
     // Two products: Q K^T (D per score) and P V (Dv per score).
-    ArrayRef<int64_t> q =
-        cast<ShapedType>(attention.getQuery().getType()).getShape();
-    ArrayRef<int64_t> k =
-        cast<ShapedType>(attention.getKey().getType()).getShape();
-    ArrayRef<int64_t> o = attention.getOutputType().getShape();
+    SmallVector<int64_t, 4> q = attention.getLogicalShape(AttentionOp::kQuery),
+                            k = attention.getLogicalShape(AttentionOp::kKey),
+                            o = attention.getLogicalShape(AttentionOp::kResult);
     uint64_t scores = uint64_t(q[0]) * q[2] * q[1] * k[1];
     return 2 * scores * uint64_t(q[3] + o[3]);
   }

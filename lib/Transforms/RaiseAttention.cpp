@@ -105,13 +105,42 @@ public:
     return true;
   }
 
-  /// Whether the view is X transposed by `perm`.
-  bool isTransposeOfSource(ArrayRef<int64_t> perm) const {
+  /// Broadcasts unit dims to `shape` (an Expand): each becomes a new atom
+  /// that repeats what is inside it; false when the shapes do not match.
+  bool expand(ArrayRef<int64_t> from, ArrayRef<int64_t> shape) {
+    if (from.size() != shape.size() || shape.size() != dims.size())
+      return false;
+    for (auto [d, pair] : llvm::enumerate(llvm::zip(from, shape))) {
+      auto [in, out] = pair;
+      if (in == out)
+        continue;
+      if (in != 1)
+        return false;
+      dims[d] = {newAtom(out)};
+      repeats.push_back(dims[d].front());
+    }
+    return true;
+  }
+
+  /// Whether the view is X transposed by `perm`, except that X's dim
+  /// `heads` may be followed by a repeat (grouped-query heads: each of X's
+  /// heads `groups` times in a row), whose size `groups` is set to (1 when
+  /// none).
+  bool isTransposeOfSource(ArrayRef<int64_t> perm, int64_t heads,
+                           int64_t &groups) const {
+    groups = 1;
     if (dims.size() != perm.size())
       return false;
-    for (size_t d = 0; d < dims.size(); ++d)
-      if (dims[d] != source[perm[d]])
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const SmallVector<int> &expected = source[perm[d]];
+      if (dims[d] == expected)
+        continue;
+      if (perm[d] != heads || dims[d].size() != expected.size() + 1 ||
+          !llvm::equal(ArrayRef<int>(dims[d]).drop_back(), expected) ||
+          !llvm::is_contained(repeats, dims[d].back()))
         return false;
+      groups = sizes[dims[d].back()];
+    }
     return true;
   }
 
@@ -139,17 +168,30 @@ private:
   SmallVector<int64_t> sizes;
   /// X's dims and the current view's, as runs of atoms.
   SmallVector<SmallVector<int>> source, dims;
+  /// Atoms an Expand made: repeats of what is inside them.
+  SmallVector<int> repeats;
 };
 
-/// The earliest rank-4 tensor X before `value`, through Reshapes and
-/// Transposes, such that `value` is exactly Transpose(X, perm); null when
-/// there is none.
-Value findTransposedSource(Value value, ArrayRef<int64_t> perm) {
+/// A rank-4 tensor that a view of it stands for: `value` is X transposed,
+/// its heads (dim `heads` of X) each repeated `groups` times.
+struct HeadSource {
+  Value tensor;
+  int64_t groups = 1;
+};
+
+/// The earliest rank-4 tensor X before `value`, through Reshapes,
+/// Unsqueezes, Expands of a unit dim and Transposes, such that `value` is
+/// exactly Transpose(X, perm), X's dim `heads` perhaps repeated
+/// (grouped-query attention: Unsqueeze, Expand, Reshape); null when there
+/// is none.
+HeadSource findTransposedSource(Value value, ArrayRef<int64_t> perm,
+                                int64_t heads) {
   // The view ops from `value` back, nearest first.
   SmallVector<Operation *> chain;
   Value source = value;
   while (Operation *def = source.getDefiningOp()) {
-    if (!isa<ONNXReshapeOp, ONNXTransposeOp>(def))
+    if (!isa<ONNXReshapeOp, ONNXTransposeOp, ONNXUnsqueezeOp, ONNXExpandOp>(
+            def))
       break;
     chain.push_back(def);
     source = def->getOperand(0);
@@ -166,7 +208,9 @@ Value findTransposedSource(Value value, ArrayRef<int64_t> perm) {
     for (size_t i = start; i-- > 0 && ok;) {
       Operation *op = chain[i];
       auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-      if (!resultType || !resultType.hasStaticShape()) {
+      auto inputType = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+      if (!resultType || !resultType.hasStaticShape() || !inputType ||
+          !inputType.hasStaticShape()) {
         ok = false;
       } else if (auto transpose = dyn_cast<ONNXTransposeOp>(op)) {
         SmallVector<int64_t> order;
@@ -176,12 +220,16 @@ Value findTransposedSource(Value value, ArrayRef<int64_t> perm) {
           for (int64_t d = resultType.getRank() - 1; d >= 0; --d)
             order.push_back(d);
         view.transpose(order);
+      } else if (isa<ONNXExpandOp>(op)) {
+        ok = view.expand(inputType.getShape(), resultType.getShape());
       } else {
+        // Reshape, Unsqueeze: the same elements in the same order.
         ok = view.reshape(resultType.getShape());
       }
     }
-    if (ok && view.isTransposeOfSource(perm))
-      return candidate;
+    int64_t groups = 1;
+    if (ok && view.isTransposeOfSource(perm, heads, groups))
+      return {candidate, groups};
   }
   return {};
 }
@@ -197,17 +245,38 @@ Value createTranspose(OpBuilder &builder, Location loc, Value value,
                                  builder.getDenseI64ArrayAttr(perm));
 }
 
-/// `value` as the op reads it: the tensor X with value = Transpose(X,
-/// perm), found before it, or else a new Transpose of `value` by perm's
-/// inverse.
-Value getHeadOperand(PatternRewriter &rewriter, Location loc, Value value,
-                     ArrayRef<int64_t> perm) {
-  if (Value source = findTransposedSource(value, perm))
-    return source;
-  SmallVector<int64_t> inverse(perm.size());
-  for (auto [d, p] : llvm::enumerate(perm))
+/// A head operand as the op reads it.
+struct HeadOperand {
+  Value tensor;
+  bool headsFirst = false;
+  int64_t groups = 1;
+};
+
+/// Q or V ([B, H, S, D], `key` false) or K^T ([B, H, D, S]) as the op
+/// reads it: the tensor X it is a view of, [B, S, H, D] or [B, H, S, D]
+/// (the heads perhaps repeated, with `repeats`), found before it; else
+/// Q or V itself, heads first; else K^T transposed back to [B, S, H, D].
+HeadOperand getHeadOperand(PatternRewriter &rewriter, Location loc, Value value,
+                           bool key, bool repeats) {
+  static constexpr int64_t kKeySequenceFirst[] = {0, 2, 3, 1},
+                           kSequenceFirst[] = {0, 2, 1, 3},
+                           kKeyHeadsFirst[] = {0, 1, 3, 2},
+                           kHeadsFirst[] = {0, 1, 2, 3};
+  ArrayRef<int64_t> sequenceFirst = key ? kKeySequenceFirst : kSequenceFirst;
+  ArrayRef<int64_t> headsFirst = key ? kKeyHeadsFirst : kHeadsFirst;
+  for (auto [perm, heads, first] :
+       {std::tuple{sequenceFirst, int64_t(2), false},
+        std::tuple{headsFirst, int64_t(1), true}}) {
+    HeadSource found = findTransposedSource(value, perm, heads);
+    if (found.tensor && (repeats || found.groups == 1))
+      return {found.tensor, first, found.groups};
+  }
+  if (!key)
+    return {value, /*headsFirst=*/true, 1};
+  SmallVector<int64_t> inverse(sequenceFirst.size());
+  for (auto [d, p] : llvm::enumerate(sequenceFirst))
     inverse[p] = d;
-  return createTranspose(rewriter, loc, value, inverse);
+  return {createTranspose(rewriter, loc, value, inverse), false, 1};
 }
 
 /// The value of a one-element float constant.
@@ -319,30 +388,42 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
       return rewriter.notifyMatchFailure(output, "heads that broadcast");
 
     Location loc = output.getLoc();
-    Value query = getHeadOperand(rewriter, loc, product.getA(), {0, 2, 1, 3});
-    Value key = getHeadOperand(rewriter, loc, product.getB(), {0, 2, 3, 1});
-    Value value = getHeadOperand(rewriter, loc, valueHeads, {0, 2, 1, 3});
+    HeadOperand query = getHeadOperand(rewriter, loc, product.getA(),
+                                       /*key=*/false, /*repeats=*/false);
+    HeadOperand key = getHeadOperand(rewriter, loc, product.getB(),
+                                     /*key=*/true, /*repeats=*/true);
+    HeadOperand value = getHeadOperand(rewriter, loc, valueHeads,
+                                       /*key=*/false, /*repeats=*/true);
+    // Key and value heads repeated alike, or read as repeated.
+    if (key.groups != value.groups) {
+      key = getHeadOperand(rewriter, loc, product.getB(), true, false);
+      value = getHeadOperand(rewriter, loc, valueHeads, false, false);
+    }
+    // The heads merged back: a Transpose [0, 2, 1, 3] after the product is
+    // the op's result itself; else the op's result is the product's, heads
+    // first.
+    ONNXTransposeOp merge;
+    if (output->hasOneUse())
+      if (auto user = dyn_cast<ONNXTransposeOp>(*output->getUsers().begin()))
+        if (user.getPerm() &&
+            llvm::equal(*user.getPerm(), ArrayRef<int64_t>{0, 2, 1, 3}))
+          merge = user;
     auto resultType = cast<RankedTensorType>(output.getType());
     ArrayRef<int64_t> o = resultType.getShape();
-    auto opType = resultType.clone({o[0], o[2], o[1], o[3]});
+    auto opType =
+        merge ? resultType.clone({o[0], o[2], o[1], o[3]}) : resultType;
     auto attention = AttentionOp::create(
-        rewriter, loc, opType, query, key, value, mask,
-        rewriter.getF32FloatAttr(float(scale)), static_cast<bool>(guard));
+        rewriter, loc, opType, query.tensor, key.tensor, value.tensor, mask,
+        rewriter.getF32FloatAttr(float(scale)), static_cast<bool>(guard),
+        {query.headsFirst, key.headsFirst, value.headsFirst, !merge});
     // The chain the op replaces goes with the product: the rewrite driver
     // erases each of its ops once nothing uses it.
-    // The heads merged back: a Transpose [0, 2, 1, 3] after the product is
-    // the op's result itself.
-    if (output->hasOneUse())
-      if (auto merge = dyn_cast<ONNXTransposeOp>(*output->getUsers().begin()))
-        if (merge.getPerm() &&
-            llvm::equal(*merge.getPerm(), ArrayRef<int64_t>{0, 2, 1, 3})) {
-          rewriter.replaceOp(merge, attention.getResult());
-          rewriter.eraseOp(output);
-          return success();
-        }
-    rewriter.replaceOp(
-        output,
-        createTranspose(rewriter, loc, attention.getResult(), {0, 2, 1, 3}));
+    if (merge) {
+      rewriter.replaceOp(merge, attention.getResult());
+      rewriter.eraseOp(output);
+      return success();
+    }
+    rewriter.replaceOp(output, attention.getResult());
     return success();
   }
 };
@@ -363,9 +444,13 @@ struct ExpandAttention : public OpRewritePattern<AttentionOp> {
     auto transpose = [&](Value v, ArrayRef<int64_t> perm) {
       return createTranspose(rewriter, loc, v, perm);
     };
-    ArrayRef<int64_t> q = typeOf(op.getQuery()).getShape();
-    ArrayRef<int64_t> k = typeOf(op.getKey()).getShape();
-    ArrayRef<int64_t> v = typeOf(op.getValue()).getShape();
+    SmallVector<int64_t, 4> q = op.getLogicalShape(AttentionOp::kQuery);
+    SmallVector<int64_t, 4> k = op.getLogicalShape(AttentionOp::kKey);
+    SmallVector<int64_t, 4> v = op.getLogicalShape(AttentionOp::kValue);
+    // Every operand as [B, S, H, D] first.
+    auto sequenceFirst = [&](Value x, unsigned which) {
+      return op.isHeadsFirst(which) ? transpose(x, {0, 2, 1, 3}) : x;
+    };
     // Key/value head h / g for query head h: each repeated g times.
     auto heads = [&](Value x) -> Value {
       int64_t groups = q[2] / k[2];
@@ -390,9 +475,12 @@ struct ExpandAttention : public OpRewritePattern<AttentionOp> {
                                    shapeConstant(merged));
     };
     Type f32 = rewriter.getF32Type();
-    Value query = transpose(op.getQuery(), {0, 2, 1, 3});
-    Value keyT = transpose(heads(op.getKey()), {0, 2, 3, 1});
-    Value value = transpose(heads(op.getValue()), {0, 2, 1, 3});
+    Value query = transpose(sequenceFirst(op.getQuery(), AttentionOp::kQuery),
+                            {0, 2, 1, 3});
+    Value keyT = transpose(heads(sequenceFirst(op.getKey(), AttentionOp::kKey)),
+                           {0, 2, 3, 1});
+    Value value = transpose(
+        heads(sequenceFirst(op.getValue(), AttentionOp::kValue)), {0, 2, 1, 3});
     auto scoresType = RankedTensorType::get({q[0], q[2], q[1], k[1]}, f32);
     Value scores = ONNXMatMulOp::create(rewriter, loc, scoresType, query, keyT);
     auto scalarType = RankedTensorType::get({}, f32);
@@ -416,7 +504,9 @@ struct ExpandAttention : public OpRewritePattern<AttentionOp> {
     auto outputType = RankedTensorType::get({q[0], q[2], q[1], v[3]}, f32);
     Value output =
         ONNXMatMulOp::create(rewriter, loc, outputType, probabilities, value);
-    rewriter.replaceOp(op, transpose(output, {0, 2, 1, 3}));
+    rewriter.replaceOp(op, op.isHeadsFirst(AttentionOp::kResult)
+                               ? output
+                               : transpose(output, {0, 2, 1, 3}));
     return success();
   }
 };

@@ -770,10 +770,10 @@ static KernelStrategyAttr chooseAttention(AttentionOp op, bool gpu) {
   MLIRContext *ctx = op.getContext();
   if (!gpu)
     return KernelStrategyAttr::get(ctx, Mapping::loop, 1, 1, 1);
-  ArrayRef<int64_t> q = cast<ShapedType>(op.getQuery().getType()).getShape();
-  int64_t dv = op.getOutputType().getShape()[3];
+  SmallVector<int64_t, 4> q = op.getLogicalShape(AttentionOp::kQuery);
+  int64_t dv = op.getLogicalShape(AttentionOp::kResult)[3];
   int64_t headRows = q[0] * q[2];
-  int64_t keyCount = cast<ShapedType>(op.getKey().getType()).getShape()[1];
+  int64_t keyCount = op.getLogicalShape(AttentionOp::kKey)[1];
   // Tiles no larger than the rows and keys there are (rounded up to 16).
   int64_t maxRows = llvm::alignTo(q[1], 16),
           maxKeys = llvm::alignTo(keyCount, 16);

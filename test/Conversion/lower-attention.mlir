@@ -66,3 +66,20 @@ func.func @tensors(%q: tensor<1x4x2x8xf32>) -> tensor<1x4x2x8xf32> attributes {f
   %0 = fuse.attention %q, %q, %q {scale = 1.0 : f32} : tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32> -> tensor<1x4x2x8xf32>
   return %0 : tensor<1x4x2x8xf32>
 }
+
+// -----
+
+// Heads first ([B, H, S, D]) query, key and result: their loads and
+// stores index (b, h, s, d); the value stays [B, S, H, D].
+// CHECK-LABEL: func @heads_first
+// CHECK-SAME: (%[[Q:.*]]: memref<2x2x4x8xf32>, %[[K:.*]]: memref<2x2x4x8xf32>, %[[V:.*]]: memref<2x4x2x8xf32>, %[[O:.*]]: memref<2x2x4x8xf32>)
+// CHECK: scf.parallel (%[[B:.*]], %[[H:.*]], %[[I:.*]]) =
+// CHECK: scf.for %[[J:[a-z0-9]+]] =
+// CHECK: memref.load %[[Q]][%[[B]], %[[H]], %[[I]], %{{.*}}]
+// CHECK: memref.load %[[K]][%[[B]], %[[H]], %[[J]], %{{.*}}]
+// CHECK: memref.load %[[V]][%[[B]], %[[J]], %[[H]], %{{.*}}]
+// CHECK: memref.store %{{.*}}, %[[O]][%[[B]], %[[H]], %[[I]], %{{.*}}]
+func.func @heads_first(%q: memref<2x2x4x8xf32>, %k: memref<2x2x4x8xf32>, %v: memref<2x4x2x8xf32>, %o: memref<2x2x4x8xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1>} {
+  fuse.attention %q, %k, %v into %o {heads_first = array<i1: true, true, false, true>, scale = 1.0 : f32} : memref<2x2x4x8xf32>, memref<2x2x4x8xf32>, memref<2x4x2x8xf32> into memref<2x2x4x8xf32>
+  return
+}

@@ -1,9 +1,9 @@
 // RUN: fuse-opt %s -split-input-file -fuse-raise-attention | FileCheck %s
-// What is left over all the cases: the four Transposes of @unfolded and
-// the five of @empty_batch, the four Softmaxes of @not_attention; the
+// What is left over all the cases: the Transpose of K^T in @unfolded and
+// the three of @empty_batch, the four Softmaxes of @not_attention; the
 // raised chains' ops are erased.
 // RUN: fuse-opt %s -split-input-file -fuse-raise-attention | grep -c onnx.Transpose | FileCheck %s --check-prefix=TRANSPOSES
-// TRANSPOSES: {{^}}9{{$}}
+// TRANSPOSES: {{^}}4{{$}}
 // RUN: fuse-opt %s -split-input-file -fuse-raise-attention | grep -c -E "onnx.(Softmax|IsNaN|Where|Div)" | FileCheck %s --check-prefix=SOFTMAXES
 // SOFTMAXES: {{^}}4{{$}}
 
@@ -83,16 +83,14 @@ func.func @sdpa(%x: tensor<2x6x32xf32>, %y: tensor<2x6x32xf32>, %z: tensor<2x6x3
 // -----
 
 // Heads that are no view of a [B, S, H, D] tensor (here the function's
-// arguments): the op reads them through Transposes of its own, and its
-// result is transposed back to what the product gave.
+// arguments): Q and V are read as they are, heads first, and so is the
+// op's result (no Transpose after it); K^T is transposed back to [B, S,
+// H, D] for the op.
 // CHECK-LABEL: func @unfolded
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x4x6x8xf32>, %[[KT:.*]]: tensor<1x4x8x6xf32>, %[[V:.*]]: tensor<1x4x6x8xf32>)
-// CHECK-DAG: %[[QS:.*]] = onnx.Transpose(%[[Q]]) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x6x8xf32>) -> tensor<1x6x4x8xf32>
-// CHECK-DAG: %[[KS:.*]] = onnx.Transpose(%[[KT]]) {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x8x6xf32>) -> tensor<1x6x4x8xf32>
-// CHECK-DAG: %[[VS:.*]] = onnx.Transpose(%[[V]]) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x6x8xf32>) -> tensor<1x6x4x8xf32>
-// CHECK: %[[A:.*]] = fuse.attention %[[QS]], %[[KS]], %[[VS]] {scale = 5.000000e-01 : f32} : tensor<1x6x4x8xf32>, tensor<1x6x4x8xf32>, tensor<1x6x4x8xf32> -> tensor<1x6x4x8xf32>
-// CHECK-NEXT: %[[O:.*]] = onnx.Transpose(%[[A]]) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x6x4x8xf32>) -> tensor<1x4x6x8xf32>
-// CHECK-NEXT: return %[[O]]
+// CHECK: %[[KS:.*]] = onnx.Transpose(%[[KT]]) {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x8x6xf32>) -> tensor<1x6x4x8xf32>
+// CHECK-NEXT: %[[A:.*]] = fuse.attention %[[Q]], %[[KS]], %[[V]] {heads_first = array<i1: true, false, true, true>, scale = 5.000000e-01 : f32} : tensor<1x4x6x8xf32>, tensor<1x6x4x8xf32>, tensor<1x4x6x8xf32> -> tensor<1x4x6x8xf32>
+// CHECK-NEXT: return %[[A]]
 func.func @unfolded(%q: tensor<1x4x6x8xf32>, %kt: tensor<1x4x8x6xf32>, %v: tensor<1x4x6x8xf32>) -> tensor<1x4x6x8xf32> {
   %c = onnx.Constant dense<0.5> : tensor<1xf32>
   %s = onnx.MatMul(%q, %kt) : (tensor<1x4x6x8xf32>, tensor<1x4x8x6xf32>) -> tensor<1x4x6x6xf32>
@@ -100,6 +98,48 @@ func.func @unfolded(%q: tensor<1x4x6x8xf32>, %kt: tensor<1x4x8x6xf32>, %v: tenso
   %p = onnx.Softmax(%d) {axis = 3 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   %o = onnx.MatMul(%p, %v) : (tensor<1x4x6x6xf32>, tensor<1x4x6x8xf32>) -> tensor<1x4x6x8xf32>
   return %o : tensor<1x4x6x8xf32>
+}
+
+// -----
+
+// A Llama-style block (the dynamo export): Q and K come out of the rotary
+// embedding heads first ([B, H, S, D]); K's 2 key/value heads are
+// repeated for the 4 query heads (Unsqueeze, Expand, Reshape) and go
+// through [B * H, S, D] to K^T; V is the projection's [B, S, Hkv, D]
+// transposed and repeated. The op reads K heads first and V as the
+// projection left it, both with their 2 heads (grouped-query attention):
+// no Transpose or Expand is left.
+// CHECK-LABEL: func @grouped
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x16x16xf32>, %[[K:.*]]: tensor<2x2x16x16xf32>, %[[VP:.*]]: tensor<2x16x32xf32>, %[[MASK:.*]]: tensor<2x1x16x16xf32>)
+// CHECK: %[[V:.*]] = onnx.Reshape(%[[VP]]
+// CHECK-NEXT: %[[A:.*]] = fuse.attention %[[Q]], %[[K]], %[[V]], %[[MASK]] {heads_first = array<i1: true, true, false, false>, scale = 2.500000e-01 : f32} : tensor<2x4x16x16xf32>, tensor<2x2x16x16xf32>, tensor<2x16x2x16xf32>, tensor<2x1x16x16xf32> -> tensor<2x16x4x16xf32>
+// CHECK-NOT: onnx.Expand
+func.func @grouped(%q: tensor<2x4x16x16xf32>, %k: tensor<2x2x16x16xf32>, %vp: tensor<2x16x32xf32>, %mask: tensor<2x1x16x16xf32>) -> tensor<2x16x64xf32> {
+  %axis = onnx.Constant dense<2> : tensor<1xi64>
+  %wide = onnx.Constant dense<[2, 2, 2, 16, 16]> : tensor<5xi64>
+  %flat = onnx.Constant dense<[8, 16, 16]> : tensor<3xi64>
+  %heads = onnx.Constant dense<[2, 4, 16, 16]> : tensor<4xi64>
+  %split = onnx.Constant dense<[2, 16, 2, 16]> : tensor<4xi64>
+  %merged = onnx.Constant dense<[2, 16, 64]> : tensor<3xi64>
+  %c = onnx.Constant dense<0.25> : tensor<f32>
+  %k1 = onnx.Unsqueeze(%k, %axis) : (tensor<2x2x16x16xf32>, tensor<1xi64>) -> tensor<2x2x1x16x16xf32>
+  %k2 = onnx.Expand(%k1, %wide) : (tensor<2x2x1x16x16xf32>, tensor<5xi64>) -> tensor<2x2x2x16x16xf32>
+  %k3 = onnx.Reshape(%k2, %flat) : (tensor<2x2x2x16x16xf32>, tensor<3xi64>) -> tensor<8x16x16xf32>
+  %k4 = onnx.Transpose(%k3) {perm = array<i64: 0, 2, 1>} : (tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %kt = onnx.Reshape(%k4, %heads) : (tensor<8x16x16xf32>, tensor<4xi64>) -> tensor<2x4x16x16xf32>
+  %v0 = onnx.Reshape(%vp, %split) : (tensor<2x16x32xf32>, tensor<4xi64>) -> tensor<2x16x2x16xf32>
+  %v1 = onnx.Transpose(%v0) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x2x16xf32>) -> tensor<2x2x16x16xf32>
+  %v2 = onnx.Unsqueeze(%v1, %axis) : (tensor<2x2x16x16xf32>, tensor<1xi64>) -> tensor<2x2x1x16x16xf32>
+  %v3 = onnx.Expand(%v2, %wide) : (tensor<2x2x1x16x16xf32>, tensor<5xi64>) -> tensor<2x2x2x16x16xf32>
+  %v = onnx.Reshape(%v3, %heads) : (tensor<2x2x2x16x16xf32>, tensor<4xi64>) -> tensor<2x4x16x16xf32>
+  %s = onnx.MatMul(%q, %kt) : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %d = onnx.Mul(%s, %c) : (tensor<2x4x16x16xf32>, tensor<f32>) -> tensor<2x4x16x16xf32>
+  %m = onnx.Add(%d, %mask) : (tensor<2x4x16x16xf32>, tensor<2x1x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %p = onnx.Softmax(%m) {axis = -1 : i64} : (tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %o = onnx.MatMul(%p, %v) : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %t = onnx.Transpose(%o) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  %r = onnx.Reshape(%t, %merged) : (tensor<2x16x4x16xf32>, tensor<3xi64>) -> tensor<2x16x64xf32>
+  return %r : tensor<2x16x64xf32>
 }
 
 // -----
@@ -154,8 +194,8 @@ func.func @split_and_merged(%x: tensor<1x8x6x4xf32>, %k: tensor<1x8x6x4xf32>) ->
 
 // -----
 
-// An empty batch: raised, its heads read through Transposes (no crash on
-// the dims of 0).
+// An empty batch: raised, its heads read as they are or through
+// Transposes (no crash on the dims of 0).
 // CHECK-LABEL: func @empty_batch
 // CHECK: fuse.attention
 func.func @empty_batch(%x: tensor<0x6x32xf32>) -> tensor<0x6x32xf32> {

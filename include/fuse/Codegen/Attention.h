@@ -19,6 +19,12 @@
 
 namespace fuse {
 
+/// The indices of element (batch, sequence, head, dim) of tensor `which`
+/// of `op` (AttentionOp::kQuery...), in its layout.
+llvm::SmallVector<mlir::Value, 4>
+getAttentionIndices(AttentionOp op, unsigned which, mlir::Value batch,
+                    mlir::Value sequence, mlir::Value head, mlir::Value dim);
+
 /// The mask's element for scores (b, h, i, j) (index values; a dim of
 /// extent 1 broadcasts), or a null value when `op` has no mask.
 mlir::Value loadAttentionMask(mlir::OpBuilder &b, mlir::Location loc,

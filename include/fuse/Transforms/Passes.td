@@ -50,8 +50,11 @@ def RaiseAttention : Pass<"fuse-raise-attention", "mlir::func::FuncOp"> {
     size]: where Q, K^T or V is a chain of Reshapes and Transposes that is
     exactly such a tensor transposed ([0, 2, 1, 3], for K^T [0, 2, 3, 1]),
     the op reads that tensor, and a Transpose [0, 2, 1, 3] after the
-    product is the op's result; otherwise a Transpose is made. Static
-    4-D f32 tensors with equal heads only. fuse-compile runs it at the
+    product is the op's result. A Q, V or K (through K^T) that is [B, H,
+    S, D] is read as it is (`heads_first`), as is the result when no
+    Transpose follows; key and value heads repeated for grouped-query
+    attention (Unsqueeze, Expand, Reshape) are read unrepeated. Only a
+    K^T that is no view of a K gets a Transpose. Static 4-D f32 tensors. fuse-compile runs it at the
     start of its fusion stage; the op is a kernel of its own
     (fuse-lower-attention, or the GPU's `attention` mapping).
 

@@ -40,17 +40,15 @@ public:
   AttentionTileBuilder(OpBuilder &b, gpu::GPUFuncOp func, AttentionOp op,
                        KernelStrategyAttr strategy)
       : b(b), func(func), op(op), loc(op.getLoc()) {
-    auto shape = [](Value v) {
-      return cast<ShapedType>(v.getType()).getShape();
-    };
-    ArrayRef<int64_t> q = shape(op.getQuery()), k = shape(op.getKey());
+    SmallVector<int64_t, 4> q = op.getLogicalShape(AttentionOp::kQuery),
+                            k = op.getLogicalShape(AttentionOp::kKey);
     batch = q[0];
     queries = q[1];
     heads = q[2];
     d = q[3];
     keys = k[1];
     groups = q[2] / k[2];
-    dv = shape(op.getInto())[3];
+    dv = op.getLogicalShape(AttentionOp::kResult)[3];
     rows = strategy.getBlockTile()[0];
     cols = strategy.getBlockTile()[1];
     tr = rows / kSide;
@@ -225,8 +223,10 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
         Value r = arith::RemUIOp::create(b, loc, e, c(rows));
         Value dim = arith::DivUIOp::create(b, loc, e, c(rows));
         Value i = add(rowBase, r);
-        Value x =
-            loadIf(lessThan(i, queries), queryBuf, {sample, i, head, dim}, 0);
+        Value x = loadIf(
+            lessThan(i, queries), queryBuf,
+            getAttentionIndices(op, AttentionOp::kQuery, sample, i, head, dim),
+            0);
         return arith::MulFOp::create(b, loc, x, scale).getResult();
       },
       [&](Value e, Value x) { store(x, queryT, e); });
@@ -257,7 +257,9 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
           Value key = add(j0, arith::RemUIOp::create(b, loc, e, c(cols)));
           Value dim = arith::DivUIOp::create(b, loc, e, c(cols));
           return loadIf(lessThan(key, keys), keyBuf,
-                        {sample, key, keyHead, dim}, 0);
+                        getAttentionIndices(op, AttentionOp::kKey, sample, key,
+                                            keyHead, dim),
+                        0);
         },
         [&](Value e, Value x) { store(x, keyT, e); });
     // V: element e is key e / Dv, dim e % Dv (coalesced, conflict-free).
@@ -267,7 +269,9 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
           Value key = add(j0, arith::DivUIOp::create(b, loc, e, c(dv)));
           Value dim = arith::RemUIOp::create(b, loc, e, c(dv));
           return loadIf(lessThan(key, keys), valueBuf,
-                        {sample, key, keyHead, dim}, 0);
+                        getAttentionIndices(op, AttentionOp::kValue, sample,
+                                            key, keyHead, dim),
+                        0);
         },
         [&](Value e, Value x) { store(x, valueTile, e); });
     gpu::BarrierOp::create(b, loc);
@@ -399,7 +403,9 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
     for (int64_t cc = 0; cc < td; ++cc) {
       Value value = finishAttentionOutput(
           b, loc, op, results[2 * tr + r * td + cc], factor, positive);
-      store(value, out, {sample, i, head, add(outOffset, c(cc))});
+      store(value, out,
+            getAttentionIndices(op, AttentionOp::kResult, sample, i, head,
+                                add(outOffset, c(cc))));
     }
   }
   op.erase();

@@ -50,13 +50,15 @@ struct AttentionBufferization
       buffers.push_back(*buffer);
     }
     auto resultType = cast<RankedTensorType>(attention.getResult().getType());
+    // The result's layout (heads first or not) is its type's: kept.
     Value into = memref::AllocOp::create(
         rewriter, op->getLoc(),
         MemRefType::get(resultType.getShape(), resultType.getElementType()));
     Value mask = attention.getMask() ? buffers[3] : Value();
     AttentionOp::create(rewriter, op->getLoc(), buffers[0], buffers[1],
                         buffers[2], mask, into, attention.getScaleAttr(),
-                        attention.getZeroNanProbabilities());
+                        attention.getZeroNanProbabilities(),
+                        attention.getHeadsFirst().value_or(ArrayRef<bool>()));
     replaceOpWithBufferizedValues(rewriter, op, into);
     return success();
   }

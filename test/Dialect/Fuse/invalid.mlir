@@ -604,7 +604,7 @@ func.func @attention_heads(%q: tensor<1x16x4x8xf32>, %k: tensor<1x16x3x8xf32>) -
 // -----
 
 func.func @attention_result(%q: tensor<1x16x4x8xf32>, %k: tensor<1x16x4x8xf32>) -> tensor<1x4x16x8xf32> {
-  // expected-error @+1 {{'fuse.attention' op result must be [1, 16, 4, 8] (query's sequence and heads, value's head size), not 'tensor<1x4x16x8xf32>'}}
+  // expected-error @+1 {{'fuse.attention' op result must be [1, 16, 4, 8] (query's sequence and heads, value's head size; heads first if flagged), not 'tensor<1x4x16x8xf32>'}}
   %0 = fuse.attention %q, %k, %k {scale = 1.0 : f32} : tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32> -> tensor<1x4x16x8xf32>
   return %0 : tensor<1x4x16x8xf32>
 }
@@ -661,3 +661,12 @@ func.func @attention_block() attributes {s = #fuse.kernel<attention, grid = 4, b
 func.func @attention_tile() attributes {s = #fuse.kernel<attention, grid = 4, block = 256, block_tile = [24, 64]>} {
   return
 }
+
+// -----
+
+func.func @attention_heads_first(%q: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op heads_first must have four flags (query, key, value, result), not 2}}
+  %0 = fuse.attention %q, %q, %q {heads_first = array<i1: true, false>, scale = 1.0 : f32} : tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32> -> tensor<1x16x4x8xf32>
+  return %0 : tensor<1x16x4x8xf32>
+}
+

@@ -519,18 +519,47 @@ LogicalResult Im2ColOp::verify() {
   return success();
 }
 
+/// The `heads_first` attribute for `flags`: none when no tensor is heads
+/// first.
+static DenseBoolArrayAttr buildHeadsFirstAttr(OpBuilder &builder,
+                                              ArrayRef<bool> flags) {
+  if (!llvm::is_contained(flags, true))
+    return {};
+  SmallVector<bool, 4> four(flags);
+  four.resize(4, false);
+  return builder.getDenseBoolArrayAttr(four);
+}
+
 void AttentionOp::build(OpBuilder &builder, OperationState &state, Type result,
                         Value query, Value key, Value value, Value mask,
-                        FloatAttr scale, bool zeroNanProbabilities) {
+                        FloatAttr scale, bool zeroNanProbabilities,
+                        ArrayRef<bool> headsFirst) {
   build(builder, state, result, query, key, value, mask, /*into=*/Value(),
-        scale, zeroNanProbabilities ? builder.getUnitAttr() : UnitAttr());
+        scale, zeroNanProbabilities ? builder.getUnitAttr() : UnitAttr(),
+        buildHeadsFirstAttr(builder, headsFirst));
 }
 
 void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
                         Value key, Value value, Value mask, Value into,
-                        FloatAttr scale, bool zeroNanProbabilities) {
+                        FloatAttr scale, bool zeroNanProbabilities,
+                        ArrayRef<bool> headsFirst) {
   build(builder, state, /*result=*/Type(), query, key, value, mask, into, scale,
-        zeroNanProbabilities ? builder.getUnitAttr() : UnitAttr());
+        zeroNanProbabilities ? builder.getUnitAttr() : UnitAttr(),
+        buildHeadsFirstAttr(builder, headsFirst));
+}
+
+SmallVector<int64_t, 4> AttentionOp::getLogicalShape(unsigned which) {
+  Value tensor = which == kQuery   ? getQuery()
+                 : which == kKey   ? getKey()
+                 : which == kValue ? getValue()
+                                   : Value();
+  ArrayRef<int64_t> shape = tensor
+                                ? cast<ShapedType>(tensor.getType()).getShape()
+                                : getOutputType().getShape();
+  SmallVector<int64_t, 4> logical(shape);
+  if (isHeadsFirst(which) && logical.size() == 4)
+    std::swap(logical[1], logical[2]);
+  return logical;
 }
 
 void AttentionOp::getEffects(
@@ -579,8 +608,14 @@ LogicalResult AttentionOp::verify() {
                               "size]), not "
                            << type;
   }
-  ArrayRef<int64_t> q = query.getShape(), k = key.getShape(),
-                    v = value.getShape(), r = result.getShape();
+  if (auto flags = getHeadsFirst(); flags && flags->size() != 4)
+    return emitOpError("heads_first must have four flags (query, key, value, "
+                       "result), not ")
+           << flags->size();
+  SmallVector<int64_t, 4> q = getLogicalShape(kQuery),
+                          k = getLogicalShape(kKey),
+                          v = getLogicalShape(kValue),
+                          r = getLogicalShape(kResult);
   if (k[0] != q[0] || v[0] != q[0] || r[0] != q[0])
     return emitOpError("query, key, value and result must have the same "
                        "batch, not ")
@@ -598,7 +633,8 @@ LogicalResult AttentionOp::verify() {
   if (r[1] != q[1] || r[2] != q[2] || r[3] != v[3])
     return emitOpError("result must be [")
            << q[0] << ", " << q[1] << ", " << q[2] << ", " << v[3]
-           << "] (query's sequence and heads, value's head size), not "
+           << "] (query's sequence and heads, value's head size; heads "
+              "first if flagged), not "
            << result;
   if (Value mask = getMask()) {
     auto maskType = cast<ShapedType>(mask.getType());

@@ -173,7 +173,11 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [
     - `mask`, optional: added to the scores, a float tensor of rank 4
       that broadcasts to the scores' [B, Hq, Sq, Skv] (e.g. [B, 1, 1, Skv]
       for padding, [1, 1, Sq, Skv] for a causal mask);
-    - `scale` multiplies the scores before the mask is added.
+    - `scale` multiplies the scores before the mask is added;
+    - `heads_first`, optional, four flags (query, key, value, result): a
+      flagged tensor has its heads before its sequence, [B, H, S, D] (how
+      a decoder's rotary embedding leaves Q and K, say), so that no
+      Transpose is needed to give it to the op either.
 
     For each b, h, i: s_j = scale * sum_d query[b, i, h, d] * key[b, j,
     h / g, d] + mask[b, h, i, j], p = softmax(s) over j, and result[b, i,
@@ -203,7 +207,8 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [
                        Optional<AnyTypeOf<[RankedTensorOf<[F32]>,
                                            MemRefOf<[F32]>]>>:$mask,
                        Optional<MemRefOf<[F32]>>:$into,
-                       F32Attr:$scale, UnitAttr:$zero_nan_probabilities);
+                       F32Attr:$scale, UnitAttr:$zero_nan_probabilities,
+                       OptionalAttr<DenseBoolArrayAttr>:$heads_first);
   let results = (outs Optional<RankedTensorOf<[F32]>>:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`,` $mask^)? (`into` $into^)? attr-dict `:`
@@ -215,14 +220,32 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [
     OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$query,
                    "::mlir::Value":$key, "::mlir::Value":$value,
                    "::mlir::Value":$mask, "::mlir::FloatAttr":$scale,
-                   "bool":$zeroNanProbabilities)>,
+                   "bool":$zeroNanProbabilities,
+                   CArg<"::llvm::ArrayRef<bool>", "{}">:$headsFirst)>,
     // The buffer form.
     OpBuilder<(ins "::mlir::Value":$query, "::mlir::Value":$key,
                    "::mlir::Value":$value, "::mlir::Value":$mask,
                    "::mlir::Value":$into, "::mlir::FloatAttr":$scale,
-                   "bool":$zeroNanProbabilities)>
+                   "bool":$zeroNanProbabilities,
+                   CArg<"::llvm::ArrayRef<bool>", "{}">:$headsFirst)>
   ];
   let extraClassDeclaration = [{
+    /// Which of the op's tensors `kQuery`... `kResult` name.
+    static constexpr unsigned kQuery = 0, kKey = 1, kValue = 2, kResult = 3;
+    /// Whether tensor `which` is [B, H, S, D] rather than [B, S, H, D].
+    bool isHeadsFirst(unsigned which) {
+      auto flags = getHeadsFirst();
+      return flags && which < flags->size() && (*flags)[which];
+    }
+    /// Tensor `which` (query, key, value, result): its shape's dims in the
+    /// order [B, S, H, D] whatever its layout.
+    ::llvm::SmallVector<int64_t, 4> getLogicalShape(unsigned which);
+    /// The dim of tensor `which` that holds its sequence (1, or 2 when
+    /// heads come first) and its heads (2 or 1).
+    unsigned getSequenceDim(unsigned which) {
+      return isHeadsFirst(which) ? 2 : 1;
+    }
+    unsigned getHeadDim(unsigned which) { return isHeadsFirst(which) ? 1 : 2; }
     /// Whether the op is the buffer form (it writes `into`).
     bool hasBufferSemantics() { return getInto() != nullptr; }
     /// The result's type, tensor or memref: [B, Sq, Hq, Dv].
