@@ -569,11 +569,11 @@ func.func @split_k(%w: tensor<64x1024xf32>, %x: tensor<1x1024x49xf32>) -> tensor
 
 // fuse.attention: on the GPU a block per 16, 32 or 64 query rows (the
 // largest that still gives 264 blocks; 16 when none does), key tiles as
-// large as static shared memory allows (BERT-base b32: 64 rows, keys 32;
+// large as static shared memory allows (BERT-base b32: 64 rows, keys 64;
 // b1: 16 rows, keys 64), no larger than the keys there are; a thread per
 // row when the value head size is not a multiple of 16; a loop on the cpu.
 // CHECK-LABEL: func @attention
-// CHECK: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<attention, grid = 768, block = 256, block_tile = [64, 32]>
+// CHECK: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<attention, grid = 768, block = 256, block_tile = [64, 64]>
 // CHECK: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<attention, grid = 96, block = 256, block_tile = [16, 64]>
 // CHECK: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<attention, grid = 2, block = 256, block_tile = [16, 16]>
 // CHECK: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<flat, grid = 2, block = 256>

@@ -79,11 +79,10 @@ constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 /// Shared memory (in floats) of an `attention` block of `rows` query rows
 /// and key tiles of `keys`, head sizes `d` (query, key) and `dv` (value):
-/// Q^T, K^T, V and the probabilities (rows padded by 4 floats, so that a
-/// warp's stores of two rows fall in different banks).
+/// Q^T, K^T and V; the probabilities take K^T's place.
 constexpr int64_t getAttentionSharedFloats(int64_t d, int64_t dv, int64_t rows,
                                            int64_t keys) {
-  return d * rows + d * keys + keys * dv + rows * (keys + 4);
+  return d * rows + (d > rows ? d : rows) * keys + keys * dv;
 }
 
 /// Maps `loop`, the parallel loop of the gpu.func `func`, with the `tiles`

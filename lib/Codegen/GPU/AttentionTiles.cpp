@@ -12,7 +12,8 @@
 //   S = Q K^T, TR x TC scores a thread          (registers)
 //   the online softmax: row maxima and sums over the row's 16 threads by
 //   shuffles; the output rescaled when a row's maximum grows
-//   P into shared memory; O += P V, TR x TD outputs a thread (registers)
+//   P into shared memory, where K^T was; O += P V, TR x TD outputs a
+//   thread (registers)
 //
 // so the score matrix never reaches global memory. Exponentials are
 // exp2 of (s - max) * log2(e). A hand-written CUDA model of this kernel
@@ -62,8 +63,15 @@ public:
 private:
   static constexpr int64_t kSide = 16;
   static constexpr int64_t kThreads = kSide * kSide;
-  /// The probabilities' rows are padded: see getAttentionSharedFloats.
-  int64_t pStride() const { return cols + 4; }
+  /// The probabilities' rows: BC floats, in the K^T tile's buffer.
+  int64_t pStride() const { return cols; }
+  /// Where column `col` of a row of probabilities is: rows of odd thread
+  /// rows have their halves (of up to 16 columns) swapped, so that the
+  /// two thread rows of a warp, which read the same column of rows TR
+  /// apart (the same bank without the swap), read different banks.
+  Value swizzleColumn(Value col) {
+    return arith::XOrIOp::create(b, loc, col, swizzle);
+  }
 
   Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value f(float v) {
@@ -106,7 +114,7 @@ private:
   Location loc;
   int64_t batch, queries, heads, d, keys, groups, dv;
   int64_t rows, cols, tr, tc, td, rowTiles;
-  Value tid;
+  Value tid, swizzle;
 };
 } // namespace
 
@@ -209,10 +217,14 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
                   : arith::DivUIOp::create(b, loc, head, c(groups)).getResult();
   Value rowBase = mul(rowTile, rows);
 
+  // The probabilities take the K^T tile's place once the scores are in
+  // registers: 64 x 64 tiles of a head size of 64 fit 48 KB this way.
   Value queryT = addSharedCopy(b, func, d * rows, f32, loc);
-  Value keyT = addSharedCopy(b, func, d * cols, f32, loc);
+  Value keyT = addSharedCopy(b, func, std::max(d, rows) * cols, f32, loc);
   Value valueTile = addSharedCopy(b, func, cols * dv, f32, loc);
-  Value probabilities = addSharedCopy(b, func, rows * pStride(), f32, loc);
+  Value probabilities = keyT;
+  swizzle = mul(arith::AndIOp::create(b, loc, ty, c(1)),
+                std::min<int64_t>(16, cols / 2));
 
   // Q^T, scaled: element e is row e % BR (adjacent threads, adjacent
   // shared addresses), dim e / BR.
@@ -249,19 +261,33 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
 
     // The previous tile's readers are done (and Q^T is stored).
     gpu::BarrierOp::create(b, loc);
-    // K^T: element e is key e % BC, dim e / BC (conflict-free stores;
-    // the loads of a key's dims hit the lines earlier rounds brought).
+    // K^T: element e is dim e % 4 of a group of 4 dims of key (e / 4) %
+    // BC, group e / (4 BC): a warp's loads read 16 bytes of each of 8 keys
+    // (8 cache lines, not 32 with a key per lane), its stores fall 4 to a
+    // bank (not 32 with a dim per lane). A head size that is no multiple
+    // of 4: key e % BC, dim e / BC.
+    int64_t quad = d % 4 == 0 ? 4 : 1;
     copyTile(
         cols * d,
         [&](Value e) {
-          Value key = add(j0, arith::RemUIOp::create(b, loc, e, c(cols)));
-          Value dim = arith::DivUIOp::create(b, loc, e, c(cols));
+          Value group = arith::DivUIOp::create(b, loc, e, c(quad));
+          Value key = add(j0, arith::RemUIOp::create(b, loc, group, c(cols)));
+          Value dim =
+              add(mul(arith::DivUIOp::create(b, loc, group, c(cols)), quad),
+                  arith::RemUIOp::create(b, loc, e, c(quad)));
           return loadIf(lessThan(key, keys), keyBuf,
                         getAttentionIndices(op, AttentionOp::kKey, sample, key,
                                             keyHead, dim),
                         0);
         },
-        [&](Value e, Value x) { store(x, keyT, e); });
+        [&](Value e, Value x) {
+          Value group = arith::DivUIOp::create(b, loc, e, c(quad));
+          Value key = arith::RemUIOp::create(b, loc, group, c(cols));
+          Value dim =
+              add(mul(arith::DivUIOp::create(b, loc, group, c(cols)), quad),
+                  arith::RemUIOp::create(b, loc, e, c(quad)));
+          store(x, keyT, add(mul(dim, cols), key));
+        });
     // V: element e is key e / Dv, dim e % Dv (coalesced, conflict-free).
     copyTile(
         cols * dv,
@@ -301,9 +327,33 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
       scf::YieldOp::create(b, loc, s);
     }
 
+    // Every thread's scores are in registers: the K^T tile's buffer is
+    // free for the probabilities.
+    gpu::BarrierOp::create(b, loc);
+
     // The online softmax, a row at a time.
     Value log2eValue = f(log2e);
     bool partialTile = keys % cols != 0;
+    // A mask the same for every row (padding, [B, 1, 1, Skv]) is loaded
+    // once per key, not once per score.
+    SmallVector<Value> keyMask;
+    auto maskAt = [&](Value row, int64_t cc) -> Value {
+      if (!keyMask.empty())
+        return keyMask[cc];
+      Value key = add(add(j0, colOffset), c(cc));
+      Value maskKey =
+          partialTile
+              ? arith::MinUIOp::create(b, loc, key, c(keys - 1)).getResult()
+              : key;
+      return loadAttentionMask(b, loc, op, sample, head, row, maskKey);
+    };
+    if (op.getMask() &&
+        cast<ShapedType>(op.getMask().getType()).getShape()[2] == 1) {
+      SmallVector<Value> loaded;
+      for (int64_t cc = 0; cc < tc; ++cc)
+        loaded.push_back(maskAt(c(0), cc));
+      keyMask = std::move(loaded);
+    }
     for (int64_t r = 0; r < tr; ++r) {
       Value i = add(add(rowBase, rowOffset), c(r));
       // A row past the queries reads the mask at a row that exists; its
@@ -317,15 +367,8 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
         Value inRange;
         if (partialTile)
           inRange = lessThan(key, keys);
-        if (op.getMask()) {
-          Value maskKey =
-              partialTile
-                  ? arith::MinUIOp::create(b, loc, key, c(keys - 1)).getResult()
-                  : key;
-          Value m =
-              loadAttentionMask(b, loc, op, sample, head, maskRow, maskKey);
-          score = arith::AddFOp::create(b, loc, score, m);
-        }
+        if (op.getMask())
+          score = arith::AddFOp::create(b, loc, score, maskAt(maskRow, cc));
         if (inRange)
           score = arith::SelectOp::create(b, loc, inRange, score, minusInf);
         scores.push_back(score);
@@ -347,7 +390,8 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
       Value pBase = mul(add(rowOffset, c(r)), pStride());
       for (int64_t cc = 0; cc < tc; ++cc) {
         Value e = exp2Of(scores[cc]);
-        store(e, probabilities, add(add(pBase, colOffset), c(cc)));
+        store(e, probabilities,
+              add(pBase, swizzleColumn(add(colOffset, c(cc)))));
         rowSum = arith::AddFOp::create(b, loc, rowSum, e);
       }
       rowSum = combineRow(rowSum, /*max=*/false);
@@ -373,8 +417,9 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
         Value vBase = add(mul(key, dv), outOffset);
         SmallVector<Value> p, vv;
         for (int64_t r = 0; r < tr; ++r)
-          p.push_back(load(probabilities,
-                           add(mul(add(rowOffset, c(r)), pStride()), key)));
+          p.push_back(
+              load(probabilities, add(mul(add(rowOffset, c(r)), pStride()),
+                                      swizzleColumn(key))));
         for (int64_t cc = 0; cc < td; ++cc)
           vv.push_back(load(valueTile, add(vBase, c(cc))));
         for (int64_t r = 0; r < tr; ++r)

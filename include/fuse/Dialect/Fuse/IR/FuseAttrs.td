@@ -127,8 +127,8 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     a time: K^T and V tiles in shared memory, the BR x BC scores in
     registers (a 16 x 16 grid of threads), the online softmax's row
     maxima and sums by shuffles, the probabilities through shared memory
-    into the BR x Dv output, which stays in registers until the end. The
-    score matrix never reaches global memory.
+    (in K^T's place) into the BR x Dv output, which stays in registers
+    until the end. The score matrix never reaches global memory.
 
     ```mlir
     #fuse.kernel<flat, grid = 392, block = 256>
