@@ -22,10 +22,14 @@
 
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
+#include "fuse/Dialect/ONNX/IR/ONNXTraits.h"
 #include "fuse/Transforms/Passes.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace fuse {
 #define GEN_PASS_DEF_EXPANDATTENTION
@@ -279,6 +283,143 @@ HeadOperand getHeadOperand(PatternRewriter &rewriter, Location loc, Value value,
   return {createTranspose(rewriter, loc, value, inverse), false, 1};
 }
 
+/// Whether `value`, broadcast against [B, H, S, D] tensors, can be read in
+/// [B, S, H, D] order through a Reshape (one of its dims 1 and 2, right
+/// aligned, is a unit dim), the shape it then has set in `permuted`.
+bool isPermutedByReshape(Value value, SmallVectorImpl<int64_t> &permuted) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() > 4)
+    return false;
+  SmallVector<int64_t> shape(4 - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  if (shape[1] != 1 && shape[2] != 1)
+    return false;
+  permuted.assign({shape[0], shape[2], shape[1], shape[3]});
+  return true;
+}
+
+/// Whether `op` computes each element of a rank-4 result from the same
+/// position of its operands, or slices or concatenates along the last
+/// dim: then it commutes with swapping dims 1 and 2.
+bool commutesWithHeadSwap(Operation *op) {
+  if (op->getNumResults() != 1)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || type.getRank() != 4)
+    return false;
+  auto isLastDim = [](int64_t axis) { return axis == 3 || axis == -1; };
+  if (auto slice = dyn_cast<ONNXSliceOp>(op)) {
+    std::optional<SmallVector<int64_t>> axes =
+        slice.getAxes() ? getConstantIntValues(slice.getAxes()) : std::nullopt;
+    return axes && llvm::all_of(*axes, isLastDim);
+  }
+  if (auto concat = dyn_cast<ONNXConcatOp>(op))
+    return isLastDim(int64_t(concat.getAxis()));
+  return isElementwiseOp(op);
+}
+
+/// `root` ([B, H, S, D], read by nothing but the attention chain being
+/// raised) as a [B, S, H, D] tensor, when it is computed from Transposes
+/// [0, 2, 1, 3] of [B, S, H, D] tensors by ops that commute with that
+/// swap (a decoder's rotary embedding: Mul, Slice and Concat of the last
+/// dim, Neg, Add) and that nothing else reads: the ops are made again on
+/// the Transposes' inputs (the other operands, e.g. the rotary's cos and
+/// sin, reshaped), so that no Transpose is left. Null otherwise.
+Value sinkHeadTransposes(PatternRewriter &rewriter, Value root) {
+  Operation *rootOp = root.getDefiningOp();
+  if (!rootOp || !root.hasOneUse() || !commutesWithHeadSwap(rootOp))
+    return {};
+  llvm::SetVector<Operation *> region;
+  llvm::SetVector<Operation *> transposes;
+  llvm::SetVector<Value> others;
+  SmallVector<Operation *> worklist = {rootOp};
+  constexpr size_t kMaxOps = 64;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (region.contains(op))
+      continue;
+    if (!commutesWithHeadSwap(op) || region.size() >= kMaxOps)
+      return {};
+    region.insert(op);
+    // A Slice's starts, ends, axes and steps stay as they are.
+    unsigned data = isa<ONNXSliceOp>(op) ? 1 : op->getNumOperands();
+    for (Value operand : op->getOperands().take_front(data)) {
+      Operation *def = operand.getDefiningOp();
+      if (auto transpose = dyn_cast_or_null<ONNXTransposeOp>(def)) {
+        std::optional<ArrayRef<int64_t>> perm = transpose.getPerm();
+        if (perm && llvm::equal(*perm, ArrayRef<int64_t>{0, 2, 1, 3})) {
+          transposes.insert(def);
+          continue;
+        }
+      }
+      SmallVector<int64_t> permuted;
+      if (isPermutedByReshape(operand, permuted)) {
+        others.insert(operand);
+        continue;
+      }
+      if (!def || !isa<ONNXDialect>(def->getDialect()))
+        return {};
+      worklist.push_back(def);
+    }
+  }
+  // Nothing outside reads what the region computes or the Transposes.
+  for (Operation *op : llvm::concat<Operation *const>(region, transposes))
+    for (Operation *user : op->getUsers())
+      if (op != rootOp && !region.contains(user))
+        return {};
+  if (transposes.empty())
+    return {};
+
+  SmallVector<Operation *> order(region.begin(), region.end());
+  llvm::sort(order,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(rootOp);
+  Location loc = rootOp->getLoc();
+  IRMapping mapping;
+  for (Operation *transpose : transposes)
+    mapping.map(transpose->getResult(0), transpose->getOperand(0));
+  for (Value other : others) {
+    SmallVector<int64_t> permuted;
+    (void)isPermutedByReshape(other, permuted);
+    auto type = cast<RankedTensorType>(other.getType());
+    if (type.getNumElements() == 1)
+      continue;
+    // One Reshape of each: a rotary's cos and sin serve every layer's Q
+    // and K.
+    auto earlier = llvm::find_if(other.getUsers(), [&](Operation *user) {
+      auto reshape = dyn_cast<ONNXReshapeOp>(user);
+      return reshape && reshape->getBlock() == rootOp->getBlock() &&
+             reshape->isBeforeInBlock(rootOp) &&
+             reshape.getType() == type.clone(permuted);
+    });
+    if (earlier != other.getUsers().end()) {
+      mapping.map(other, (*earlier)->getResult(0));
+      continue;
+    }
+    // Right after the value: where every later layer can reuse it.
+    OpBuilder::InsertionGuard atValue(rewriter);
+    if (Operation *def = other.getDefiningOp())
+      rewriter.setInsertionPointAfter(def);
+    else
+      rewriter.setInsertionPointToStart(other.getParentBlock());
+    auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
+    Value shape = ONNXConstantOp::create(
+        rewriter, loc, shapeType,
+        DenseIntElementsAttr::get(shapeType, ArrayRef<int64_t>(permuted)));
+    mapping.map(other, ONNXReshapeOp::create(rewriter, loc,
+                                             type.clone(permuted), other, shape)
+                           .getResult());
+  }
+  for (Operation *op : order) {
+    Operation *clone = rewriter.clone(*op, mapping);
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    ArrayRef<int64_t> s = type.getShape();
+    clone->getResult(0).setType(type.clone({s[0], s[2], s[1], s[3]}));
+  }
+  return mapping.lookup(root);
+}
+
 /// The value of a one-element float constant.
 std::optional<double> getScalar(Value value) {
   std::optional<ConstantTensor> constant = readConstant(value, 1);
@@ -399,6 +540,12 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
       key = getHeadOperand(rewriter, loc, product.getB(), true, false);
       value = getHeadOperand(rewriter, loc, valueHeads, false, false);
     }
+    // Heads first only because of a Transpose before a rotary embedding:
+    // the embedding is computed on the Transpose's input instead.
+    for (HeadOperand *operand : {&query, &key, &value})
+      if (operand->headsFirst)
+        if (Value sunk = sinkHeadTransposes(rewriter, operand->tensor))
+          *operand = {sunk, /*headsFirst=*/false, operand->groups};
     // The heads merged back: a Transpose [0, 2, 1, 3] after the product is
     // the op's result itself; else the op's result is the product's, heads
     // first.

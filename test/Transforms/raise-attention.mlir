@@ -144,6 +144,47 @@ func.func @grouped(%q: tensor<2x4x16x16xf32>, %k: tensor<2x2x16x16xf32>, %vp: te
 
 // -----
 
+// A rotary embedding on Q computed heads first from the projection's
+// Transpose (Mul by cos, Slice, Neg, Concat of the last dim's halves, Mul
+// by sin, Add): the embedding is made again on the Transpose's input, cos
+// and sin reshaped to [1, S, 1, D], so that the op reads [B, S, H, D]
+// and no Transpose is left.
+// CHECK-LABEL: func @rotary
+// CHECK-SAME: (%[[X:.*]]: tensor<2x16x4x16xf32>, %[[K:.*]]: tensor<2x16x4x16xf32>, %[[COS:.*]]: tensor<1x1x16x16xf32>, %[[SIN:.*]]: tensor<1x1x16x16xf32>)
+// CHECK-DAG: %[[C:.*]] = onnx.Reshape(%[[COS]], %{{.*}}) : (tensor<1x1x16x16xf32>, tensor<4xi64>) -> tensor<1x16x1x16xf32>
+// CHECK-DAG: %[[S:.*]] = onnx.Reshape(%[[SIN]], %{{.*}}) : (tensor<1x1x16x16xf32>, tensor<4xi64>) -> tensor<1x16x1x16xf32>
+// CHECK-DAG: onnx.Mul(%[[X]], %[[C]]) : (tensor<2x16x4x16xf32>, tensor<1x16x1x16xf32>) -> tensor<2x16x4x16xf32>
+// CHECK-DAG: onnx.Concat({{.*}}) {axis = -1 : i64} : (tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>) -> tensor<2x16x4x16xf32>
+// CHECK: %[[R:.*]] = onnx.Add({{.*}}) : (tensor<2x16x4x16xf32>, tensor<2x16x4x16xf32>) -> tensor<2x16x4x16xf32>
+// CHECK: fuse.attention %[[R]], %[[K]], %[[K]] {scale = 2.500000e-01 : f32} : tensor<2x16x4x16xf32>, tensor<2x16x4x16xf32>, tensor<2x16x4x16xf32> -> tensor<2x16x4x16xf32>
+// CHECK-NOT: onnx.Transpose
+func.func @rotary(%x: tensor<2x16x4x16xf32>, %k: tensor<2x16x4x16xf32>, %cos: tensor<1x1x16x16xf32>, %sin: tensor<1x1x16x16xf32>) -> tensor<2x16x4x16xf32> {
+  %zero = onnx.Constant dense<0> : tensor<1xi64>
+  %half = onnx.Constant dense<8> : tensor<1xi64>
+  %end = onnx.Constant dense<16> : tensor<1xi64>
+  %last = onnx.Constant dense<-1> : tensor<1xi64>
+  %one = onnx.Constant dense<1> : tensor<1xi64>
+  %c = onnx.Constant dense<0.25> : tensor<f32>
+  %q = onnx.Transpose(%x) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %qc = onnx.Mul(%q, %cos) : (tensor<2x4x16x16xf32>, tensor<1x1x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %lo = onnx.Slice(%q, %zero, %half) axes(%last) steps(%one) : (tensor<2x4x16x16xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x4x16x8xf32>
+  %hi = onnx.Slice(%q, %half, %end) axes(%last) steps(%one) : (tensor<2x4x16x16xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x4x16x8xf32>
+  %neg = onnx.Neg(%hi) : (tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  %rot = onnx.Concat(%neg, %lo) {axis = -1 : i64} : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x16xf32>
+  %qs = onnx.Mul(%rot, %sin) : (tensor<2x4x16x16xf32>, tensor<1x1x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %qr = onnx.Add(%qc, %qs) : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %kt = onnx.Transpose(%k) {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %v = onnx.Transpose(%k) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x16xf32>) -> tensor<2x4x16x16xf32>
+  %s = onnx.MatMul(%qr, %kt) : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %d = onnx.Mul(%s, %c) : (tensor<2x4x16x16xf32>, tensor<f32>) -> tensor<2x4x16x16xf32>
+  %p = onnx.Softmax(%d) {axis = -1 : i64} : (tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %o = onnx.MatMul(%p, %v) : (tensor<2x4x16x16xf32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %t = onnx.Transpose(%o) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x16xf32>) -> tensor<2x16x4x16xf32>
+  return %t : tensor<2x16x4x16xf32>
+}
+
+// -----
+
 // Not attention: a Softmax over another axis, a mask added before the
 // scale (its scaled mask is no operand), probabilities read by something
 // else too, and heads that broadcast.
