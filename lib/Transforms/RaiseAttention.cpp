@@ -29,6 +29,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace fuse {
@@ -331,7 +332,8 @@ Value sinkHeadTransposes(PatternRewriter &rewriter, Value root) {
     return {};
   llvm::SetVector<Operation *> region;
   llvm::SetVector<Operation *> transposes;
-  llvm::SetVector<Value> others;
+  // The other operands, with the shape each is read in.
+  llvm::MapVector<Value, SmallVector<int64_t>> others;
   SmallVector<Operation *> worklist = {rootOp};
   constexpr size_t kMaxOps = 64;
   while (!worklist.empty()) {
@@ -354,7 +356,7 @@ Value sinkHeadTransposes(PatternRewriter &rewriter, Value root) {
       }
       SmallVector<int64_t> permuted;
       if (isPermutedByReshape(operand, permuted)) {
-        others.insert(operand);
+        others.try_emplace(operand, permuted);
         continue;
       }
       if (!def || !isa<ONNXDialect>(def->getDialect()))
@@ -379,9 +381,9 @@ Value sinkHeadTransposes(PatternRewriter &rewriter, Value root) {
   IRMapping mapping;
   for (Operation *transpose : transposes)
     mapping.map(transpose->getResult(0), transpose->getOperand(0));
-  for (Value other : others) {
-    SmallVector<int64_t> permuted;
-    (void)isPermutedByReshape(other, permuted);
+  for (auto &entry : others) {
+    Value other = entry.first;
+    ArrayRef<int64_t> permuted = entry.second;
     auto type = cast<RankedTensorType>(other.getType());
     if (type.getNumElements() == 1)
       continue;
@@ -404,9 +406,9 @@ Value sinkHeadTransposes(PatternRewriter &rewriter, Value root) {
     else
       rewriter.setInsertionPointToStart(other.getParentBlock());
     auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
-    Value shape = ONNXConstantOp::create(
-        rewriter, loc, shapeType,
-        DenseIntElementsAttr::get(shapeType, ArrayRef<int64_t>(permuted)));
+    Value shape =
+        ONNXConstantOp::create(rewriter, loc, shapeType,
+                               DenseIntElementsAttr::get(shapeType, permuted));
     mapping.map(other, ONNXReshapeOp::create(rewriter, loc,
                                              type.clone(permuted), other, shape)
                            .getResult());

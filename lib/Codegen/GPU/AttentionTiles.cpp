@@ -101,6 +101,15 @@ private:
   /// in a warp): every lane gets the result.
   Value combineRow(Value x, bool max);
 
+  /// A loop over k in [0, `extent`), `unroll` values of k an iteration,
+  /// that adds the outer product of a column of TR values (`loadRow(k,
+  /// r)`) and a row of `columns` values (`loadColumn(k, c)`) to the TR x
+  /// `columns` accumulators it carries (starting at `init`, row-major).
+  scf::ForOp buildOuterProducts(int64_t extent, int64_t unroll, ValueRange init,
+                                int64_t columns,
+                                function_ref<Value(Value, int64_t)> loadRow,
+                                function_ref<Value(Value, int64_t)> loadColumn);
+
   /// Copies `count` elements of a tile into shared memory, `kThreads` at a
   /// time: element e (e = round * 256 + tid) is loaded by `emitLoad(e)`
   /// and stored by `emitStore(e, value)`; all of a group's loads are
@@ -141,6 +150,30 @@ Value AttentionTileBuilder::combineRow(Value x, bool max) {
             : Value(arith::AddFOp::create(b, loc, x, other));
   }
   return x;
+}
+
+scf::ForOp AttentionTileBuilder::buildOuterProducts(
+    int64_t extent, int64_t unroll, ValueRange init, int64_t columns,
+    function_ref<Value(Value, int64_t)> loadRow,
+    function_ref<Value(Value, int64_t)> loadColumn) {
+  auto loop = scf::ForOp::create(b, loc, c(0), c(extent), c(unroll), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> sums(loop.getRegionIterArgs());
+  for (int64_t u = 0; u < unroll; ++u) {
+    Value k = add(loop.getInductionVar(), c(u));
+    SmallVector<Value> column, row;
+    for (int64_t r = 0; r < tr; ++r)
+      column.push_back(loadRow(k, r));
+    for (int64_t cc = 0; cc < columns; ++cc)
+      row.push_back(loadColumn(k, cc));
+    for (int64_t r = 0; r < tr; ++r)
+      for (int64_t cc = 0; cc < columns; ++cc)
+        sums[r * columns + cc] =
+            fma(column[r], row[cc], sums[r * columns + cc]);
+  }
+  scf::YieldOp::create(b, loc, sums);
+  return loop;
 }
 
 void AttentionTileBuilder::copyTile(
@@ -267,25 +300,26 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
     // bank (not 32 with a dim per lane). A head size that is no multiple
     // of 4: key e % BC, dim e / BC.
     int64_t quad = d % 4 == 0 ? 4 : 1;
+    // Element e's key (in the tile) and dim.
+    auto keyElement = [&](Value e) -> std::pair<Value, Value> {
+      Value group = arith::DivUIOp::create(b, loc, e, c(quad));
+      Value key = arith::RemUIOp::create(b, loc, group, c(cols));
+      Value dim = add(mul(arith::DivUIOp::create(b, loc, group, c(cols)), quad),
+                      arith::RemUIOp::create(b, loc, e, c(quad)));
+      return {key, dim};
+    };
     copyTile(
         cols * d,
         [&](Value e) {
-          Value group = arith::DivUIOp::create(b, loc, e, c(quad));
-          Value key = add(j0, arith::RemUIOp::create(b, loc, group, c(cols)));
-          Value dim =
-              add(mul(arith::DivUIOp::create(b, loc, group, c(cols)), quad),
-                  arith::RemUIOp::create(b, loc, e, c(quad)));
+          auto [tileKey, dim] = keyElement(e);
+          Value key = add(j0, tileKey);
           return loadIf(lessThan(key, keys), keyBuf,
                         getAttentionIndices(op, AttentionOp::kKey, sample, key,
                                             keyHead, dim),
                         0);
         },
         [&](Value e, Value x) {
-          Value group = arith::DivUIOp::create(b, loc, e, c(quad));
-          Value key = arith::RemUIOp::create(b, loc, group, c(cols));
-          Value dim =
-              add(mul(arith::DivUIOp::create(b, loc, group, c(cols)), quad),
-                  arith::RemUIOp::create(b, loc, e, c(quad)));
+          auto [key, dim] = keyElement(e);
           store(x, keyT, add(mul(dim, cols), key));
         });
     // V: element e is key e / Dv, dim e % Dv (coalesced, conflict-free).
@@ -303,29 +337,15 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
     gpu::BarrierOp::create(b, loc);
 
     // S = Q K^T: TR x TC scores, `unroll` dims an iteration.
-    int64_t unroll = d % 4 == 0 ? 4 : 1;
     Value rowOffset = mul(ty, tr), colOffset = mul(tx, tc);
-    auto dot = scf::ForOp::create(b, loc, c(0), c(d), c(unroll),
-                                  SmallVector<Value>(tr * tc, zero));
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(dot.getBody());
-      SmallVector<Value> s(dot.getRegionIterArgs());
-      for (int64_t u = 0; u < unroll; ++u) {
-        Value dim = add(dot.getInductionVar(), c(u));
-        Value qBase = add(mul(dim, rows), rowOffset);
-        Value kBase = add(mul(dim, cols), colOffset);
-        SmallVector<Value> a, kk;
-        for (int64_t r = 0; r < tr; ++r)
-          a.push_back(load(queryT, add(qBase, c(r))));
-        for (int64_t cc = 0; cc < tc; ++cc)
-          kk.push_back(load(keyT, add(kBase, c(cc))));
-        for (int64_t r = 0; r < tr; ++r)
-          for (int64_t cc = 0; cc < tc; ++cc)
-            s[r * tc + cc] = fma(a[r], kk[cc], s[r * tc + cc]);
-      }
-      scf::YieldOp::create(b, loc, s);
-    }
+    auto dot = buildOuterProducts(
+        d, d % 4 == 0 ? 4 : 1, SmallVector<Value>(tr * tc, zero), tc,
+        [&](Value dim, int64_t r) {
+          return load(queryT, add(add(mul(dim, rows), rowOffset), c(r)));
+        },
+        [&](Value dim, int64_t cc) {
+          return load(keyT, add(add(mul(dim, cols), colOffset), c(cc)));
+        });
 
     // Every thread's scores are in registers: the K^T tile's buffer is
     // free for the probabilities.
@@ -404,30 +424,17 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
     }
     gpu::BarrierOp::create(b, loc);
 
-    // O += P V: TR x TD outputs, `unroll` keys an iteration.
-    int64_t keyUnroll = 4;
+    // O += P V: TR x TD outputs, 4 keys an iteration.
     Value outOffset = mul(tx, td);
-    auto pv = scf::ForOp::create(b, loc, c(0), c(cols), c(keyUnroll), acc);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(pv.getBody());
-      SmallVector<Value> o(pv.getRegionIterArgs());
-      for (int64_t u = 0; u < keyUnroll; ++u) {
-        Value key = add(pv.getInductionVar(), c(u));
-        Value vBase = add(mul(key, dv), outOffset);
-        SmallVector<Value> p, vv;
-        for (int64_t r = 0; r < tr; ++r)
-          p.push_back(
-              load(probabilities, add(mul(add(rowOffset, c(r)), pStride()),
-                                      swizzleColumn(key))));
-        for (int64_t cc = 0; cc < td; ++cc)
-          vv.push_back(load(valueTile, add(vBase, c(cc))));
-        for (int64_t r = 0; r < tr; ++r)
-          for (int64_t cc = 0; cc < td; ++cc)
-            o[r * td + cc] = fma(p[r], vv[cc], o[r * td + cc]);
-      }
-      scf::YieldOp::create(b, loc, o);
-    }
+    auto pv = buildOuterProducts(
+        cols, 4, acc, td,
+        [&](Value key, int64_t r) {
+          return load(probabilities, add(mul(add(rowOffset, c(r)), pStride()),
+                                         swizzleColumn(key)));
+        },
+        [&](Value key, int64_t cc) {
+          return load(valueTile, add(add(mul(key, dv), outOffset), c(cc)));
+        });
     SmallVector<Value> next = maxes;
     next.append(sums);
     next.append(pv.getResults().begin(), pv.getResults().end());
