@@ -335,28 +335,34 @@ FailureOr<SliceParams> resolveSlice(ArrayRef<int64_t> shape,
       p.steps[*dim] = step;
       continue;
     }
-    // Indices beyond int64 arithmetic are clamped first, like any other.
-    auto clamp = [](int64_t v, int64_t lo, int64_t hi) {
-      return std::min(std::max(v, lo), hi);
+    // An index maps into [-1, size]: below -size it is before the first
+    // element, above size past the last. No arithmetic here may overflow,
+    // whatever the dim and the indices (both may be near the int64 limits).
+    auto normalize = [size](int64_t v) -> int64_t {
+      if (v < 0)
+        return v < -size ? -1 : v + size;
+      return std::min(v, size);
     };
-    int64_t start = clamp(starts[i], -size - 1, size + 1);
-    int64_t end = clamp(ends[i], -size - 1, size + 1);
-    if (start < 0)
-      start += size;
-    if (end < 0)
-      end += size;
+    int64_t start = normalize(starts[i]);
+    int64_t end = normalize(ends[i]);
+    int64_t count = 0;
     if (step > 0) {
-      start = clamp(start, 0, size);
-      end = clamp(end, 0, size);
+      start = std::max<int64_t>(start, 0);
+      end = std::max<int64_t>(end, 0);
+      if (end > start)
+        count = (end - start - 1) / step + 1;
     } else {
-      start = clamp(start, 0, size - 1);
-      end = clamp(end, -1, size - 1);
+      start = std::min(std::max<int64_t>(start, 0), size - 1);
+      end = std::min(end, size - 1);
+      // -step overflows for the most negative step, which takes one element.
+      if (start > end)
+        count = step == std::numeric_limits<int64_t>::min()
+                    ? 1
+                    : (start - end - 1) / -step + 1;
     }
-    int64_t count = step > 0 ? (end - start + step - 1) / step
-                             : (start - end + (-step) - 1) / (-step);
     p.starts[*dim] = start;
     p.steps[*dim] = step;
-    p.sizes[*dim] = std::max<int64_t>(0, count);
+    p.sizes[*dim] = count;
   }
   return p;
 }
