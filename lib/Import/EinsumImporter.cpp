@@ -66,6 +66,11 @@ LogicalResult fuse::detail::importEinsum(NodeImporter &n) {
   bool explicitOutput = StringRef(equation).contains("->");
   if (explicitOutput)
     std::tie(lhs, rhs) = StringRef(equation).split("->");
+  // Every operand is required: an empty input name (an absent optional
+  // input elsewhere) is not one.
+  for (auto [i, input] : llvm::enumerate(n.inputs))
+    if (!input)
+      return n.emitError() << "required input #" << i << " has no name";
   SmallVector<StringRef> terms;
   lhs.split(terms, ',');
   if (terms.size() != n.inputs.size())
