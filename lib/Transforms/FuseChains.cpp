@@ -59,7 +59,9 @@ using FormContractionEpilogueGroup =
     FormEpilogueGroup<ONNXTrait::Contraction, GroupKind::contraction_epilogue>;
 
 /// A maximal DAG of elementwise ops, formed from its root: the op whose
-/// result cannot be fused any further.
+/// result cannot be fused any further. Slices and Concats that only the DAG
+/// reads join it too (isFusibleSliceOrConcat), with the elementwise ops
+/// computing a Concat's operands; a Slice's data is an input.
 struct FormElementwiseGroup
     : public OpTraitRewritePattern<ONNXTrait::Elementwise> {
   FormElementwiseGroup(MLIRContext *ctx, int64_t maxOps)
@@ -82,20 +84,28 @@ struct FormElementwiseGroup
       changed = false;
       for (size_t i = 0; i < ops.size() && int64_t(ops.size()) < maxOps;
            ++i) {
+        // A Slice reads a view of its data: what computes the data stays
+        // outside, as an input of the group.
+        if (isa<ONNXSliceOp>(ops[i]))
+          continue;
         for (Value operand : ops[i]->getOperands()) {
           if (int64_t(ops.size()) >= maxOps)
             break;
           Operation *producer = operand.getDefiningOp();
           if (!producer || members.contains(producer) ||
-              !isUngrouped(producer) || !isElementwiseOp(producer) ||
+              !isUngrouped(producer) ||
+              !(isElementwiseOp(producer) ||
+                isFusibleSliceOrConcat(producer)) ||
               producer->getNumResults() != 1 ||
               producer->getBlock() != root->getBlock())
             continue;
           // All its users must be in the group and keep its shape, so the
-          // group has one iteration space.
+          // group has one iteration space; a Concat reads each operand
+          // element at a position of its own, whatever the operand's shape.
           Value result = producer->getResult(0);
           if (!llvm::all_of(result.getUsers(), [&](Operation *user) {
-                return members.contains(user) && keepsShape(result, user);
+                return members.contains(user) &&
+                       (keepsShape(result, user) || isa<ONNXConcatOp>(user));
               }))
             continue;
           members.insert(producer);

@@ -216,8 +216,16 @@ explainAlone(Operation *op, bool fused,
                "stored");
   if (!fused)
     return set("fusion_off", "fusion is off: every op is a kernel of its own");
+  // A Slice or Concat joins as a gather of the elementwise group that
+  // reads it (what computes its operands is not asked about).
+  bool gather = isFusibleSliceOrConcat(op);
+  if (!gather && isa<ONNXSliceOp, ONNXConcatOp>(op))
+    return set("not_fusible",
+               name + " joins a group only with static shapes (and a "
+                      "Slice with constant bounds and positive steps)");
   bool elementwise = isElementwiseOp(op), reduction = isReductionOp(op);
-  if (!elementwise && !reduction && !isContractionOp(op) && !isPoolingOp(op))
+  if (!gather && !elementwise && !reduction && !isContractionOp(op) &&
+      !isPoolingOp(op))
     return set("not_fusible",
                name + " does not fuse: a group holds elementwise ops around "
                       "at most one contraction, pooling or reduction");
@@ -289,6 +297,11 @@ explainAlone(Operation *op, bool fused,
                    "(fuse-chains did not run, or max-group-ops cut the "
                    "group)");
   auto [reason, detail] = describeBlocker(blocker, user, groupIds);
+  if (gather)
+    detail = name +
+             " joins only an elementwise group that reads its "
+             "result, and " +
+             detail;
   if (elementwise || reduction)
     detail += inputs.empty() ? "; its inputs come from outside the graph or "
                                "are constants"

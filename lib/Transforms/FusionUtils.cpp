@@ -23,6 +23,37 @@ bool fuse::isComputeOp(Operation *op) {
          !op->hasTrait<OpTrait::ConstantLike>();
 }
 
+/// Whether `value` is a constant of int64 elements (a Slice's bounds).
+static bool isConstantIndexList(Value value) {
+  return !value || getConstantIntValues(value).has_value();
+}
+
+bool fuse::isFusibleSliceOrConcat(Operation *op) {
+  if (!isUngrouped(op) || op->getNumResults() != 1)
+    return false;
+  auto hasStaticShape = [](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    return type && type.hasStaticShape();
+  };
+  if (auto concat = dyn_cast<ONNXConcatOp>(op))
+    return hasStaticShape(concat.getResult()) &&
+           llvm::all_of(concat.getInputs(), hasStaticShape);
+  auto slice = dyn_cast<ONNXSliceOp>(op);
+  if (!slice || !hasStaticShape(slice.getData()) ||
+      !hasStaticShape(slice.getResult()) ||
+      !isConstantIndexList(slice.getStarts()) ||
+      !isConstantIndexList(slice.getEnds()) ||
+      !isConstantIndexList(slice.getAxes()))
+    return false;
+  // A negative step reads through an indexing map that the kernel's
+  // element-wise fusion does not take.
+  if (!slice.getSteps())
+    return true;
+  std::optional<SmallVector<int64_t>> steps =
+      getConstantIntValues(slice.getSteps());
+  return steps && llvm::all_of(*steps, [](int64_t s) { return s > 0; });
+}
+
 /// Whether the op's tensor operands other than `except` are all scalars
 /// (rank 0 or every dim a static 1), so that they cannot widen its result.
 static bool otherOperandsAreScalars(Operation *op, Value except) {

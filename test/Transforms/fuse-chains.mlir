@@ -637,3 +637,83 @@ func.func @capped(%x: tensor<16xf32>, %a: tensor<4x8xf32>, %b: tensor<8x8xf32>) 
   %11 = onnx.Neg(%10) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return %6, %11 : tensor<16xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A rotary embedding (x * cos + Concat(-x[..., 8:], x[..., :8]) * sin):
+// the Slices and the Concat join the elementwise group as gathers, with the
+// Neg between them whose result is half the group's width; x, read by the
+// Slices and a Mul, is an input; the Slice bounds are cloned in.
+// CHECK-LABEL: func @rotary
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x4x16xf32>, %[[COS:.*]]: tensor<8x1x16xf32>, %[[SIN:.*]]: tensor<8x1x16xf32>)
+// CHECK: %[[G:.*]] = fuse.group elementwise ins(%[[X]], %[[COS]], %[[SIN]] : tensor<2x8x4x16xf32>, tensor<8x1x16xf32>, tensor<8x1x16xf32>) -> tensor<2x8x4x16xf32>
+// CHECK-DAG: onnx.Constant dense<8> : tensor<1xi64>
+// CHECK: onnx.Slice
+// CHECK: onnx.Slice
+// CHECK-NEXT: onnx.Neg
+// CHECK-NEXT: onnx.Concat
+// CHECK-NEXT: onnx.Mul
+// CHECK-NEXT: onnx.Mul
+// CHECK-NEXT: onnx.Add
+// CHECK-NEXT: fuse.yield
+// CHECK: return %[[G]]
+// NOELEM-LABEL: func @rotary
+// NOELEM-NOT: fuse.group
+func.func @rotary(%x: tensor<2x8x4x16xf32>, %cos: tensor<8x1x16xf32>, %sin: tensor<8x1x16xf32>) -> tensor<2x8x4x16xf32> {
+  %zero = onnx.Constant dense<0> : tensor<1xi64>
+  %half = onnx.Constant dense<8> : tensor<1xi64>
+  %end = onnx.Constant dense<16> : tensor<1xi64>
+  %last = onnx.Constant dense<-1> : tensor<1xi64>
+  %x1 = onnx.Slice(%x, %zero, %half) axes(%last) : (tensor<2x8x4x16xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x8x4x8xf32>
+  %x2 = onnx.Slice(%x, %half, %end) axes(%last) : (tensor<2x8x4x16xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x8x4x8xf32>
+  %n = onnx.Neg(%x2) : (tensor<2x8x4x8xf32>) -> tensor<2x8x4x8xf32>
+  %rot = onnx.Concat(%n, %x1) {axis = -1 : i64} : (tensor<2x8x4x8xf32>, tensor<2x8x4x8xf32>) -> tensor<2x8x4x16xf32>
+  %xc = onnx.Mul(%x, %cos) : (tensor<2x8x4x16xf32>, tensor<8x1x16xf32>) -> tensor<2x8x4x16xf32>
+  %rs = onnx.Mul(%rot, %sin) : (tensor<2x8x4x16xf32>, tensor<8x1x16xf32>) -> tensor<2x8x4x16xf32>
+  %y = onnx.Add(%xc, %rs) : (tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>) -> tensor<2x8x4x16xf32>
+  return %y : tensor<2x8x4x16xf32>
+}
+
+// -----
+
+// What stays out: a Slice with a negative step; a Concat that a MatMul
+// reads (it joins only an elementwise group that reads it), and so the Neg
+// that computes its operand; what computes a Slice's data (the Exp: the
+// Slice reads a view of it); a Slice whose result is also returned.
+// CHECK-LABEL: func @gathers_left_out
+// CHECK: onnx.Slice{{.*}}steps
+// CHECK-NEXT: onnx.Relu
+// CHECK-NEXT: onnx.Neg
+// CHECK-NEXT: onnx.Concat
+// CHECK-NEXT: onnx.MatMul
+// CHECK-NEXT: %[[E:.*]] = onnx.Exp
+// CHECK: fuse.group elementwise ins(%[[E]] : tensor<4x4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK: onnx.Slice
+// CHECK-NEXT: onnx.Sigmoid
+// CHECK-NEXT: fuse.yield
+// CHECK: %[[S:.*]] = onnx.Slice(%arg0
+// CHECK-NEXT: fuse.group elementwise ins(%[[S]] : tensor<4x2xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: onnx.Tanh
+// CHECK-NEXT: onnx.Sqrt
+// CHECK-NEXT: fuse.yield
+func.func @gathers_left_out(%a: tensor<4x4xf32>, %w: tensor<4x3xf32>) -> (tensor<4x4xf32>, tensor<8x3xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
+  %st = onnx.Constant dense<-1> : tensor<1xi64>
+  %en = onnx.Constant dense<-100> : tensor<1xi64>
+  %ax = onnx.Constant dense<1> : tensor<1xi64>
+  %rev = onnx.Slice(%a, %st, %en) axes(%ax) steps(%st) : (tensor<4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x4xf32>
+  %r = onnx.Relu(%rev) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %n = onnx.Neg(%a) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %cat = onnx.Concat(%n, %a) {axis = 0 : i64} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+  %mm = onnx.MatMul(%cat, %w) : (tensor<8x4xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  %e = onnx.Exp(%a) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %zero = onnx.Constant dense<0> : tensor<1xi64>
+  %two = onnx.Constant dense<2> : tensor<1xi64>
+  %s = onnx.Slice(%e, %zero, %two) axes(%ax) : (tensor<4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x2xf32>
+  %sg = onnx.Sigmoid(%s) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %s2 = onnx.Slice(%a, %zero, %two) axes(%ax) : (tensor<4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x2xf32>
+  %t = onnx.Tanh(%s2) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %q = onnx.Sqrt(%t) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %r, %mm, %sg, %q, %s2 : tensor<4x4xf32>, tensor<8x3xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}

@@ -181,3 +181,33 @@ func.func @dynamic_reduction(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // DOT-NEXT: n1 -> out0;
 // DOT: digraph "fusion @not_elementwise" {
 // DOT: n0 [label="pool\nAveragePool\n(user_not_elementwise)", fillcolor="#fde8e8", tooltip="onnx.Transpose 'tr', which reads its result, is not elementwise"];
+
+// A Concat that a MatMul reads stays out (it joins only an elementwise group
+// that reads it), a Slice with a negative step too; the rotary-style Slice,
+// Neg and Concat before a Mul join its group. The JSON names the reasons.
+// CHECK-LABEL: fusion report for @gathers
+// CHECK-NEXT: group 0 (elementwise): onnx.Slice -> onnx.Slice -> onnx.Neg -> onnx.Concat -> onnx.Mul
+// CHECK-NEXT: intermediates: 4 (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x4xf32>)
+// CHECK: alone: onnx.Concat, user_not_elementwise: onnx.Concat joins only an elementwise group that reads its result, and onnx.MatMul, which reads its result, is not elementwise
+// CHECK-NEXT: alone: onnx.MatMul
+// CHECK-NEXT: alone: onnx.Slice, not_fusible: onnx.Slice joins a group only with static shapes (and a Slice with constant bounds and positive steps)
+// CHECK-NEXT: alone: onnx.Relu, graph_output: its result is an output of the graph; and its inputs: onnx.Slice does not fuse
+// JSON: "reason": "user_not_elementwise"
+func.func @gathers(%a: tensor<4x4xf32>, %w: tensor<8x3xf32>) -> (tensor<4x4xf32>, tensor<4x3xf32>, tensor<4x4xf32>) {
+  %zero = onnx.Constant dense<0> : tensor<1xi64>
+  %two = onnx.Constant dense<2> : tensor<1xi64>
+  %four = onnx.Constant dense<4> : tensor<1xi64>
+  %ax = onnx.Constant dense<1> : tensor<1xi64>
+  %lo = onnx.Slice(%a, %zero, %two) axes(%ax) : (tensor<4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x2xf32>
+  %hi = onnx.Slice(%a, %two, %four) axes(%ax) : (tensor<4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x2xf32>
+  %n = onnx.Neg(%hi) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %rot = onnx.Concat(%n, %lo) {axis = 1 : i64} : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x4xf32>
+  %y = onnx.Mul(%rot, %a) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %cat = onnx.Concat(%a, %a) {axis = 1 : i64} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x8xf32>
+  %mm = onnx.MatMul(%cat, %w) : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  %m1 = onnx.Constant dense<-1> : tensor<1xi64>
+  %lowest = onnx.Constant dense<-100> : tensor<1xi64>
+  %rev = onnx.Slice(%a, %m1, %lowest) axes(%ax) steps(%m1) : (tensor<4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x4xf32>
+  %r = onnx.Relu(%rev) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %y, %mm, %r : tensor<4x4xf32>, tensor<4x3xf32>, tensor<4x4xf32>
+}

@@ -670,3 +670,18 @@ func.func @attention_heads_first(%q: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf3
   return %0 : tensor<1x16x4x8xf32>
 }
 
+
+// -----
+
+// Slices and Concats are gathers of elementwise groups only.
+func.func @concat_in_reduction(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %0 = fuse.group reduction ins(%x : tensor<4x8xf32>) -> tensor<4x1xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    // expected-error @+1 {{'onnx.Concat' op is not allowed in a group of kind 'reduction' (it is neither elementwise nor the group's anchor)}}
+    %c = onnx.Concat(%a, %a) {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+    %axes = onnx.Constant dense<[1]> : tensor<1xi64>
+    %r = onnx.ReduceSum(%c, %axes) : (tensor<4x16xf32>, tensor<1xi64>) -> tensor<4x1xf32>
+    fuse.yield %r : tensor<4x1xf32>
+  }
+  return %0 : tensor<4x1xf32>
+}

@@ -46,6 +46,28 @@ func.func @elementwise(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 
+// Slices and Concats are gathers in an elementwise group (a rotary
+// embedding's halves swapped).
+// CHECK-LABEL: func @elementwise_gathers
+func.func @elementwise_gathers(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // CHECK: fuse.group elementwise ins(%{{.*}} : tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK: onnx.Slice
+  // CHECK: onnx.Concat
+  %0 = fuse.group elementwise ins(%x : tensor<2x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%in: tensor<2x8xf32>):
+    %zero = onnx.Constant dense<0> : tensor<1xi64>
+    %half = onnx.Constant dense<4> : tensor<1xi64>
+    %end = onnx.Constant dense<8> : tensor<1xi64>
+    %axis = onnx.Constant dense<1> : tensor<1xi64>
+    %lo = onnx.Slice(%in, %zero, %half) axes(%axis) : (tensor<2x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x4xf32>
+    %hi = onnx.Slice(%in, %half, %end) axes(%axis) : (tensor<2x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x4xf32>
+    %n = onnx.Neg(%hi) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %c = onnx.Concat(%n, %lo) {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
+    fuse.yield %c : tensor<2x8xf32>
+  }
+  return %0 : tensor<2x8xf32>
+}
+
 // A reduction with its prologue and epilogue; the axes constant lives in
 // the group, where the lowering reads it.
 // CHECK-LABEL: func @reduction

@@ -757,6 +757,41 @@ def qdq():
 
 
 # Written with every initializer in NAME.onnx.data beside the model.
+@model
+def slice_concat_groups():
+    """Slices and Concats inside elementwise groups: a rotary embedding
+    (x * cos + Concat(-x[..., 8:], x[..., :8]) * sin, as decoders write
+    it), a Concat along the first dim of an elementwise op over a strided
+    Slice and of an op that broadcasts, a Concat of one value twice; and a
+    Slice with a negative step, which stays out of its consumer's group."""
+    return make([node("Slice", ["x", "half", "end", "last"], ["x2"]),
+                 node("Slice", ["x", "zero", "half", "last"], ["x1"]),
+                 node("Neg", ["x2"], ["nx2"]),
+                 node("Concat", ["nx2", "x1"], ["rot"], axis=-1),
+                 node("Mul", ["x", "cos"], ["xc"]),
+                 node("Mul", ["rot", "sin"], ["rs"]),
+                 node("Add", ["xc", "rs"], ["rope"]),
+                 node("Slice", ["a", "one", "big", "first", "two"], ["as"]),
+                 node("Sigmoid", ["as"], ["sg"]),
+                 node("Add", ["b", "row"], ["br"]),
+                 node("Concat", ["sg", "br", "sg"], ["cat"], axis=0),
+                 node("Mul", ["cat", "w"], ["mixed"]),
+                 node("Exp", ["b"], ["eb"]),
+                 node("Concat", ["eb", "eb"], ["twice"], axis=1),
+                 node("Tanh", ["twice"], ["tw"]),
+                 node("Slice", ["a", "minus_one", "low", "first",
+                                "minus_one"], ["rev"]),
+                 node("Relu", ["rev"], ["back"])],
+                [("x", [2, 8, 4, 16]), ("a", [7, 5]), ("b", [2, 5])],
+                ["rope", "mixed", "tw", "back"],
+                [weight("cos", [8, 1, 16], 40), weight("sin", [8, 1, 16], 41),
+                 weight("row", [1, 5], 42), weight("w", [8, 5], 43),
+                 ints("zero", [0]), ints("half", [8]), ints("end", [16]),
+                 ints("last", [-1]), ints("one", [1]),
+                 ints("big", [1 << 40]), ints("first", [0]), ints("two", [2]),
+                 ints("minus_one", [-1]), ints("low", [-100])])
+
+
 EXTERNAL_DATA = {"external_data"}
 
 

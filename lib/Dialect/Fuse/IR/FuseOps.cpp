@@ -404,6 +404,11 @@ LogicalResult GroupOp::verifyRegions() {
           return op.emitOpError("in a contraction group must feed the "
                                 "contraction (it is read by '")
                  << user->getName() << "')";
+    } else if (getKind() == GroupKind::elementwise &&
+               (op.getName().getStringRef() == "onnx.Slice" ||
+                op.getName().getStringRef() == "onnx.Concat")) {
+      // Gathers: each output element is one operand element, which the
+      // kernel reads (or computes) where an output needs it.
     } else if (!isElementwiseOp(&op)) {
       return op.emitOpError("is not allowed in a group of kind '")
              << stringifyGroupKind(getKind())
