@@ -102,9 +102,10 @@ struct FormElementwiseGroup
           // All its users must be in the group and keep its shape, so the
           // group has one iteration space; a Concat reads each operand
           // element at a position of its own, whatever the operand's shape.
+          // A Slice's data stays an input, even where the Slice is whole.
           Value result = producer->getResult(0);
           if (!llvm::all_of(result.getUsers(), [&](Operation *user) {
-                return members.contains(user) &&
+                return members.contains(user) && !isa<ONNXSliceOp>(user) &&
                        (keepsShape(result, user) || isa<ONNXConcatOp>(user));
               }))
             continue;

@@ -717,3 +717,22 @@ func.func @gathers_left_out(%a: tensor<4x4xf32>, %w: tensor<4x3xf32>) -> (tensor
   %q = onnx.Sqrt(%t) : (tensor<4x2xf32>) -> tensor<4x2xf32>
   return %r, %mm, %sg, %q, %s2 : tensor<4x4xf32>, tensor<8x3xf32>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// A Slice's data stays an input even when the Slice takes all of it (its
+// producer has another user in the group, whose shape it keeps).
+// CHECK-LABEL: func @whole_slice
+// CHECK: %[[E:.*]] = onnx.Exp
+// CHECK: fuse.group elementwise ins(%[[E]] : tensor<4x4xf32>)
+// CHECK-NOT: onnx.Exp
+// CHECK: fuse.yield
+func.func @whole_slice(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %zero = onnx.Constant dense<0> : tensor<1xi64>
+  %four = onnx.Constant dense<4> : tensor<1xi64>
+  %ax = onnx.Constant dense<1> : tensor<1xi64>
+  %e = onnx.Exp(%a) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %s = onnx.Slice(%e, %zero, %four) axes(%ax) : (tensor<4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x4xf32>
+  %m = onnx.Mul(%s, %e) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %m : tensor<4x4xf32>
+}
