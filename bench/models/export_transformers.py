@@ -5,7 +5,7 @@
 
 On the GPU machine (PyTorch and transformers are there), builds small
 models from configs (2 layers, hidden size 64, random weights from a fixed
-seed) and exports each with both of PyTorch's exporters:
+seed; --tiny: hidden size 32) and exports each with both of PyTorch's exporters:
 
 - legacy: torch.onnx.export(..., opset_version=17, dynamo=False)
 - dynamo: torch.onnx.export(model, args, path), the default (opset 18+)
@@ -32,21 +32,38 @@ BATCH = 2
 SEQUENCE = 16
 
 
-def small_models():
+# --tiny: the sizes of the copies in test/Models/Inputs/exports, which CI
+# compiles for the cpu target (about 100 KB each).
+SIZES = {
+    "small": dict(hidden=64, intermediate=128, vocab=1000, positions=64,
+                  init=0.02),
+    # Weights ten times transformers' default spread, so that the
+    # attention is far from uniform and a test sees a wrong scale or mask.
+    "tiny": dict(hidden=32, intermediate=64, vocab=100, positions=32,
+                 init=0.2),
+}
+
+
+def small_models(size):
     import transformers as tf
-    common = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
-                  intermediate_size=128, vocab_size=1000)
+    common = dict(hidden_size=size["hidden"], num_hidden_layers=2,
+                  num_attention_heads=4,
+                  intermediate_size=size["intermediate"],
+                  vocab_size=size["vocab"], initializer_range=size["init"])
+    positions = size["positions"]
     for attn in ("sdpa", "eager"):
-        cfg = tf.BertConfig(max_position_embeddings=64,
+        cfg = tf.BertConfig(max_position_embeddings=positions,
                             attn_implementation=attn, **common)
         yield f"bert_{attn}", lambda c=cfg: tf.BertModel(
             c, add_pooling_layer=False), True
         yield f"bert_{attn}_nomask", lambda c=cfg: tf.BertModel(
             c, add_pooling_layer=False), False
-    cfg = tf.GPT2Config(n_embd=64, n_layer=2, n_head=4, n_positions=64,
-                        vocab_size=1000, use_cache=False)
+    cfg = tf.GPT2Config(n_embd=size["hidden"], n_layer=2, n_head=4,
+                        n_positions=positions, vocab_size=size["vocab"],
+                        initializer_range=size["init"], use_cache=False)
     yield "gpt2", lambda c=cfg: tf.GPT2Model(c), True
-    cfg = tf.LlamaConfig(num_key_value_heads=2, max_position_embeddings=64,
+    cfg = tf.LlamaConfig(num_key_value_heads=2,
+                         max_position_embeddings=positions,
                          use_cache=False, **common)
     yield "llama", lambda c=cfg: tf.LlamaModel(c), True
 
@@ -96,14 +113,33 @@ def op_table(path):
     }
 
 
+def strip_stack_traces(path):
+    """Drops the dynamo exporter's per-node stack traces (they hold the
+    exporting machine's file paths; nothing reads them) from a model whose
+    weights stay where they are."""
+    import onnx
+    model = onnx.load(path, load_external_data=False)
+    for node in model.graph.node:
+        kept = [(p.key, p.value) for p in node.metadata_props
+                if p.key != "pkg.torch.onnx.stack_trace"]
+        del node.metadata_props[:]
+        for key, value in kept:
+            node.metadata_props.add(key=key, value=value)
+    onnx.save(model, path)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
+    parser.add_argument("--tiny", action="store_true",
+                        help="hidden size 32, vocabulary 100: the size of "
+                        "the copies CI checks (test/Models/exports.test)")
     args = parser.parse_args()
+    size = SIZES["tiny" if args.tiny else "small"]
     os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(0)
     results = {}
-    for name, build, with_mask in small_models():
+    for name, build, with_mask in small_models(size):
         torch.manual_seed(0)
         try:
             model = Wrapper(build(), with_mask).eval()
@@ -111,7 +147,7 @@ def main():
             results[name] = {"error": f"{type(error).__name__}: {error}"}
             print(f"{name}: cannot build: {error}", flush=True)
             continue
-        ids = torch.randint(0, 1000, (BATCH, SEQUENCE))
+        ids = torch.randint(0, size["vocab"], (BATCH, SEQUENCE))
         mask = torch.ones(BATCH, SEQUENCE, dtype=torch.int64)
         mask[1, SEQUENCE - 5:] = 0
         inputs = (ids, mask) if with_mask else (ids,)
@@ -130,6 +166,8 @@ def main():
                         torch.onnx.export(model, inputs, path,
                                           input_names=names,
                                           output_names=["hidden"])
+                if args.tiny:
+                    strip_stack_traces(path)
                 results[key] = op_table(path)
                 print(f"{key}: opset {results[key]['opset']}, "
                       f"{sum(results[key]['ops'].values())} nodes", flush=True)

@@ -178,6 +178,47 @@ ConstantTensor gatherElements(
   return out;
 }
 
+/// Most multiply-adds a constant MatMul may take (a few milliseconds).
+constexpr int64_t kMaxMatMulWork = int64_t(1) << 24;
+
+/// MatMul of two float operands of rank 2 or more (batch dims broadcast),
+/// in double.
+std::optional<ConstantTensor> evalMatMul(Operation *op, const ConstantTensor &a,
+                                         const ConstantTensor &b) {
+  ArrayRef<int64_t> aShape = a.type.getShape(), bShape = b.type.getShape();
+  if (!a.isFloat() || !b.isFloat() || aShape.size() < 2 || bShape.size() < 2)
+    return std::nullopt;
+  ConstantTensor out = makeResult(op);
+  ArrayRef<int64_t> shape = out.type.getShape();
+  int64_t rank = shape.size();
+  if (rank < 2)
+    return std::nullopt;
+  int64_t m = shape[rank - 2], n = shape[rank - 1];
+  int64_t k = aShape.back();
+  if (bShape[bShape.size() - 2] != k || aShape[aShape.size() - 2] != m ||
+      bShape.back() != n || out.size() * std::max<int64_t>(k, 1) >
+                                kMaxMatMulWork)
+    return std::nullopt;
+  // The batch index of the output, broadcast into each operand's batch.
+  ArrayRef<int64_t> batchShape = shape.drop_back(2);
+  ArrayRef<int64_t> aBatch = aShape.drop_back(2), bBatch = bShape.drop_back(2);
+  int64_t batches = out.size() / std::max<int64_t>(m * n, 1);
+  out.floats.reserve(out.size());
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    SmallVector<int64_t> index = delinearize(batch, batchShape);
+    int64_t aBase = broadcastIndex(index, aBatch) * m * k;
+    int64_t bBase = broadcastIndex(index, bBatch) * k * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t l = 0; l < k; ++l)
+          sum += a.floats[aBase + i * k + l] * b.floats[bBase + l * n + j];
+        out.floats.push_back(sum);
+      }
+  }
+  return out;
+}
+
 std::optional<ConstantTensor>
 evalOp(Operation *op, ArrayRef<const ConstantTensor *> operands,
        ConstantLookup lookup) {
@@ -236,6 +277,18 @@ evalOp(Operation *op, ArrayRef<const ConstantTensor *> operands,
     return evalElementwise(op, operands, [](ArrayRef<Num> x) {
       return std::optional<Num>(Num{false, 0, x[0].i ? 0 : 1});
     });
+  // A decoder's rotary table (inverse frequencies times positions, then
+  // cos and sin) when the exporter left it unfolded.
+  if (isa<ONNXCosOp, ONNXSinOp, ONNXExpOp>(op) && isa<FloatType>(elementType))
+    return evalElementwise(op, operands, [&](ArrayRef<Num> x) {
+      double a = x[0].asDouble();
+      double v = isa<ONNXCosOp>(op)   ? std::cos(a)
+                 : isa<ONNXSinOp>(op) ? std::sin(a)
+                                      : std::exp(a);
+      return std::optional<Num>(Num{true, v, 0});
+    });
+  if (isa<ONNXMatMulOp>(op))
+    return evalMatMul(op, *operands[0], *operands[1]);
   if (isa<ONNXNegOp, ONNXAbsOp, ONNXSqrtOp, ONNXReciprocalOp, ONNXReluOp>(op))
     return evalElementwise(op, operands, [&](ArrayRef<Num> x)
                                              -> std::optional<Num> {

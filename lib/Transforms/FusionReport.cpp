@@ -85,6 +85,8 @@ struct AloneReport {
   std::string strategy;
   StringRef reason;
   std::string detail;
+  /// A view the plan aliases to its input's bytes: no kernel.
+  bool view = false;
 };
 
 struct FunctionReport {
@@ -92,8 +94,15 @@ struct FunctionReport {
   std::vector<ChoiceReport> choices;
   std::vector<GroupReport> groups;
   std::vector<AloneReport> alone;
-  /// Kernels without fusion: every compute op.
+  /// Kernels without fusion: every compute op but the views.
   int64_t kernelsBefore = 0;
+  /// Alone ops that are views (no kernel).
+  int64_t views = 0;
+
+  /// Kernels with fusion: groups, attention ops and the other ops alone.
+  int64_t kernelsAfter() const {
+    return int64_t(groups.size() + alone.size()) - views;
+  }
 };
 } // namespace
 
@@ -194,6 +203,22 @@ describeBlocker(FusionBlocker blocker, Operation *user,
   llvm_unreachable("a blocker to describe");
 }
 
+/// Whether the execution plan runs `op` as a view rather than a kernel: a
+/// Reshape (Flatten, Squeeze, Unsqueeze) outside every group and candidate
+/// of a value some kernel computes, itself no graph output, is the same
+/// bytes under other dims (lib/Target/Plan.cpp gives it no launch; a view
+/// of an input or a weight is a copy).
+static bool isPlannedView(Operation *op) {
+  if (!isa<ONNXReshapeOp, ONNXFlattenOp, ONNXSqueezeOp, ONNXUnsqueezeOp>(op) ||
+      !isa<func::FuncOp>(op->getParentOp()))
+    return false;
+  if (llvm::any_of(op->getUsers(),
+                   [](Operation *user) { return isa<func::ReturnOp>(user); }))
+    return false;
+  Operation *source = op->getOperand(0).getDefiningOp();
+  return source && !source->hasTrait<OpTrait::ConstantLike>();
+}
+
 /// Why compute op `op`, outside every group, did not join one. `fused`:
 /// whether fuse-chains ran.
 static AloneReport
@@ -208,6 +233,13 @@ explainAlone(Operation *op, bool fused,
     return report;
   };
   std::string name = op->getName().getStringRef().str();
+  if (isPlannedView(op)) {
+    report.view = true;
+    report.strategy = "view, no kernel";
+    return set("view", name + " of a result the plan computes: the same "
+                              "bytes under other dims, so no kernel runs "
+                              "it");
+  }
   if (isa<AttentionOp>(op))
     return set("attention",
                "an attention chain (the product of Q and K^T, scale, mask, "
@@ -356,8 +388,13 @@ static FunctionReport analyze(func::FuncOp func, bool fused) {
     }
   }
   // Once every group has its number.
-  for (Operation *op : alone)
+  for (Operation *op : alone) {
     report.alone.push_back(explainAlone(op, fused, groupIds));
+    if (report.alone.back().view) {
+      ++report.views;
+      --report.kernelsBefore;
+    }
+  }
   return report;
 }
 
@@ -423,13 +460,17 @@ static void printText(const FunctionReport &report, raw_ostream &os) {
   size_t attention = llvm::count_if(report.alone, [](const AloneReport &a) {
     return isa<AttentionOp>(a.op);
   });
-  unfused -= attention;
+  unfused -= attention + report.views;
   os << "  kernels: " << report.kernelsBefore << " before fusion, "
-     << groups + unfused + attention << " after (" << groups << " group"
+     << report.kernelsAfter() << " after (" << groups << " group"
      << (groups == 1 ? "" : "s") << ", ";
   if (attention)
     os << attention << " attention, ";
-  os << unfused << " unfused op" << (unfused == 1 ? "" : "s") << ")\n";
+  os << unfused << " unfused op" << (unfused == 1 ? "" : "s") << ")";
+  if (report.views)
+    os << "; " << report.views << " view" << (report.views == 1 ? "" : "s")
+       << ", no kernel";
+  os << "\n";
 }
 
 //===----------------------------------------------------------------------===//
@@ -451,8 +492,8 @@ static void printJson(ArrayRef<FunctionReport> reports, raw_ostream &os) {
         json.object([&] {
           json.attribute("name", report.name);
           json.attribute("kernels_before", report.kernelsBefore);
-          json.attribute("kernels_after",
-                         int64_t(report.groups.size() + report.alone.size()));
+          json.attribute("kernels_after", report.kernelsAfter());
+          json.attribute("views", report.views);
           json.attributeArray("groups", [&] {
             for (const GroupReport &group : report.groups)
               json.object([&] {
@@ -588,7 +629,8 @@ static void printDot(const FunctionReport &report, func::FuncOp func,
     std::string id = "n" + std::to_string(ids.size());
     ids[alone.op] = id;
     os << "  " << id << " [label=\"" << label(alone.op) << "\\n("
-       << alone.reason << ")\", fillcolor=\"#fde8e8\", tooltip=\""
+       << alone.reason << ")\", fillcolor=\""
+       << (alone.view ? "#eeeeee" : "#fde8e8") << "\", tooltip=\""
        << escapeDot(alone.detail) << "\"];\n";
   }
   // Data flow from op to op, through groups and candidates; constants left

@@ -51,6 +51,28 @@ func.func @mixed(%x: tensor<16xf32>) -> tensor<4x4xf32> {
   return %4 : tensor<4x4xf32>
 }
 
+// A Reshape of a result some kernel computes is a view: the plan aliases
+// its bytes and launches nothing, so it counts as no kernel. One of a
+// graph input, or one whose result is a graph output, is a copy.
+// CHECK-LABEL: fusion report for @views
+// CHECK-NEXT: no fusion groups
+// CHECK-NEXT: alone: onnx.Relu, several_users
+// CHECK-NEXT: alone: onnx.Reshape (view, no kernel), view: onnx.Reshape of a result the plan computes: the same bytes under other dims, so no kernel runs it
+// CHECK-NEXT: alone: onnx.Exp, graph_output
+// CHECK-NEXT: alone: onnx.Reshape, not_fusible
+// CHECK-NEXT: alone: onnx.Reshape, not_fusible
+// CHECK-NEXT: kernels: 4 before fusion, 4 after (0 groups, 4 unfused ops); 1 view, no kernel
+func.func @views(%x: tensor<16xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x8xf32>) {
+  %s = onnx.Constant dense<[4, 4]> : tensor<2xi64>
+  %t = onnx.Constant dense<[2, 8]> : tensor<2xi64>
+  %0 = onnx.Relu(%x) : (tensor<16xf32>) -> tensor<16xf32>
+  %1 = onnx.Reshape(%0, %s) : (tensor<16xf32>, tensor<2xi64>) -> tensor<4x4xf32>
+  %2 = onnx.Exp(%1) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %3 = onnx.Reshape(%x, %s) : (tensor<16xf32>, tensor<2xi64>) -> tensor<4x4xf32>
+  %4 = onnx.Reshape(%0, %t) : (tensor<16xf32>, tensor<2xi64>) -> tensor<2x8xf32>
+  return %2, %3, %4 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x8xf32>
+}
+
 // Sizes of dynamic intermediates are unknown.
 // CHECK-LABEL: fusion report for @dynamic
 // CHECK-NEXT: group 0 (elementwise): onnx.Relu -> onnx.Exp
@@ -142,6 +164,7 @@ func.func @dynamic_reduction(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // JSON: "name": "avgpool_relu",
 // JSON-NEXT: "kernels_before": 2,
 // JSON-NEXT: "kernels_after": 1,
+// JSON-NEXT: "views": 0,
 // JSON-NEXT: "groups": [
 // JSON-NEXT: {
 // JSON-NEXT: "id": 0,

@@ -303,6 +303,29 @@ func.func @fold_mod() -> (tensor<4xi64>, tensor<4xi64>) {
 
 // -----
 
+// A rotary table the legacy exporter leaves unfolded: inverse frequencies
+// times positions (a MatMul of constants, batch dims broadcast), then Cos
+// and Sin, fold to constants. A MatMul over a non-constant does not.
+// CHECK-LABEL: func @fold_rotary_table
+// CHECK-DAG: %[[P:.*]] = onnx.Constant dense<{{\[\[\[}}0.000000e+00, 1.000000e+00, 2.000000e+00], [0.000000e+00, 5.000000e-01, 1.000000e+00]]]> : tensor<1x2x3xf32>
+// CHECK-DAG: %[[C:.*]] = onnx.Constant dense<{{\[\[\[}}1.000000e+00, 0.540302277, -0.416146845], [1.000000e+00, 0.87758255, 0.540302277]]]> : tensor<1x2x3xf32>
+// CHECK-DAG: %[[S:.*]] = onnx.Constant dense<{{\[\[\[}}0.000000e+00, 0.841470957, 0.909297406], [0.000000e+00, 0.47942555, 0.841470957]]]> : tensor<1x2x3xf32>
+// CHECK: %[[X:.*]] = onnx.MatMul(%arg0, %{{.*}}) : (tensor<2x2x1xf32>, tensor<1x1x3xf32>) -> tensor<2x2x3xf32>
+// CHECK-NOT: onnx.Cos
+// CHECK-NOT: onnx.Sin
+// CHECK: return %[[P]], %[[C]], %[[S]], %[[X]]
+func.func @fold_rotary_table(%x: tensor<2x2x1xf32>) -> (tensor<1x2x3xf32>, tensor<1x2x3xf32>, tensor<1x2x3xf32>, tensor<2x2x3xf32>) {
+  %f = onnx.Constant dense<[[[1.0], [0.5]]]> : tensor<1x2x1xf32>
+  %p = onnx.Constant dense<[[[0.0, 1.0, 2.0]]]> : tensor<1x1x3xf32>
+  %0 = onnx.MatMul(%f, %p) : (tensor<1x2x1xf32>, tensor<1x1x3xf32>) -> tensor<1x2x3xf32>
+  %1 = onnx.Cos(%0) : (tensor<1x2x3xf32>) -> tensor<1x2x3xf32>
+  %2 = onnx.Sin(%0) : (tensor<1x2x3xf32>) -> tensor<1x2x3xf32>
+  %3 = onnx.MatMul(%x, %p) : (tensor<2x2x1xf32>, tensor<1x1x3xf32>) -> tensor<2x2x3xf32>
+  return %0, %1, %2, %3 : tensor<1x2x3xf32>, tensor<1x2x3xf32>, tensor<1x2x3xf32>, tensor<2x2x3xf32>
+}
+
+// -----
+
 // A Pad of a tensor with no elements is its pad value everywhere (0 by
 // default); a pad value not known here is expanded to the result's shape.
 // CHECK-LABEL: func @empty_pad

@@ -4,11 +4,12 @@ every output with onnxruntime.
 
     check_model.py MODEL.onnx --fuse-compile BIN --fuse-run BIN --workdir DIR
                    [--target cpu|cuda] [--no-fuse] [--rtol R] [--atol A]
-                   [--seed N] [--int-high N] [--compile-arg ARG]...
+                   [--seed N] [--int-high [NAME=]N] [--compile-arg ARG]...
                    [--ort-as-written] [--inputs NPZ] [--artifact FBIN]
 
-Inputs are seeded random floats in [-1, 1] (integers in [0, INT_HIGH)), or
-those of --inputs. Prints one line per output:
+Inputs are seeded random floats in [-1, 1] (integers in [0, INT_HIGH);
+`--int-high NAME=N`, repeatable, sets it for one input: token ids over a
+vocabulary beside a 0/1 mask), or those of --inputs. Prints one line per output:
 `output NAME: max_abs_err=... max_rel_err=... rel_l2=... PASS|FAIL`, then
 `RESULT: PASS` or `RESULT: FAIL` (exit 1). With --artifact the model is
 not compiled: that artifact (compiled from the model some other way, e.g.
@@ -55,12 +56,27 @@ def main():
                    help="turn onnxruntime's graph optimizations off, so that "
                    "it computes each node as specified (its QDQ fusions, "
                    "such as QLinearConv, round differently)")
-    p.add_argument("--int-high", type=int, default=2,
-                   help="integer inputs are drawn from [0, INT_HIGH)")
+    p.add_argument("--int-high", action="append", default=[],
+                   help="integer inputs are drawn from [0, INT_HIGH) "
+                   "(default 2); NAME=N: input NAME's from [0, N) "
+                   "(repeatable)")
     p.add_argument("--inputs", help="an .npz of the inputs to use")
     p.add_argument("--artifact",
                    help="run this artifact instead of compiling the model")
     args = p.parse_args()
+    int_high, int_high_of = 2, {}
+    for spec in args.int_high:
+        name, _, value = spec.rpartition("=")
+        try:
+            high = int(value)
+        except ValueError:
+            p.error("--int-high takes N or NAME=N, not '%s'" % spec)
+        if high < 1:
+            p.error("--int-high: the bound must be at least 1 in '%s'" % spec)
+        if name:
+            int_high_of[name] = high
+        else:
+            int_high = high
 
     os.makedirs(args.workdir, exist_ok=True)
     stem = os.path.splitext(os.path.basename(args.model))[0]
@@ -83,10 +99,13 @@ def main():
         shape = [d.dim_value for d in t.shape.dim]
         dtype = NUMPY_TYPES[t.elem_type]
         if np.issubdtype(dtype, np.integer):
-            inputs[value.name] = rng.integers(0, args.int_high,
-                                              shape).astype(dtype)
+            high = int_high_of.pop(value.name, int_high)
+            inputs[value.name] = rng.integers(0, high, shape).astype(dtype)
         else:
             inputs[value.name] = rng.uniform(-1, 1, shape).astype(dtype)
+    if int_high_of:
+        p.error("--int-high names no integer input of the model: " +
+                ", ".join(sorted(int_high_of)))
     if args.inputs:
         inputs = dict(np.load(args.inputs))
     np.savez(inputs_path, **inputs)
