@@ -14,7 +14,10 @@ For each model and batch size, in this one process:
    docs/models.md took first; `bert_sdpa` (BERT-base as it comes, sdpa
    attention) and `llama` (a Llama-style decoder, prefill of 128 tokens:
    4 layers, hidden size 1024, 16 heads and 4 key/value heads, SiLU-gated
-   MLP of 2816, vocabulary 32000; its last hidden state) with
+   MLP of 2816, vocabulary 32000; its last hidden state) and `gpt2`
+   (transformers' GPT2Model as configured by default: GPT-2 small, 12
+   layers, hidden size 768, prefill of 128 tokens; its last hidden state)
+   with
    torch.onnx.export's defaults (the dynamo exporter, opset 18+, weights
    in external data), as users export them;
 2. compile it with fuse-compile for cuda (the static build in
@@ -201,6 +204,13 @@ def build(name, batch):
         ids, mask = token_inputs(rng, config.vocab_size, batch, padded=False)
         return (Decoder(llama).eval(), {"input_ids": ids, "attention_mask": mask},
                 ["last_hidden_state"])
+    if name == "gpt2":
+        from transformers import GPT2Config, GPT2Model
+        config = GPT2Config(use_cache=False)  # GPT-2 small
+        gpt2 = GPT2Model(config).eval()
+        ids, mask = token_inputs(rng, config.vocab_size, batch, padded=False)
+        return (Decoder(gpt2).eval(), {"input_ids": ids, "attention_mask": mask},
+                ["last_hidden_state"])
     raise ValueError(name)
 
 
@@ -239,7 +249,7 @@ def token_inputs(rng, vocabulary, batch, padded):
 
 # How each model is exported: "legacy" (opset 17, dynamo=False) or
 # "default" (torch.onnx.export's defaults: the dynamo exporter).
-EXPORTERS = {"bert_sdpa": "default", "llama": "default"}
+EXPORTERS = {"bert_sdpa": "default", "llama": "default", "gpt2": "default"}
 
 
 def export(name, model, inputs, output_names, path):

@@ -21,6 +21,12 @@
 //     product goes on into an elementwise op or a Softmax: PyTorch's sdpa
 //     export scales Q and K by sqrt(scale) each, two kernels over whole
 //     tensors, which after the product join the Softmax's group;
+//  8. turns a Gemm of rows collapsed by a Reshape, whose result only
+//     Reshapes read, into a MatMul of the uncollapsed tensor (GPT-2's
+//     Conv1D: [B, S, H] -> [B*S, H] -> Gemm -> [B, S, N]), so the ops
+//     after it see the product in the shape they use and join its group;
+//  9. makes a Reshape of a Reshape one Reshape, and forwards a Reshape to
+//     its input's own shape (what step 8 leaves behind);
 //
 // then erases what is dead and updates the function's result types.
 //
@@ -95,6 +101,9 @@ private:
   bool tryFold(Operation *op);
   bool tryFoldBatchNorm(ONNXBatchNormalizationOp bn);
   bool tryHoistScalarFactors(ONNXMatMulOp matmul);
+  bool tryUncollapseGemm(ONNXGemmOp gemm);
+  bool tryMergeReshapes(ONNXReshapeOp reshape);
+  Value createReshape(Location loc, Value input, RankedTensorType type);
   void replaceWithConstant(Operation *op, ElementsAttr value);
   std::string blobName(Operation *op, StringRef suffix);
 
@@ -451,6 +460,111 @@ bool GraphSimplifier::tryHoistScalarFactors(ONNXMatMulOp matmul) {
   return hoisted;
 }
 
+/// A Reshape of `input` to static `type`, its shape given in full (no 0 or
+/// -1 to read from the input).
+Value GraphSimplifier::createReshape(Location loc, Value input,
+                                     RankedTensorType type) {
+  auto shapeType = RankedTensorType::get({type.getRank()},
+                                         builder.getIntegerType(64));
+  Value shape = ONNXConstantOp::create(
+      builder, loc, shapeType,
+      DenseElementsAttr::get(shapeType, type.getShape()));
+  return ONNXReshapeOp::create(builder, loc, type, input, shape,
+                               /*allowzero=*/1);
+}
+
+/// Step 8. `Gemm(Reshape(x), W, c)` where the Reshape collapses x's leading
+/// dims L into the rows (and its other dims into K), W is not transposed,
+/// c is absent or a vector over the columns, and every user of the result
+/// is a Reshape: `Reshape(MatMul(x', W) + c)`, x' being x with its
+/// trailing dims merged (a view). A user that is no Reshape (an
+/// elementwise epilogue on the rows) would have had to read through the
+/// new Reshape, which it cannot fuse across.
+bool GraphSimplifier::tryUncollapseGemm(ONNXGemmOp gemm) {
+  auto rows = gemm.getA().getDefiningOp<ONNXReshapeOp>();
+  auto type = dyn_cast<RankedTensorType>(gemm.getType());
+  if (!rows || !type || !type.hasStaticShape() || gemm.getTransA() != 0 ||
+      gemm.getTransB() != 0 || gemm.getAlpha().convertToFloat() != 1.0f ||
+      gemm.getBeta().convertToFloat() != 1.0f || gemm->use_empty() ||
+      !llvm::all_of(gemm->getUsers(), [](Operation *user) {
+        return isa<ONNXReshapeOp>(user);
+      }))
+    return false;
+  auto xType = dyn_cast<RankedTensorType>(rows.getData().getType());
+  auto bType = dyn_cast<RankedTensorType>(gemm.getB().getType());
+  if (!xType || !xType.hasStaticShape() || !bType || !bType.hasStaticShape() ||
+      bType.getRank() != 2 || xType.getElementType() != type.getElementType())
+    return false;
+  int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+  int64_t k = bType.getDimSize(0);
+  // The longest prefix of x's dims that makes the rows; the rest is K.
+  ArrayRef<int64_t> xShape = xType.getShape();
+  int64_t prefix = 0, rowCount = 1;
+  for (int64_t i = 0; i + 1 < xType.getRank(); ++i) {
+    rowCount *= xShape[i];
+    if (rowCount == m)
+      prefix = i + 1;
+    else if (rowCount > m)
+      break;
+  }
+  if (prefix == 0 || m == 0 || k == 0 || n == 0 ||
+      xType.getNumElements() != m * k)
+    return false;
+  if (Value c = gemm.getC()) {
+    auto cType = dyn_cast<RankedTensorType>(c.getType());
+    if (!cType || !cType.hasStaticShape() ||
+        cType.getElementType() != type.getElementType() ||
+        cType.getNumElements() != n || cType.getShape().back() != n)
+      return false;
+  }
+
+  builder.setInsertionPoint(gemm);
+  Location loc = gemm.getLoc();
+  SmallVector<int64_t> lhsShape(xShape.take_front(prefix));
+  lhsShape.push_back(k);
+  auto lhsType = RankedTensorType::get(lhsShape, xType.getElementType());
+  Value lhs = rows.getData();
+  if (lhsType != xType)
+    lhs = createReshape(rows.getLoc(), lhs, lhsType);
+  lhsShape.back() = n;
+  auto productType = RankedTensorType::get(lhsShape, type.getElementType());
+  Value product =
+      ONNXMatMulOp::create(builder, loc, productType, lhs, gemm.getB());
+  if (Value c = gemm.getC())
+    product = ONNXAddOp::create(builder, loc, productType, product, c);
+  gemm.getResult().replaceAllUsesWith(createReshape(loc, product, type));
+  gemm.erase();
+  return true;
+}
+
+/// Step 9.
+bool GraphSimplifier::tryMergeReshapes(ONNXReshapeOp reshape) {
+  auto type = dyn_cast<RankedTensorType>(reshape.getType());
+  if (!type || !type.hasStaticShape())
+    return false;
+  Value input = reshape.getData();
+  bool merged = false;
+  if (auto inner = input.getDefiningOp<ONNXReshapeOp>()) {
+    builder.setInsertionPoint(reshape);
+    Value one = createReshape(reshape.getLoc(), inner.getData(), type);
+    reshape.getResult().replaceAllUsesWith(one);
+    reshape.erase();
+    reshape = one.getDefiningOp<ONNXReshapeOp>();
+    input = reshape.getData();
+    merged = true;
+  }
+  // Not straight into the return: a graph output needs a value of its own.
+  if (input.getType() == type &&
+      llvm::none_of(reshape->getUsers(), [](Operation *user) {
+        return isa<func::ReturnOp>(user);
+      })) {
+    reshape.getResult().replaceAllUsesWith(input);
+    reshape.erase();
+    return true;
+  }
+  return merged;
+}
+
 LogicalResult GraphSimplifier::run() {
   Block &body = func.getBody().front();
   for (Operation &op : llvm::make_early_inc_range(body)) {
@@ -472,6 +586,14 @@ LogicalResult GraphSimplifier::run() {
     }
     if (auto matmul = dyn_cast<ONNXMatMulOp>(op)) {
       tryHoistScalarFactors(matmul);
+      continue;
+    }
+    if (auto gemm = dyn_cast<ONNXGemmOp>(op)) {
+      tryUncollapseGemm(gemm);
+      continue;
+    }
+    if (auto reshape = dyn_cast<ONNXReshapeOp>(op)) {
+      tryMergeReshapes(reshape);
       continue;
     }
     // Identity forwards its input, except straight into the return, where

@@ -435,3 +435,89 @@ func.func @scales_that_stay(%x: tensor<8x4xf32>, %y: tensor<4x8xf32>) -> (tensor
   %p4 = onnx.MatMul(%p3, %p3) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   return %r0, %r1, %t, %r2, %p4 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x4xf32>, tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// GPT-2's Conv1D as the exporters write it: the rows collapsed for a Gemm
+// and expanded after it. The Gemm becomes a MatMul of the uncollapsed
+// input (its trailing dims merged: a view) plus the bias, and the Reshapes
+// around it cancel, so the residual Add reads the product directly.
+// CHECK-LABEL: func @uncollapse_gemm
+// CHECK-SAME: (%[[X:.*]]: tensor<2x16x4x8xf32>, %[[R:.*]]: tensor<2x16x64xf32>)
+// CHECK: %[[S:.*]] = onnx.Constant dense<[2, 16, 32]> : tensor<3xi64>
+// CHECK: %[[V:.*]] = onnx.Reshape(%[[X]], %[[S]]) {allowzero = 1 : i64} : (tensor<2x16x4x8xf32>, tensor<3xi64>) -> tensor<2x16x32xf32>
+// CHECK: %[[P:.*]] = onnx.MatMul(%[[V]], %{{.*}}) : (tensor<2x16x32xf32>, tensor<32x64xf32>) -> tensor<2x16x64xf32>
+// CHECK: %[[B:.*]] = onnx.Add(%[[P]], %{{.*}}) : (tensor<2x16x64xf32>, tensor<64xf32>) -> tensor<2x16x64xf32>
+// CHECK-NOT: onnx.Reshape
+// CHECK: %[[Y:.*]] = onnx.Add(%[[B]], %[[R]])
+// CHECK: return %[[Y]]
+func.func @uncollapse_gemm(%x: tensor<2x16x4x8xf32>, %r: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {
+  %rows = onnx.Constant dense<[32, 32]> : tensor<2xi64>
+  %back = onnx.Constant dense<[2, 16, 64]> : tensor<3xi64>
+  %w = onnx.Constant dense<0.5> : tensor<32x64xf32>
+  %b = onnx.Constant dense<0.25> : tensor<64xf32>
+  %0 = onnx.Reshape(%x, %rows) : (tensor<2x16x4x8xf32>, tensor<2xi64>) -> tensor<32x32xf32>
+  %1 = onnx.Gemm(%0, %w, %b) : (tensor<32x32xf32>, tensor<32x64xf32>, tensor<64xf32>) -> tensor<32x64xf32>
+  %2 = onnx.Reshape(%1, %back) : (tensor<32x64xf32>, tensor<3xi64>) -> tensor<2x16x64xf32>
+  %3 = onnx.Add(%2, %r) : (tensor<2x16x64xf32>, tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
+  return %3 : tensor<2x16x64xf32>
+}
+
+// -----
+
+// The Gemm stays: transposed B (a Transpose would be a kernel), a user
+// that is no Reshape (its epilogue would read through a new Reshape), a
+// bias over every row, a scaled product, and rows that are no leading dims
+// of the input.
+// CHECK-LABEL: func @gemm_stays
+// CHECK-COUNT-5: onnx.Gemm
+// CHECK-NOT: onnx.MatMul
+func.func @gemm_stays(%x: tensor<2x16x32xf32>, %y: tensor<2x48x16xf32>) -> (tensor<2x16x64xf32>, tensor<32x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>) {
+  %rows = onnx.Constant dense<[32, 32]> : tensor<2xi64>
+  %rows48 = onnx.Constant dense<[32, 48]> : tensor<2xi64>
+  %back = onnx.Constant dense<[2, 16, 64]> : tensor<3xi64>
+  %w = onnx.Constant dense<0.5> : tensor<32x64xf32>
+  %w48 = onnx.Constant dense<0.5> : tensor<48x64xf32>
+  %wt = onnx.Constant dense<0.5> : tensor<64x32xf32>
+  %c = onnx.Constant dense<0.25> : tensor<32x64xf32>
+  %0 = onnx.Reshape(%x, %rows) : (tensor<2x16x32xf32>, tensor<2xi64>) -> tensor<32x32xf32>
+  %1 = onnx.Gemm(%0, %wt) {transB = 1 : i64} : (tensor<32x32xf32>, tensor<64x32xf32>) -> tensor<32x64xf32>
+  %2 = onnx.Reshape(%1, %back) : (tensor<32x64xf32>, tensor<3xi64>) -> tensor<2x16x64xf32>
+  %3 = onnx.Gemm(%0, %w) : (tensor<32x32xf32>, tensor<32x64xf32>) -> tensor<32x64xf32>
+  %4 = onnx.Relu(%3) : (tensor<32x64xf32>) -> tensor<32x64xf32>
+  %5 = onnx.Gemm(%0, %w, %c) : (tensor<32x32xf32>, tensor<32x64xf32>, tensor<32x64xf32>) -> tensor<32x64xf32>
+  %6 = onnx.Reshape(%5, %back) : (tensor<32x64xf32>, tensor<3xi64>) -> tensor<2x16x64xf32>
+  %7 = onnx.Gemm(%0, %w) {alpha = 2.0 : f32} : (tensor<32x32xf32>, tensor<32x64xf32>) -> tensor<32x64xf32>
+  %8 = onnx.Reshape(%7, %back) : (tensor<32x64xf32>, tensor<3xi64>) -> tensor<2x16x64xf32>
+  %9 = onnx.Reshape(%y, %rows48) : (tensor<2x48x16xf32>, tensor<2xi64>) -> tensor<32x48xf32>
+  %10 = onnx.Gemm(%9, %w48) : (tensor<32x48xf32>, tensor<48x64xf32>) -> tensor<32x64xf32>
+  %11 = onnx.Reshape(%10, %back) : (tensor<32x64xf32>, tensor<3xi64>) -> tensor<2x16x64xf32>
+  return %2, %4, %6, %8, %11 : tensor<2x16x64xf32>, tensor<32x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>
+}
+
+// -----
+
+// A Reshape of a Reshape is one Reshape of the first's input, its shape
+// spelled out; one to its input's own shape is that input, except as a
+// graph output.
+// CHECK-LABEL: func @merge_reshapes
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK: %[[S:.*]] = onnx.Constant dense<[4, 6]> : tensor<2xi64>
+// CHECK: %[[M:.*]] = onnx.Reshape(%[[X]], %[[S]]) {allowzero = 1 : i64} : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<4x6xf32>
+// CHECK: %[[E:.*]] = onnx.Exp(%[[X]])
+// CHECK: %[[O:.*]] = onnx.Reshape(%[[X]], %{{.*}}) {allowzero = 1 : i64} : (tensor<2x3x4xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+// CHECK: return %[[M]], %[[E]], %[[O]]
+func.func @merge_reshapes(%x: tensor<2x3x4xf32>) -> (tensor<4x6xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+  %a = onnx.Constant dense<[6, 4]> : tensor<2xi64>
+  %b = onnx.Constant dense<[0, -1]> : tensor<2xi64>
+  %c = onnx.Constant dense<[2, 3, 4]> : tensor<3xi64>
+  %0 = onnx.Reshape(%x, %a) : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<6x4xf32>
+  %1 = onnx.Reshape(%0, %b) : (tensor<6x4xf32>, tensor<2xi64>) -> tensor<6x4xf32>
+  %2 = onnx.Reshape(%1, %a) : (tensor<6x4xf32>, tensor<2xi64>) -> tensor<6x4xf32>
+  %s = onnx.Constant dense<[4, 6]> : tensor<2xi64>
+  %3 = onnx.Reshape(%2, %s) : (tensor<6x4xf32>, tensor<2xi64>) -> tensor<4x6xf32>
+  %4 = onnx.Reshape(%0, %c) : (tensor<6x4xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+  %5 = onnx.Exp(%4) : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %6 = onnx.Reshape(%0, %c) : (tensor<6x4xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+  return %3, %5, %6 : tensor<4x6xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}
