@@ -140,6 +140,10 @@ NAN_SENSITIVE = {
     "ReduceMax", "ReduceMin", "Max", "Min", "MaxPool", "Clip", "Relu",
     "HardSigmoid", "HardSwish", "Celu", "TopK", "Shrink", "ThresholdedRelu",
     "LeakyRelu", "PRelu", "Elu", "Selu", "Softsign", "Mish", "Gelu",
+    # onnxruntime's LRN keeps a running sum of squares across channels, so
+    # a NaN makes every later channel of its image NaN, not only those
+    # whose window holds it (the specification's window).
+    "LRN",
 }
 
 # Ops that turn a small difference of their input into a large one (near
@@ -436,7 +440,10 @@ class Gen:
         exact = exact and all(v.exact for v in given)
         if op in NAN_SENSITIVE and any(v.maynan for v in given):
             raise GenError("a NaN into " + op)
-        maynan = any(v.maynan for v in given) or op in NAN_SOURCES
+        # A Reduce* over no elements is its identity: +-inf for the min
+        # and max.
+        maynan = any(v.maynan for v in given) or op in NAN_SOURCES or (
+            op.startswith("Reduce") and any(v.size == 0 for v in given))
         tols = [v.tol for v in given if v.tol]
         bound = int_bound(op, given, types)
         outs = []
@@ -685,9 +692,10 @@ def op_clip(g):
 def op_cast(g):
     to = g.dtype(ALL)
     # To an integer or bool: only exact inputs (no rounding difference
-    # upstream may flip the truncation).
+    # upstream may flip the truncation); to an integer only finite ones
+    # (a NaN or inf has no integer value: onnxruntime gives INT_MIN).
     exact = to in INTS + ("bool",)
-    x = g.operand(ALL, exact=exact)
+    x = g.operand(ALL, exact=exact, finite=to in INTS)
     g.add("Cast", [x], {"to": ONNX_TYPE[to]})
 
 
@@ -831,6 +839,31 @@ def op_gemm(g):
           {"transA": trans_a or None, "transB": trans_b or None,
            "alpha": g.pick([None, 0.5, 2.0]), "beta": g.pick([None, 0.5])},
           exact=False)
+
+
+def op_rows_gemm(g):
+    """A Gemm over rows collapsed by a Reshape, its result reshaped back
+    (or not): how both exporters write GPT-2's Conv1D, which
+    fuse-simplify-graph turns into a MatMul when it can."""
+    x = g.operand(FLOATS, min_rank=2)
+    split = g.randint(1, x.rank - 1)
+    m = int(np.prod(x.shape[:split], dtype=np.int64))
+    k = int(np.prod(x.shape[split:], dtype=np.int64))
+    rows = g.add("Reshape", [x, g.const([m, k], np.int64)])[0]
+    trans_b = 1 if g.chance(0.2) else 0
+    n = g.dim()
+    b = g.fresh(x.dtype, (n, k) if trans_b else (k, n))
+    args = [rows, b]
+    if g.chance(0.7):
+        cshape = g.pick([(), (n,), (1, n), (m, 1), (m, n)])
+        args.append(g.fresh(x.dtype, cshape, kind="init", pool=False))
+    y = g.add("Gemm", args,
+              {"transB": trans_b or None,
+               "alpha": g.pick([None, None, 0.5]),
+               "beta": g.pick([None, None, 0.5])}, exact=False)[0]
+    if g.chance(0.8):
+        g.add("Reshape",
+              [y, g.const(list(x.shape[:split]) + [n], np.int64)])
 
 
 def spatial_operand(g, nonempty=False):
@@ -1344,6 +1377,7 @@ def register():
         ("ScatterElements", 0.4, 13, op_scatter_elements),
         ("ScatterND", 0.4, 13, op_scatter_nd), ("LRN", 0.3, 13, op_lrn),
         ("Dropout", 0.2, 13, op_dropout), ("Einsum", 0.4, 12, op_einsum),
+        ("RowsGemm", 0.6, 14, op_rows_gemm),
     ]
     for op, weight, opset, build in table:
         OPS[op] = (weight, opset, build)

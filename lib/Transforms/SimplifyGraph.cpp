@@ -475,7 +475,8 @@ Value GraphSimplifier::createReshape(Location loc, Value input,
 
 /// Step 8. `Gemm(Reshape(x), W, c)` where the Reshape collapses x's leading
 /// dims L into the rows (and its other dims into K), W is not transposed,
-/// c is absent or a vector over the columns, and every user of the result
+/// c is absent or a vector over the columns (or a scalar for one column),
+/// and every user of the result
 /// is a Reshape: `Reshape(MatMul(x', W) + c)`, x' being x with its
 /// trailing dims merged (a view). A user that is no Reshape (an
 /// elementwise epilogue on the rows) would have had to read through the
@@ -514,7 +515,8 @@ bool GraphSimplifier::tryUncollapseGemm(ONNXGemmOp gemm) {
     auto cType = dyn_cast<RankedTensorType>(c.getType());
     if (!cType || !cType.hasStaticShape() ||
         cType.getElementType() != type.getElementType() ||
-        cType.getNumElements() != n || cType.getShape().back() != n)
+        cType.getNumElements() != n ||
+        (cType.getRank() > 0 && cType.getShape().back() != n))
       return false;
   }
 

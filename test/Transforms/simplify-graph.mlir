@@ -465,6 +465,27 @@ func.func @uncollapse_gemm(%x: tensor<2x16x4x8xf32>, %r: tensor<2x16x64xf32>) ->
 
 // -----
 
+// A scalar bias of a one-column product (a Gemm's C broadcasts to [M, N])
+// is added to the MatMul's result as it is. (The Reshape to the product's
+// own shape stays: it is a graph output.)
+// CHECK-LABEL: func @uncollapse_gemm_scalar_bias
+// CHECK: %[[P:.*]] = onnx.MatMul(%arg0, %{{.*}}) : (tensor<2x3x4xf32>, tensor<4x1xf32>) -> tensor<2x3x1xf32>
+// CHECK: %[[B:.*]] = onnx.Add(%[[P]], %{{.*}}) : (tensor<2x3x1xf32>, tensor<f32>) -> tensor<2x3x1xf32>
+// CHECK: %[[R:.*]] = onnx.Reshape(%[[B]], %{{.*}}) {allowzero = 1 : i64} : (tensor<2x3x1xf32>, tensor<3xi64>) -> tensor<2x3x1xf32>
+// CHECK: return %[[R]]
+func.func @uncollapse_gemm_scalar_bias(%x: tensor<2x3x4xf32>) -> tensor<2x3x1xf32> {
+  %rows = onnx.Constant dense<[6, 4]> : tensor<2xi64>
+  %back = onnx.Constant dense<[2, 3, 1]> : tensor<3xi64>
+  %w = onnx.Constant dense<0.5> : tensor<4x1xf32>
+  %c = onnx.Constant dense<0.25> : tensor<f32>
+  %0 = onnx.Reshape(%x, %rows) : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<6x4xf32>
+  %1 = onnx.Gemm(%0, %w, %c) : (tensor<6x4xf32>, tensor<4x1xf32>, tensor<f32>) -> tensor<6x1xf32>
+  %2 = onnx.Reshape(%1, %back) : (tensor<6x1xf32>, tensor<3xi64>) -> tensor<2x3x1xf32>
+  return %2 : tensor<2x3x1xf32>
+}
+
+// -----
+
 // The Gemm stays: transposed B (a Transpose would be a kernel), a user
 // that is no Reshape (its epilogue would read through a new Reshape), a
 // bias over every row, a scaled product, and rows that are no leading dims
