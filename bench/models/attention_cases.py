@@ -16,12 +16,16 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def chain(name, b, h, sq, skv, d, dv, mask, guard, hkv=None):
+def chain(name, b, h, sq, skv, d, dv, mask, guard, hkv=None, fused=False):
     """Q [b, h, sq, d], K [b, hkv, skv, d], V [b, hkv, skv, dv] inputs
     (hkv < h: each key/value head repeated for h / hkv query heads, by
     Unsqueeze, Expand, Reshape as Llama's export does); the mask from an
     int64 input `keep` [b, 1, 1, skv] (0 masks a key) times `alive` [b, 1,
-    1, 1] (sample b - 1 has every key masked)."""
+    1, 1] (sample b - 1 has every key masked). `fused`: Q, K and V come
+    instead from one projection of an input x [b, sq, h d] (MatMul with a
+    [h d, 3 h d] weight, Split into three, Reshape to heads, Transpose),
+    as GPT-2 computes them: the op reads the heads where the projection
+    wrote them."""
     hkv = hkv or h
     nodes, inputs, inits = [], [], []
     inputs += [helper.make_tensor_value_info("q", TensorProto.FLOAT, [b, h, sq, d]),
@@ -70,6 +74,27 @@ def chain(name, b, h, sq, skv, d, dv, mask, guard, hkv=None):
     graph = helper.make_graph(nodes, name, inputs,
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [b, h, sq, dv])],
                               inits)
+    if fused:
+        e = h * d
+        rng = np.random.default_rng(0)
+        weight = (rng.standard_normal([e, 3 * e]) / np.sqrt(e)).astype(np.float32)
+        front = [helper.make_node("MatMul", ["x", "w_qkv"], ["qkv"]),
+                 helper.make_node("Split", ["qkv"], ["q2", "k2", "v2"], axis=2),
+                 helper.make_node("Reshape", ["q2", "heads"], ["q3"]),
+                 helper.make_node("Reshape", ["k2", "heads"], ["k3"]),
+                 helper.make_node("Reshape", ["v2", "heads"], ["v3"]),
+                 helper.make_node("Transpose", ["q3"], ["q"], perm=[0, 2, 1, 3]),
+                 helper.make_node("Transpose", ["k3"], ["k_in"], perm=[0, 2, 1, 3]),
+                 helper.make_node("Transpose", ["v3"], ["v_in"], perm=[0, 2, 1, 3])]
+        rest = list(graph.node)
+        del graph.node[:]
+        graph.node.extend(front + rest)
+        del graph.input[:3]
+        graph.input.insert(0, helper.make_tensor_value_info(
+            "x", TensorProto.FLOAT, [b, sq, e]))
+        graph.initializer.extend([
+            numpy_helper.from_array(weight, "w_qkv"),
+            numpy_helper.from_array(np.array([b, sq, h, d], np.int64), "heads")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.checker.check_model(model)
@@ -90,6 +115,9 @@ CASES = {
     "gqa_b3_s700_d64": dict(b=3, h=8, hkv=2, sq=700, skv=700, d=64, dv=64, mask=True, guard=True),
     # Head sizes that differ (D 48, Dv 16), a mask without the guard.
     "masked_b2_s33_d48": dict(b=2, h=2, sq=33, skv=33, d=48, dv=16, mask=True, guard=False),
+    # Q, K and V split off one fused projection (GPT-2): read at head
+    # offsets 0, 4 and 8 of the projection's [3, 40, 12, 64].
+    "fused_b3_s40_d64": dict(b=3, h=4, sq=40, skv=40, d=64, dv=64, mask=True, guard=True, fused=True),
 }
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine: the attention chains of attention_cases.py (head
 # sizes 64, 48 and 32, partial row and key tiles, 16- and 64-row blocks,
-# a sample whose keys are all masked, grouped-query heads; Q, K and V
+# a sample whose keys are all masked, grouped-query heads, Q, K and V
+# split off one fused projection (read at head offsets); Q, K and V
 # [B, H, S, D], read heads first), compiled for cuda by the static
 # fuse-compile (.device/compiler) and run by fuse-run (.device/runtime)
 # through the `attention` mapping, each compared with onnxruntime (CPU,

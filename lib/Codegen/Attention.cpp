@@ -14,9 +14,13 @@ static ArrayRef<int64_t> shapeOf(Value v) {
   return cast<ShapedType>(v.getType()).getShape();
 }
 
-SmallVector<Value, 4> fuse::getAttentionIndices(AttentionOp op, unsigned which,
+SmallVector<Value, 4> fuse::getAttentionIndices(OpBuilder &b, Location loc,
+                                                AttentionOp op, unsigned which,
                                                 Value batch, Value sequence,
                                                 Value head, Value dim) {
+  if (int64_t offset = op.getHeadOffset(which))
+    head = arith::AddIOp::create(
+        b, loc, head, arith::ConstantIndexOp::create(b, loc, offset));
   if (op.isHeadsFirst(which))
     return {batch, head, sequence, dim};
   return {batch, sequence, head, dim};
@@ -119,10 +123,12 @@ LogicalResult fuse::lowerAttentionToLoops(RewriterBase &rewriter,
       Value d = dot.getInductionVar();
       Value a = memref::LoadOp::create(
           rewriter, loc, op.getQuery(),
-          getAttentionIndices(op, AttentionOp::kQuery, batch, row, head, d));
+          getAttentionIndices(rewriter, loc, op, AttentionOp::kQuery, batch,
+                              row, head, d));
       Value bk = memref::LoadOp::create(
           rewriter, loc, op.getKey(),
-          getAttentionIndices(op, AttentionOp::kKey, batch, key, keyHead, d));
+          getAttentionIndices(rewriter, loc, op, AttentionOp::kKey, batch, key,
+                              keyHead, d));
       Value product = arith::MulFOp::create(rewriter, loc, a, bk);
       Value next = arith::AddFOp::create(rewriter, loc,
                                          dot.getRegionIterArgs()[0], product);
@@ -154,7 +160,8 @@ LogicalResult fuse::lowerAttentionToLoops(RewriterBase &rewriter,
       Value old = memref::LoadOp::create(rewriter, loc, acc, d);
       Value v = memref::LoadOp::create(
           rewriter, loc, op.getValue(),
-          getAttentionIndices(op, AttentionOp::kValue, batch, key, keyHead, d));
+          getAttentionIndices(rewriter, loc, op, AttentionOp::kValue, batch,
+                              key, keyHead, d));
       Value next = arith::AddFOp::create(
           rewriter, loc, arith::MulFOp::create(rewriter, loc, old, correction),
           arith::MulFOp::create(rewriter, loc, weight, v));
@@ -174,9 +181,10 @@ LogicalResult fuse::lowerAttentionToLoops(RewriterBase &rewriter,
     Value out = finishAttentionOutput(
         rewriter, loc, op, memref::LoadOp::create(rewriter, loc, acc, d),
         factor, positive);
-    memref::StoreOp::create(
-        rewriter, loc, out, op.getInto(),
-        getAttentionIndices(op, AttentionOp::kResult, batch, row, head, d));
+    memref::StoreOp::create(rewriter, loc, out, op.getInto(),
+                            getAttentionIndices(rewriter, loc, op,
+                                                AttentionOp::kResult, batch,
+                                                row, head, d));
   }
   rewriter.eraseOp(op);
   return success();

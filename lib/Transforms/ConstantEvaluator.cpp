@@ -196,8 +196,8 @@ std::optional<ConstantTensor> evalMatMul(Operation *op, const ConstantTensor &a,
   int64_t m = shape[rank - 2], n = shape[rank - 1];
   int64_t k = aShape.back();
   if (bShape[bShape.size() - 2] != k || aShape[aShape.size() - 2] != m ||
-      bShape.back() != n || out.size() * std::max<int64_t>(k, 1) >
-                                kMaxMatMulWork)
+      bShape.back() != n ||
+      out.size() * std::max<int64_t>(k, 1) > kMaxMatMulWork)
     return std::nullopt;
   // The batch index of the output, broadcast into each operand's batch.
   ArrayRef<int64_t> batchShape = shape.drop_back(2);

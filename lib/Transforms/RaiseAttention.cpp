@@ -422,6 +422,85 @@ Value sinkHeadTransposes(PatternRewriter &rewriter, Value root) {
   return mapping.lookup(root);
 }
 
+/// Where a [B, S, H, D] head operand's heads are in a larger tensor: the
+/// heads [offset, offset + H) of `source`, [B, S, N] viewed as [B, S, N /
+/// D, D].
+struct HeadWindow {
+  Value source;
+  int64_t offset = 0;
+};
+
+/// `tensor` as a window of heads, when it is a Reshape of a Slice of the
+/// last dim of a computed [B, S, N] tensor, starting at a multiple of the
+/// head size D (GPT-2's Q, K and V, split off one fused projection): then
+/// the op can read the heads where the projection wrote them, and the
+/// Slice's copy goes. A view of a graph input or a weight would be a copy
+/// itself (of all of it), so those keep their Slice.
+std::optional<HeadWindow> findHeadWindow(Value tensor) {
+  auto reshape = tensor.getDefiningOp<ONNXReshapeOp>();
+  auto slice =
+      reshape ? reshape.getData().getDefiningOp<ONNXSliceOp>() : nullptr;
+  if (!slice)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(tensor.getType());
+  auto whole = dyn_cast<RankedTensorType>(slice.getData().getType());
+  auto sliced = dyn_cast<RankedTensorType>(slice.getType());
+  if (!whole || !whole.hasStaticShape() || whole.getRank() != 3 || !sliced ||
+      !sliced.hasStaticShape())
+    return std::nullopt;
+  ArrayRef<int64_t> t = type.getShape(), w = whole.getShape();
+  int64_t size = t[3], length = t[2] * t[3];
+  if (size < 1 || w[0] != t[0] || w[1] != t[1] || w[2] % size != 0 ||
+      sliced.getShape() != ArrayRef<int64_t>{t[0], t[1], length})
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> axes =
+      slice.getAxes() ? getConstantIntValues(slice.getAxes()) : std::nullopt;
+  std::optional<SmallVector<int64_t>> starts =
+      getConstantIntValues(slice.getStarts());
+  if (!axes || axes->size() != 1 || ((*axes)[0] != 2 && (*axes)[0] != -1) ||
+      !starts || starts->size() != 1)
+    return std::nullopt;
+  if (slice.getSteps()) {
+    std::optional<SmallVector<int64_t>> steps =
+        getConstantIntValues(slice.getSteps());
+    if (!steps || steps->size() != 1 || (*steps)[0] != 1)
+      return std::nullopt;
+  }
+  // With step 1 the Slice is [start, start + length): its type says how
+  // long.
+  int64_t start = (*starts)[0];
+  if (start < 0)
+    start = std::max<int64_t>(start + w[2], 0);
+  if (start % size != 0 || start > w[2] - length)
+    return std::nullopt;
+  Operation *def = slice.getData().getDefiningOp();
+  if (!def || def->hasTrait<OpTrait::ConstantLike>())
+    return std::nullopt;
+  return HeadWindow{slice.getData(), start / size};
+}
+
+/// `source` [B, S, N] as [B, S, N / D, D]: an earlier Reshape of it to
+/// that type, else a new one right after it.
+Value viewAsHeads(PatternRewriter &rewriter, Value source, int64_t size) {
+  auto type = cast<RankedTensorType>(source.getType());
+  ArrayRef<int64_t> w = type.getShape();
+  auto headsType = type.clone({w[0], w[1], w[2] / size, size});
+  for (Operation *user : source.getUsers())
+    if (auto reshape = dyn_cast<ONNXReshapeOp>(user);
+        reshape && reshape.getType() == headsType)
+      if (Operation *def = source.getDefiningOp();
+          def && reshape->getBlock() == def->getBlock())
+        return reshape;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointAfterValue(source);
+  auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
+  Value shape = ONNXConstantOp::create(
+      rewriter, source.getLoc(), shapeType,
+      DenseIntElementsAttr::get(shapeType, headsType.getShape()));
+  return ONNXReshapeOp::create(rewriter, source.getLoc(), headsType, source,
+                               shape);
+}
+
 /// The value of a one-element float constant.
 std::optional<double> getScalar(Value value) {
   std::optional<ConstantTensor> constant = readConstant(value, 1);
@@ -548,6 +627,23 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
       if (operand->headsFirst)
         if (Value sunk = sinkHeadTransposes(rewriter, operand->tensor))
           *operand = {sunk, /*headsFirst=*/false, operand->groups};
+    // Heads split off one fused projection by Slices: read in place.
+    auto typeOf = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+    int64_t keyValueHeads =
+        typeOf(key.tensor).getDimSize(key.headsFirst ? 1 : 2);
+    SmallVector<int64_t, 3> offsets(3, 0);
+    bool windows = false;
+    for (auto [which, operand] :
+         llvm::enumerate(std::array<HeadOperand *, 3>{&query, &key, &value})) {
+      if (operand->headsFirst)
+        continue;
+      if (std::optional<HeadWindow> window = findHeadWindow(operand->tensor)) {
+        int64_t size = typeOf(operand->tensor).getDimSize(3);
+        operand->tensor = viewAsHeads(rewriter, window->source, size);
+        offsets[which] = window->offset;
+        windows = true;
+      }
+    }
     // The heads merged back: a Transpose [0, 2, 1, 3] after the product is
     // the op's result itself; else the op's result is the product's, heads
     // first.
@@ -565,6 +661,10 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
         rewriter, loc, opType, query.tensor, key.tensor, value.tensor, mask,
         rewriter.getF32FloatAttr(float(scale)), static_cast<bool>(guard),
         {query.headsFirst, key.headsFirst, value.headsFirst, !merge});
+    if (windows) {
+      attention.setHeadOffsets(offsets);
+      attention.setKeyValueHeads(uint64_t(keyValueHeads));
+    }
     // The chain the op replaces goes with the product: the rewrite driver
     // erases each of its ops once nothing uses it.
     if (merge) {
@@ -596,8 +696,26 @@ struct ExpandAttention : public OpRewritePattern<AttentionOp> {
     SmallVector<int64_t, 4> q = op.getLogicalShape(AttentionOp::kQuery);
     SmallVector<int64_t, 4> k = op.getLogicalShape(AttentionOp::kKey);
     SmallVector<int64_t, 4> v = op.getLogicalShape(AttentionOp::kValue);
-    // Every operand as [B, S, H, D] first.
+    // Every operand as [B, S, H, D] first, its own heads only.
     auto sequenceFirst = [&](Value x, unsigned which) {
+      if (op.getHeadOffsets()) {
+        RankedTensorType type = typeOf(x);
+        unsigned dim = op.getHeadDim(which);
+        int64_t offset = op.getHeadOffset(which);
+        int64_t heads = op.getLogicalShape(which)[2];
+        if (offset != 0 || heads != type.getDimSize(dim)) {
+          auto index = [&](int64_t v) -> Value {
+            auto t = RankedTensorType::get({1}, rewriter.getI64Type());
+            return ONNXConstantOp::create(rewriter, loc, t,
+                                          DenseIntElementsAttr::get(t, {v}));
+          };
+          SmallVector<int64_t> shape(type.getShape());
+          shape[dim] = heads;
+          x = ONNXSliceOp::create(rewriter, loc, type.clone(shape), x,
+                                  index(offset), index(offset + heads),
+                                  index(int64_t(dim)), /*steps=*/Value());
+        }
+      }
       return op.isHeadsFirst(which) ? transpose(x, {0, 2, 1, 3}) : x;
     };
     // Key/value head h / g for query head h: each repeated g times.

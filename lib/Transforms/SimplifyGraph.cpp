@@ -464,8 +464,8 @@ bool GraphSimplifier::tryHoistScalarFactors(ONNXMatMulOp matmul) {
 /// -1 to read from the input).
 Value GraphSimplifier::createReshape(Location loc, Value input,
                                      RankedTensorType type) {
-  auto shapeType = RankedTensorType::get({type.getRank()},
-                                         builder.getIntegerType(64));
+  auto shapeType =
+      RankedTensorType::get({type.getRank()}, builder.getIntegerType(64));
   Value shape = ONNXConstantOp::create(
       builder, loc, shapeType,
       DenseElementsAttr::get(shapeType, type.getShape()));
@@ -487,9 +487,8 @@ bool GraphSimplifier::tryUncollapseGemm(ONNXGemmOp gemm) {
   if (!rows || !type || !type.hasStaticShape() || gemm.getTransA() != 0 ||
       gemm.getTransB() != 0 || gemm.getAlpha().convertToFloat() != 1.0f ||
       gemm.getBeta().convertToFloat() != 1.0f || gemm->use_empty() ||
-      !llvm::all_of(gemm->getUsers(), [](Operation *user) {
-        return isa<ONNXReshapeOp>(user);
-      }))
+      !llvm::all_of(gemm->getUsers(),
+                    [](Operation *user) { return isa<ONNXReshapeOp>(user); }))
     return false;
   auto xType = dyn_cast<RankedTensorType>(rows.getData().getType());
   auto bType = dyn_cast<RankedTensorType>(gemm.getB().getType());

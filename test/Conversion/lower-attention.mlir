@@ -83,3 +83,21 @@ func.func @heads_first(%q: memref<2x2x4x8xf32>, %k: memref<2x2x4x8xf32>, %v: mem
   fuse.attention %q, %k, %v into %o {heads_first = array<i1: true, true, false, true>, scale = 1.0 : f32} : memref<2x2x4x8xf32>, memref<2x2x4x8xf32>, memref<2x4x2x8xf32> into memref<2x2x4x8xf32>
   return
 }
+
+// -----
+
+// Heads read from windows of one [B, S, 3 H, D] buffer: each load adds
+// its tensor's head offset to the head (key and value heads 4 and 8 on).
+// CHECK-LABEL: func @head_windows
+// CHECK-SAME: (%[[P:.*]]: memref<2x5x12x8xf32>, %[[O:.*]]: memref<2x5x4x8xf32>)
+// CHECK: scf.parallel (%[[B:.*]], %[[H:.*]], %[[I:.*]]) = ({{.*}}) to (%c2, %c4, %c5)
+// CHECK: memref.load %[[P]][%[[B]], %[[I]], %[[H]], %{{.*}}]
+// CHECK: %[[HK:.*]] = arith.addi %[[H]], %c4
+// CHECK: memref.load %[[P]][%[[B]], %{{.*}}, %[[HK]], %{{.*}}]
+// CHECK: %[[HV:.*]] = arith.addi %[[H]], %c8
+// CHECK: memref.load %[[P]][%[[B]], %{{.*}}, %[[HV]], %{{.*}}]
+// CHECK: memref.store %{{.*}}, %[[O]][%[[B]], %[[I]], %[[H]], %{{.*}}]
+func.func @head_windows(%p: memref<2x5x12x8xf32>, %o: memref<2x5x4x8xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<loop, grid = 1, block = 1>} {
+  fuse.attention %p, %p, %p into %o {head_offsets = array<i64: 0, 4, 8>, key_value_heads = 4 : i64, scale = 0.353553 : f32} : memref<2x5x12x8xf32>, memref<2x5x12x8xf32>, memref<2x5x12x8xf32> into memref<2x5x4x8xf32>
+  return
+}

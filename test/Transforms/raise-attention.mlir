@@ -256,3 +256,89 @@ func.func @empty_batch(%x: tensor<0x6x32xf32>) -> tensor<0x6x32xf32> {
   %r = onnx.Reshape(%t, %back) {allowzero = 1 : i64} : (tensor<0x6x4x8xf32>, tensor<3xi64>) -> tensor<0x6x32xf32>
   return %r : tensor<0x6x32xf32>
 }
+
+// -----
+
+// GPT-2: Q, K and V split off one fused projection by a Split (Slices of
+// its last dim), each reshaped to heads and transposed. The op reads the
+// projection viewed as [B, S, 3 H, D] at head offsets 0, H and 2 H: no
+// Slice or Transpose is left.
+// CHECK-LABEL: func @fused_projection
+// CHECK: %[[P:.*]] = onnx.MatMul
+// CHECK: %[[H:.*]] = onnx.Reshape(%[[P]], %{{.*}}) : (tensor<2x6x96xf32>, tensor<4xi64>) -> tensor<2x6x12x8xf32>
+// CHECK: fuse.attention %[[H]], %[[H]], %[[H]] {head_offsets = array<i64: 0, 4, 8>, key_value_heads = 4 : i64, scale = {{.*}}} : tensor<2x6x12x8xf32>, tensor<2x6x12x8xf32>, tensor<2x6x12x8xf32> -> tensor<2x6x4x8xf32>
+// CHECK-NOT: onnx.Slice
+func.func @fused_projection(%x: tensor<2x6x32xf32>, %w: tensor<32x96xf32>) -> tensor<2x6x32xf32> {
+  %shape = onnx.Constant dense<[2, 6, 4, 8]> : tensor<4xi64>
+  %back = onnx.Constant dense<[2, 6, 32]> : tensor<3xi64>
+  %axis = onnx.Constant dense<2> : tensor<1xi64>
+  %s0 = onnx.Constant dense<0> : tensor<1xi64>
+  %s1 = onnx.Constant dense<32> : tensor<1xi64>
+  %s2 = onnx.Constant dense<64> : tensor<1xi64>
+  %s3 = onnx.Constant dense<96> : tensor<1xi64>
+  %c = onnx.Constant dense<2.828427> : tensor<f32>
+  %qkv = onnx.MatMul(%x, %w) : (tensor<2x6x32xf32>, tensor<32x96xf32>) -> tensor<2x6x96xf32>
+  %q2 = onnx.Slice(%qkv, %s0, %s1) axes(%axis) : (tensor<2x6x96xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x6x32xf32>
+  %k2 = onnx.Slice(%qkv, %s1, %s2) axes(%axis) : (tensor<2x6x96xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x6x32xf32>
+  %v2 = onnx.Slice(%qkv, %s2, %s3) axes(%axis) : (tensor<2x6x96xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x6x32xf32>
+  %qs = onnx.Reshape(%q2, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %q = onnx.Transpose(%qs) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %ks = onnx.Reshape(%k2, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %kt = onnx.Transpose(%ks) {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x8x6xf32>
+  %vs = onnx.Reshape(%v2, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %v = onnx.Transpose(%vs) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %s = onnx.MatMul(%q, %kt) : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %d = onnx.Div(%s, %c) : (tensor<2x4x6x6xf32>, tensor<f32>) -> tensor<2x4x6x6xf32>
+  %p = onnx.Softmax(%d) {axis = -1 : i64} : (tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %o = onnx.MatMul(%p, %v) : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  %t = onnx.Transpose(%o) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x6x8xf32>) -> tensor<2x6x4x8xf32>
+  %r = onnx.Reshape(%t, %back) : (tensor<2x6x4x8xf32>, tensor<3xi64>) -> tensor<2x6x32xf32>
+  return %r : tensor<2x6x32xf32>
+}
+
+// -----
+
+// The same split of a graph input: a view of it would be a copy of all of
+// it, so the Slices stay and the op reads their Reshapes (no offsets); a
+// Slice that starts inside a head (at 4, head size 8) stays too.
+// CHECK-LABEL: func @slices_stay
+// CHECK-COUNT-3: onnx.Slice
+// CHECK: fuse.attention
+// CHECK-NOT: head_offsets
+// CHECK-SAME: -> tensor<2x6x4x8xf32>
+// CHECK: onnx.Slice
+// CHECK: fuse.attention
+// CHECK-NOT: head_offsets
+// CHECK-SAME: -> tensor<2x6x4x8xf32>
+func.func @slices_stay(%qkv: tensor<2x6x96xf32>, %x: tensor<2x6x32xf32>, %w: tensor<32x104xf32>) -> (tensor<2x6x4x8xf32>, tensor<2x6x4x8xf32>) {
+  %shape = onnx.Constant dense<[2, 6, 4, 8]> : tensor<4xi64>
+  %axis = onnx.Constant dense<2> : tensor<1xi64>
+  %s0 = onnx.Constant dense<0> : tensor<1xi64>
+  %s1 = onnx.Constant dense<32> : tensor<1xi64>
+  %s2 = onnx.Constant dense<64> : tensor<1xi64>
+  %s3 = onnx.Constant dense<96> : tensor<1xi64>
+  %s4 = onnx.Constant dense<4> : tensor<1xi64>
+  %s5 = onnx.Constant dense<36> : tensor<1xi64>
+  %q2 = onnx.Slice(%qkv, %s0, %s1) axes(%axis) : (tensor<2x6x96xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x6x32xf32>
+  %k2 = onnx.Slice(%qkv, %s1, %s2) axes(%axis) : (tensor<2x6x96xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x6x32xf32>
+  %v2 = onnx.Slice(%qkv, %s2, %s3) axes(%axis) : (tensor<2x6x96xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x6x32xf32>
+  %qs = onnx.Reshape(%q2, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %q = onnx.Transpose(%qs) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %ks = onnx.Reshape(%k2, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %kt = onnx.Transpose(%ks) {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x8x6xf32>
+  %vs = onnx.Reshape(%v2, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %v = onnx.Transpose(%vs) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %s = onnx.MatMul(%q, %kt) : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %p = onnx.Softmax(%s) {axis = -1 : i64} : (tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %o = onnx.MatMul(%p, %v) : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  %t = onnx.Transpose(%o) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x6x8xf32>) -> tensor<2x6x4x8xf32>
+  %y = onnx.MatMul(%x, %w) : (tensor<2x6x32xf32>, tensor<32x104xf32>) -> tensor<2x6x104xf32>
+  %q3 = onnx.Slice(%y, %s4, %s5) axes(%axis) : (tensor<2x6x104xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x6x32xf32>
+  %qh = onnx.Reshape(%q3, %shape) : (tensor<2x6x32xf32>, tensor<4xi64>) -> tensor<2x6x4x8xf32>
+  %q4 = onnx.Transpose(%qh) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x6x4x8xf32>) -> tensor<2x4x6x8xf32>
+  %s6 = onnx.MatMul(%q4, %kt) : (tensor<2x4x6x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x6x6xf32>
+  %p6 = onnx.Softmax(%s6) {axis = -1 : i64} : (tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
+  %o6 = onnx.MatMul(%p6, %v) : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  %t6 = onnx.Transpose(%o6) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x6x8xf32>) -> tensor<2x6x4x8xf32>
+  return %t, %t6 : tensor<2x6x4x8xf32>, tensor<2x6x4x8xf32>
+}

@@ -20,10 +20,12 @@
 namespace fuse {
 
 /// The indices of element (batch, sequence, head, dim) of tensor `which`
-/// of `op` (AttentionOp::kQuery...), in its layout.
+/// of `op` (AttentionOp::kQuery...), in its layout (the head moved by the
+/// tensor's head offset).
 llvm::SmallVector<mlir::Value, 4>
-getAttentionIndices(AttentionOp op, unsigned which, mlir::Value batch,
-                    mlir::Value sequence, mlir::Value head, mlir::Value dim);
+getAttentionIndices(mlir::OpBuilder &b, mlir::Location loc, AttentionOp op,
+                    unsigned which, mlir::Value batch, mlir::Value sequence,
+                    mlir::Value head, mlir::Value dim);
 
 /// The mask's element for scores (b, h, i, j) (index values; a dim of
 /// extent 1 broadcasts), or a null value when `op` has no mask.

@@ -268,10 +268,10 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
         Value r = arith::RemUIOp::create(b, loc, e, c(rows));
         Value dim = arith::DivUIOp::create(b, loc, e, c(rows));
         Value i = add(rowBase, r);
-        Value x = loadIf(
-            lessThan(i, queries), queryBuf,
-            getAttentionIndices(op, AttentionOp::kQuery, sample, i, head, dim),
-            0);
+        Value x = loadIf(lessThan(i, queries), queryBuf,
+                         getAttentionIndices(b, loc, op, AttentionOp::kQuery,
+                                             sample, i, head, dim),
+                         0);
         return arith::MulFOp::create(b, loc, x, scale).getResult();
       },
       [&](Value e, Value x) { store(x, queryT, e); });
@@ -314,8 +314,8 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
           auto [tileKey, dim] = keyElement(e);
           Value key = add(j0, tileKey);
           return loadIf(lessThan(key, keys), keyBuf,
-                        getAttentionIndices(op, AttentionOp::kKey, sample, key,
-                                            keyHead, dim),
+                        getAttentionIndices(b, loc, op, AttentionOp::kKey,
+                                            sample, key, keyHead, dim),
                         0);
         },
         [&](Value e, Value x) {
@@ -329,8 +329,8 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
           Value key = add(j0, arith::DivUIOp::create(b, loc, e, c(dv)));
           Value dim = arith::RemUIOp::create(b, loc, e, c(dv));
           return loadIf(lessThan(key, keys), valueBuf,
-                        getAttentionIndices(op, AttentionOp::kValue, sample,
-                                            key, keyHead, dim),
+                        getAttentionIndices(b, loc, op, AttentionOp::kValue,
+                                            sample, key, keyHead, dim),
                         0);
         },
         [&](Value e, Value x) { store(x, valueTile, e); });
@@ -456,8 +456,8 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
       Value value = finishAttentionOutput(
           b, loc, op, results[2 * tr + r * td + cc], factor, positive);
       store(value, out,
-            getAttentionIndices(op, AttentionOp::kResult, sample, i, head,
-                                add(outOffset, c(cc))));
+            getAttentionIndices(b, loc, op, AttentionOp::kResult, sample, i,
+                                head, add(outOffset, c(cc))));
     }
   }
   op.erase();

@@ -55,10 +55,12 @@ struct AttentionBufferization
         rewriter, op->getLoc(),
         MemRefType::get(resultType.getShape(), resultType.getElementType()));
     Value mask = attention.getMask() ? buffers[3] : Value();
-    AttentionOp::create(rewriter, op->getLoc(), buffers[0], buffers[1],
-                        buffers[2], mask, into, attention.getScaleAttr(),
-                        attention.getZeroNanProbabilities(),
-                        attention.getHeadsFirst().value_or(ArrayRef<bool>()));
+    auto buffered = AttentionOp::create(
+        rewriter, op->getLoc(), buffers[0], buffers[1], buffers[2], mask, into,
+        attention.getScaleAttr(), attention.getZeroNanProbabilities(),
+        attention.getHeadsFirst().value_or(ArrayRef<bool>()));
+    buffered.setHeadOffsetsAttr(attention.getHeadOffsetsAttr());
+    buffered.setKeyValueHeadsAttr(attention.getKeyValueHeadsAttr());
     replaceOpWithBufferizedValues(rewriter, op, into);
     return success();
   }

@@ -685,3 +685,43 @@ func.func @concat_in_reduction(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
   }
   return %0 : tensor<4x1xf32>
 }
+
+// -----
+
+func.func @attention_offsets_count(%p: tensor<1x16x12x8xf32>) -> tensor<1x16x4x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op head_offsets must have three offsets (query, key, value), not 2}}
+  %0 = fuse.attention %p, %p, %p {head_offsets = array<i64: 0, 4>, key_value_heads = 4 : i64, scale = 1.0 : f32} : tensor<1x16x12x8xf32>, tensor<1x16x12x8xf32>, tensor<1x16x12x8xf32> -> tensor<1x16x4x8xf32>
+  return %0 : tensor<1x16x4x8xf32>
+}
+
+// -----
+
+func.func @attention_offsets_heads(%p: tensor<1x16x12x8xf32>) -> tensor<1x16x4x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op head_offsets needs key_value_heads, the key's and value's heads (at least 1)}}
+  %0 = fuse.attention %p, %p, %p {head_offsets = array<i64: 0, 4, 8>, scale = 1.0 : f32} : tensor<1x16x12x8xf32>, tensor<1x16x12x8xf32>, tensor<1x16x12x8xf32> -> tensor<1x16x4x8xf32>
+  return %0 : tensor<1x16x4x8xf32>
+}
+
+// -----
+
+func.func @attention_offsets_window(%p: tensor<1x16x12x8xf32>) -> tensor<1x16x4x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op value's heads [9, 13) are not within its 12 heads}}
+  %0 = fuse.attention %p, %p, %p {head_offsets = array<i64: 0, 4, 9>, key_value_heads = 4 : i64, scale = 1.0 : f32} : tensor<1x16x12x8xf32>, tensor<1x16x12x8xf32>, tensor<1x16x12x8xf32> -> tensor<1x16x4x8xf32>
+  return %0 : tensor<1x16x4x8xf32>
+}
+
+// -----
+
+func.func @attention_offsets_negative(%p: tensor<1x16x12x8xf32>) -> tensor<1x16x4x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op query's heads [-1, 3) are not within its 12 heads}}
+  %0 = fuse.attention %p, %p, %p {head_offsets = array<i64: -1, 4, 8>, key_value_heads = 4 : i64, scale = 1.0 : f32} : tensor<1x16x12x8xf32>, tensor<1x16x12x8xf32>, tensor<1x16x12x8xf32> -> tensor<1x16x4x8xf32>
+  return %0 : tensor<1x16x4x8xf32>
+}
+
+// -----
+
+func.func @attention_kv_heads_alone(%q: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
+  // expected-error @+1 {{'fuse.attention' op key_value_heads is only for head_offsets}}
+  %0 = fuse.attention %q, %q, %q {key_value_heads = 4 : i64, scale = 1.0 : f32} : tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32> -> tensor<1x16x4x8xf32>
+  return %0 : tensor<1x16x4x8xf32>
+}

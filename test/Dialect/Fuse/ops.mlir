@@ -195,6 +195,18 @@ func.func @attention(%q: tensor<2x16x4x8xf32>, %k: tensor<2x16x4x8xf32>, %v: ten
   return %0, %1 : tensor<2x16x4x8xf32>, tensor<1x16x4x6xf32>
 }
 
+// Heads read from windows of one fused projection [B, S, 3 H, D] (Q at
+// head 0, K at 4, V at 8), and grouped-query windows (4 query heads, 2
+// key/value heads) of a [B, S, 8, D] tensor, heads first.
+// CHECK-LABEL: func @attention_head_windows
+// CHECK: fuse.attention %[[P:.*]], %[[P]], %[[P]] {head_offsets = array<i64: 0, 4, 8>, key_value_heads = 4 : i64, scale = 1.250000e-01 : f32} : tensor<2x16x12x8xf32>, tensor<2x16x12x8xf32>, tensor<2x16x12x8xf32> -> tensor<2x16x4x8xf32>
+// CHECK: fuse.attention %[[G:.*]], %[[G]], %[[G]] {head_offsets = array<i64: 0, 4, 6>, heads_first = array<i1: true, true, true, false>, key_value_heads = 2 : i64, scale = 1.250000e-01 : f32} : tensor<2x8x16x8xf32>, tensor<2x8x16x8xf32>, tensor<2x8x16x8xf32> -> tensor<2x16x4x8xf32>
+func.func @attention_head_windows(%p: tensor<2x16x12x8xf32>, %g: tensor<2x8x16x8xf32>) -> (tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>) {
+  %0 = fuse.attention %p, %p, %p {head_offsets = array<i64: 0, 4, 8>, key_value_heads = 4 : i64, scale = 0.125 : f32} : tensor<2x16x12x8xf32>, tensor<2x16x12x8xf32>, tensor<2x16x12x8xf32> -> tensor<2x16x4x8xf32>
+  %1 = fuse.attention %g, %g, %g {head_offsets = array<i64: 0, 4, 6>, heads_first = array<i1: true, true, true, false>, key_value_heads = 2 : i64, scale = 0.125 : f32} : tensor<2x8x16x8xf32>, tensor<2x8x16x8xf32>, tensor<2x8x16x8xf32> -> tensor<2x16x4x8xf32>
+  return %0, %1 : tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>
+}
+
 // The buffer form writes `into` and has no result.
 // CHECK-LABEL: func @attention_buffers
 // CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} {scale = 1.250000e-01 : f32} : memref<2x16x4x8xf32>, memref<2x16x4x8xf32>, memref<2x16x4x8xf32>, memref<2x1x1x16xf32> into memref<2x16x4x8xf32>

@@ -541,7 +541,8 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state, Type result,
                         ArrayRef<bool> headsFirst) {
   build(builder, state, result, query, key, value, mask, /*into=*/Value(),
         scale, zeroNanProbabilities ? builder.getUnitAttr() : UnitAttr(),
-        buildHeadsFirstAttr(builder, headsFirst));
+        buildHeadsFirstAttr(builder, headsFirst), /*head_offsets=*/nullptr,
+        /*key_value_heads=*/nullptr);
 }
 
 void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
@@ -550,7 +551,8 @@ void AttentionOp::build(OpBuilder &builder, OperationState &state, Value query,
                         ArrayRef<bool> headsFirst) {
   build(builder, state, /*result=*/Type(), query, key, value, mask, into, scale,
         zeroNanProbabilities ? builder.getUnitAttr() : UnitAttr(),
-        buildHeadsFirstAttr(builder, headsFirst));
+        buildHeadsFirstAttr(builder, headsFirst), /*head_offsets=*/nullptr,
+        /*key_value_heads=*/nullptr);
 }
 
 SmallVector<int64_t, 4> AttentionOp::getLogicalShape(unsigned which) {
@@ -564,6 +566,13 @@ SmallVector<int64_t, 4> AttentionOp::getLogicalShape(unsigned which) {
   SmallVector<int64_t, 4> logical(shape);
   if (isHeadsFirst(which) && logical.size() == 4)
     std::swap(logical[1], logical[2]);
+  // Heads read from a window of a tensor that holds more.
+  if (tensor && getHeadOffsets() && logical.size() == 4) {
+    if (which == kQuery)
+      logical[2] = getLogicalShape(kResult)[2];
+    else if (std::optional<uint64_t> heads = getKeyValueHeads())
+      logical[2] = int64_t(*heads);
+  }
   return logical;
 }
 
@@ -617,6 +626,28 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("heads_first must have four flags (query, key, value, "
                        "result), not ")
            << flags->size();
+  if (std::optional<ArrayRef<int64_t>> offsets = getHeadOffsets()) {
+    static constexpr const char *kTensorNames[] = {"query", "key", "value"};
+    if (offsets->size() != 3)
+      return emitOpError("head_offsets must have three offsets (query, key, "
+                         "value), not ")
+             << offsets->size();
+    std::optional<uint64_t> kvHeads = getKeyValueHeads();
+    if (!kvHeads || *kvHeads < 1 || *kvHeads > uint64_t(INT64_MAX))
+      return emitOpError("head_offsets needs key_value_heads, the key's and "
+                         "value's heads (at least 1)");
+    for (unsigned which : {kQuery, kKey, kValue}) {
+      auto type = cast<ShapedType>(getOperation()->getOperand(which).getType());
+      int64_t extent = type.getDimSize(getHeadDim(which));
+      int64_t heads = getLogicalShape(which)[2], offset = (*offsets)[which];
+      if (offset < 0 || heads > extent || offset > extent - heads)
+        return emitOpError() << kTensorNames[which] << "'s heads [" << offset
+                             << ", " << offset + heads << ") are not within its "
+                             << extent << " heads";
+    }
+  } else if (getKeyValueHeads()) {
+    return emitOpError("key_value_heads is only for head_offsets");
+  }
   SmallVector<int64_t, 4> q = getLogicalShape(kQuery),
                           k = getLogicalShape(kKey),
                           v = getLogicalShape(kValue),

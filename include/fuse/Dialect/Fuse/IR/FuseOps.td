@@ -177,7 +177,13 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [
     - `heads_first`, optional, four flags (query, key, value, result): a
       flagged tensor has its heads before its sequence, [B, H, S, D] (how
       a decoder's rotary embedding leaves Q and K, say), so that no
-      Transpose is needed to give it to the op either.
+      Transpose is needed to give it to the op either;
+    - `head_offsets`, optional, three offsets (query, key, value) with
+      `key_value_heads`: each of those tensors holds its heads at
+      [offset, offset + heads) of its head dim, which may hold more (Q, K
+      and V as views of one fused projection, [B, S, 3 H, D], how GPT-2
+      computes them: no Slice copies them apart). The query's heads are
+      the result's, the key's and value's `key_value_heads`.
 
     For each b, h, i: s_j = scale * sum_d query[b, i, h, d] * key[b, j,
     h / g, d] + mask[b, h, i, j], p = softmax(s) over j, and result[b, i,
@@ -208,7 +214,9 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [
                                            MemRefOf<[F32]>]>>:$mask,
                        Optional<MemRefOf<[F32]>>:$into,
                        F32Attr:$scale, UnitAttr:$zero_nan_probabilities,
-                       OptionalAttr<DenseBoolArrayAttr>:$heads_first);
+                       OptionalAttr<DenseBoolArrayAttr>:$heads_first,
+                       OptionalAttr<DenseI64ArrayAttr>:$head_offsets,
+                       OptionalAttr<I64Attr>:$key_value_heads);
   let results = (outs Optional<RankedTensorOf<[F32]>>:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`,` $mask^)? (`into` $into^)? attr-dict `:`
@@ -238,8 +246,14 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [
       return flags && which < flags->size() && (*flags)[which];
     }
     /// Tensor `which` (query, key, value, result): its shape's dims in the
-    /// order [B, S, H, D] whatever its layout.
+    /// order [B, S, H, D] whatever its layout, H the heads the op reads.
     ::llvm::SmallVector<int64_t, 4> getLogicalShape(unsigned which);
+    /// Where tensor `which`'s heads start in its head dim (0 but with
+    /// `head_offsets`).
+    int64_t getHeadOffset(unsigned which) {
+      auto offsets = getHeadOffsets();
+      return offsets && which < offsets->size() ? (*offsets)[which] : 0;
+    }
     /// The dim of tensor `which` that holds its sequence (1, or 2 when
     /// heads come first) and its heads (2 or 1).
     unsigned getSequenceDim(unsigned which) {
