@@ -479,18 +479,19 @@ std::optional<HeadWindow> findHeadWindow(Value tensor) {
   return HeadWindow{slice.getData(), start / size};
 }
 
-/// `source` [B, S, N] as [B, S, N / D, D]: an earlier Reshape of it to
-/// that type, else a new one right after it.
-Value viewAsHeads(PatternRewriter &rewriter, Value source, int64_t size) {
+/// `source` [B, S, N] as [B, S, N / D, D]: a Reshape of it to that type
+/// before `user`, else a new one right after it.
+Value viewAsHeads(PatternRewriter &rewriter, Value source, int64_t size,
+                  Operation *user) {
   auto type = cast<RankedTensorType>(source.getType());
   ArrayRef<int64_t> w = type.getShape();
   auto headsType = type.clone({w[0], w[1], w[2] / size, size});
-  for (Operation *user : source.getUsers())
-    if (auto reshape = dyn_cast<ONNXReshapeOp>(user);
-        reshape && reshape.getType() == headsType)
-      if (Operation *def = source.getDefiningOp();
-          def && reshape->getBlock() == def->getBlock())
-        return reshape;
+  for (Operation *other : source.getUsers())
+    if (auto reshape = dyn_cast<ONNXReshapeOp>(other);
+        reshape && reshape.getType() == headsType &&
+        reshape->getBlock() == user->getBlock() &&
+        reshape->isBeforeInBlock(user))
+      return reshape;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointAfterValue(source);
   auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
@@ -639,7 +640,7 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
         continue;
       if (std::optional<HeadWindow> window = findHeadWindow(operand->tensor)) {
         int64_t size = typeOf(operand->tensor).getDimSize(3);
-        operand->tensor = viewAsHeads(rewriter, window->source, size);
+        operand->tensor = viewAsHeads(rewriter, window->source, size, output);
         offsets[which] = window->offset;
         windows = true;
       }
