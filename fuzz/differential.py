@@ -825,6 +825,14 @@ def op_matmul(g):
     g.add("MatMul", [a, b], exact=False)
 
 
+def gemm_bias(g, dtype, m, n, args):
+    """Gemm's optional C (70% of the time), of a shape that broadcasts to
+    [m, n], appended to `args`."""
+    if g.chance(0.7):
+        cshape = g.pick([(), (n,), (1, n), (m, 1), (m, n)])
+        args.append(g.fresh(dtype, cshape, kind="init", pool=False))
+
+
 def op_gemm(g):
     a = g.operand(FLOATS, rank=2)
     trans_a, trans_b = g.pick([0, 0, 1]), g.pick([0, 1])
@@ -832,9 +840,7 @@ def op_gemm(g):
     n = g.dim()
     b = g.fresh(a.dtype, (n, k) if trans_b else (k, n))
     args = [a, b]
-    if g.chance(0.7):
-        cshape = g.pick([(), (n,), (1, n), (m, 1), (m, n)])
-        args.append(g.fresh(a.dtype, cshape, kind="init", pool=False))
+    gemm_bias(g, a.dtype, m, n, args)
     g.add("Gemm", args,
           {"transA": trans_a or None, "transB": trans_b or None,
            "alpha": g.pick([None, 0.5, 2.0]), "beta": g.pick([None, 0.5])},
@@ -854,9 +860,7 @@ def op_rows_gemm(g):
     n = g.dim()
     b = g.fresh(x.dtype, (n, k) if trans_b else (k, n))
     args = [rows, b]
-    if g.chance(0.7):
-        cshape = g.pick([(), (n,), (1, n), (m, 1), (m, n)])
-        args.append(g.fresh(x.dtype, cshape, kind="init", pool=False))
+    gemm_bias(g, x.dtype, m, n, args)
     y = g.add("Gemm", args,
               {"transB": trans_b or None,
                "alpha": g.pick([None, None, 0.5]),

@@ -179,10 +179,7 @@ static LogicalResult importConstant(NodeImporter &n) {
 /// opsets turned into inputs).
 Value fuse::detail::createI64Constant(NodeImporter &n,
                                      ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
-                                    n.builder.getI64Type());
-  return ONNXConstantOp::create(n.builder, n.loc, type,
-                                DenseIntElementsAttr::get(type, values));
+  return fuse::createI64Constant(n.builder, n.loc, values);
 }
 
 static SmallVector<int64_t> getInts(const ::onnx::AttributeProto &attr) {

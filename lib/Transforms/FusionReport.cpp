@@ -96,12 +96,14 @@ struct FunctionReport {
   std::vector<AloneReport> alone;
   /// Kernels without fusion: every compute op but the views.
   int64_t kernelsBefore = 0;
-  /// Alone ops that are views (no kernel).
-  int64_t views = 0;
 
+  /// Alone ops that are views (no kernel).
+  int64_t views() const {
+    return llvm::count_if(alone, [](const AloneReport &a) { return a.view; });
+  }
   /// Kernels with fusion: groups, attention ops and the other ops alone.
   int64_t kernelsAfter() const {
-    return int64_t(groups.size() + alone.size()) - views;
+    return int64_t(groups.size() + alone.size()) - views();
   }
 };
 } // namespace
@@ -212,8 +214,7 @@ static bool isPlannedView(Operation *op) {
   if (!isa<ONNXReshapeOp, ONNXFlattenOp, ONNXSqueezeOp, ONNXUnsqueezeOp>(op) ||
       !isa<func::FuncOp>(op->getParentOp()))
     return false;
-  if (llvm::any_of(op->getUsers(),
-                   [](Operation *user) { return isa<func::ReturnOp>(user); }))
+  if (feedsReturn(op))
     return false;
   Operation *source = op->getOperand(0).getDefiningOp();
   return source && !source->hasTrait<OpTrait::ConstantLike>();
@@ -390,10 +391,8 @@ static FunctionReport analyze(func::FuncOp func, bool fused) {
   // Once every group has its number.
   for (Operation *op : alone) {
     report.alone.push_back(explainAlone(op, fused, groupIds));
-    if (report.alone.back().view) {
-      ++report.views;
+    if (report.alone.back().view)
       --report.kernelsBefore;
-    }
   }
   return report;
 }
@@ -460,16 +459,16 @@ static void printText(const FunctionReport &report, raw_ostream &os) {
   size_t attention = llvm::count_if(report.alone, [](const AloneReport &a) {
     return isa<AttentionOp>(a.op);
   });
-  unfused -= attention + report.views;
+  size_t views = report.views();
+  unfused -= attention + views;
   os << "  kernels: " << report.kernelsBefore << " before fusion, "
      << report.kernelsAfter() << " after (" << groups << " group"
      << (groups == 1 ? "" : "s") << ", ";
   if (attention)
     os << attention << " attention, ";
   os << unfused << " unfused op" << (unfused == 1 ? "" : "s") << ")";
-  if (report.views)
-    os << "; " << report.views << " view" << (report.views == 1 ? "" : "s")
-       << ", no kernel";
+  if (views)
+    os << "; " << views << " view" << (views == 1 ? "" : "s") << ", no kernel";
   os << "\n";
 }
 
@@ -493,7 +492,7 @@ static void printJson(ArrayRef<FunctionReport> reports, raw_ostream &os) {
           json.attribute("name", report.name);
           json.attribute("kernels_before", report.kernelsBefore);
           json.attribute("kernels_after", report.kernelsAfter());
-          json.attribute("views", report.views);
+          json.attribute("views", report.views());
           json.attributeArray("groups", [&] {
             for (const GroupReport &group : report.groups)
               json.object([&] {

@@ -16,6 +16,12 @@ bool fuse::isUngrouped(Operation *op) {
   return isa<ONNXDialect>(op->getDialect()) && !op->getParentOfType<GroupOp>();
 }
 
+bool fuse::feedsReturn(Operation *op) {
+  return llvm::any_of(op->getUsers(), [](Operation *user) {
+    return isa<func::ReturnOp>(user);
+  });
+}
+
 bool fuse::isComputeOp(Operation *op) {
   if (isFuseComputeOp(op))
     return true;

@@ -17,6 +17,10 @@ namespace fuse {
 /// Whether `op` may join a group at all: an onnx op, not yet in a group.
 bool isUngrouped(mlir::Operation *op);
 
+/// Whether the function's return reads `op`'s results: a graph output,
+/// which needs a value (and a buffer) of its own.
+bool feedsReturn(mlir::Operation *op);
+
 /// Whether `op` is what kernels compute: an onnx op other than a constant,
 /// or fuse.im2col. Outside a group, such an op is a kernel of its own.
 bool isComputeOp(mlir::Operation *op);

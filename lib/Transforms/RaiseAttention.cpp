@@ -405,10 +405,7 @@ Value sinkHeadTransposes(PatternRewriter &rewriter, Value root) {
       rewriter.setInsertionPointAfter(def);
     else
       rewriter.setInsertionPointToStart(other.getParentBlock());
-    auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
-    Value shape =
-        ONNXConstantOp::create(rewriter, loc, shapeType,
-                               DenseIntElementsAttr::get(shapeType, permuted));
+    Value shape = createI64Constant(rewriter, loc, permuted);
     mapping.map(other, ONNXReshapeOp::create(rewriter, loc,
                                              type.clone(permuted), other, shape)
                            .getResult());
@@ -494,10 +491,8 @@ Value viewAsHeads(PatternRewriter &rewriter, Value source, int64_t size,
       return reshape;
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointAfterValue(source);
-  auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
-  Value shape = ONNXConstantOp::create(
-      rewriter, source.getLoc(), shapeType,
-      DenseIntElementsAttr::get(shapeType, headsType.getShape()));
+  Value shape =
+      createI64Constant(rewriter, source.getLoc(), headsType.getShape());
   return ONNXReshapeOp::create(rewriter, source.getLoc(), headsType, source,
                                shape);
 }
@@ -705,10 +700,8 @@ struct ExpandAttention : public OpRewritePattern<AttentionOp> {
         int64_t offset = op.getHeadOffset(which);
         int64_t heads = op.getLogicalShape(which)[2];
         if (offset != 0 || heads != type.getDimSize(dim)) {
-          auto index = [&](int64_t v) -> Value {
-            auto t = RankedTensorType::get({1}, rewriter.getI64Type());
-            return ONNXConstantOp::create(rewriter, loc, t,
-                                          DenseIntElementsAttr::get(t, {v}));
+          auto index = [&](int64_t v) {
+            return createI64Constant(rewriter, loc, {v});
           };
           SmallVector<int64_t> shape(type.getShape());
           shape[dim] = heads;
@@ -726,21 +719,17 @@ struct ExpandAttention : public OpRewritePattern<AttentionOp> {
         return x;
       RankedTensorType type = typeOf(x);
       ArrayRef<int64_t> s = type.getShape();
-      auto shapeConstant = [&](ArrayRef<int64_t> values) -> Value {
-        auto t = RankedTensorType::get({int64_t(values.size())},
-                                       rewriter.getI64Type());
-        return ONNXConstantOp::create(rewriter, loc, t,
-                                      DenseIntElementsAttr::get(t, values));
-      };
       SmallVector<int64_t> five = {s[0], s[1], s[2], 1, s[3]};
-      Value split = ONNXReshapeOp::create(rewriter, loc, type.clone(five), x,
-                                          shapeConstant(five));
+      Value split =
+          ONNXReshapeOp::create(rewriter, loc, type.clone(five), x,
+                                createI64Constant(rewriter, loc, five));
       SmallVector<int64_t> wide = {s[0], s[1], s[2], groups, s[3]};
-      Value expanded = ONNXExpandOp::create(rewriter, loc, type.clone(wide),
-                                            split, shapeConstant(wide));
+      Value expanded =
+          ONNXExpandOp::create(rewriter, loc, type.clone(wide), split,
+                               createI64Constant(rewriter, loc, wide));
       SmallVector<int64_t> merged = {s[0], s[1], s[2] * groups, s[3]};
       return ONNXReshapeOp::create(rewriter, loc, type.clone(merged), expanded,
-                                   shapeConstant(merged));
+                                   createI64Constant(rewriter, loc, merged));
     };
     Type f32 = rewriter.getF32Type();
     Value query = transpose(sequenceFirst(op.getQuery(), AttentionOp::kQuery),

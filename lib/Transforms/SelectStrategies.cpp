@@ -1061,10 +1061,7 @@ static FailureOr<GroupOp> splitReduction(RewriterBase &rewriter,
   Value partial = ONNXMatMulOp::create(
       rewriter, loc, resultType.clone(partialShape), a, b);
   partialOps.push_back(partial.getDefiningOp());
-  auto axesType = RankedTensorType::get({1}, rewriter.getI64Type());
-  Value axes = ONNXConstantOp::create(
-      rewriter, loc, axesType,
-      DenseIntElementsAttr::get(axesType, ArrayRef<int64_t>{0}));
+  Value axes = createI64Constant(rewriter, loc, {0});
   constants.push_back(axes.getDefiningOp());
   Value sum = ONNXReduceSumOp::create(rewriter, loc, resultType, partial, axes,
                                       /*keepdims=*/0);

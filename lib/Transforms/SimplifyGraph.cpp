@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstantEvaluator.h"
+#include "FusionUtils.h"
 
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
@@ -258,11 +259,7 @@ bool GraphSimplifier::tryFoldEmptyPad(Operation *op) {
     if (!dense || !dense.isSplat()) {
       // Not known here: the value broadcast to the result's shape.
       builder.setInsertionPoint(op);
-      auto shapeType =
-          RankedTensorType::get({type.getRank()}, builder.getI64Type());
-      Value shape = ONNXConstantOp::create(
-          builder, op->getLoc(), shapeType,
-          DenseElementsAttr::get(shapeType, type.getShape()));
+      Value shape = createI64Constant(builder, op->getLoc(), type.getShape());
       Value expanded =
           ONNXExpandOp::create(builder, op->getLoc(), type, fill, shape);
       op->getResult(0).replaceAllUsesWith(expanded);
@@ -464,12 +461,8 @@ bool GraphSimplifier::tryHoistScalarFactors(ONNXMatMulOp matmul) {
 /// -1 to read from the input).
 Value GraphSimplifier::createReshape(Location loc, Value input,
                                      RankedTensorType type) {
-  auto shapeType =
-      RankedTensorType::get({type.getRank()}, builder.getIntegerType(64));
-  Value shape = ONNXConstantOp::create(
-      builder, loc, shapeType,
-      DenseElementsAttr::get(shapeType, type.getShape()));
-  return ONNXReshapeOp::create(builder, loc, type, input, shape,
+  return ONNXReshapeOp::create(builder, loc, type, input,
+                               createI64Constant(builder, loc, type.getShape()),
                                /*allowzero=*/1);
 }
 
@@ -538,6 +531,17 @@ bool GraphSimplifier::tryUncollapseGemm(ONNXGemmOp gemm) {
   return true;
 }
 
+/// Replaces `op`'s one result by `input` when they have the same type,
+/// except straight into the return, where the graph output needs a value
+/// of its own; erases `op`.
+static bool forwardInput(Operation *op, Value input) {
+  if (input.getType() != op->getResult(0).getType() || feedsReturn(op))
+    return false;
+  op->getResult(0).replaceAllUsesWith(input);
+  op->erase();
+  return true;
+}
+
 /// Step 9.
 bool GraphSimplifier::tryMergeReshapes(ONNXReshapeOp reshape) {
   auto type = dyn_cast<RankedTensorType>(reshape.getType());
@@ -554,16 +558,7 @@ bool GraphSimplifier::tryMergeReshapes(ONNXReshapeOp reshape) {
     input = reshape.getData();
     merged = true;
   }
-  // Not straight into the return: a graph output needs a value of its own.
-  if (input.getType() == type &&
-      llvm::none_of(reshape->getUsers(), [](Operation *user) {
-        return isa<func::ReturnOp>(user);
-      })) {
-    reshape.getResult().replaceAllUsesWith(input);
-    reshape.erase();
-    return true;
-  }
-  return merged;
+  return forwardInput(reshape, input) || merged;
 }
 
 LogicalResult GraphSimplifier::run() {
@@ -599,16 +594,8 @@ LogicalResult GraphSimplifier::run() {
     }
     // Identity forwards its input, except straight into the return, where
     // the graph output needs a value of its own.
-    if (auto identity = dyn_cast<ONNXIdentityOp>(op)) {
-      Value input = identity.getInput();
-      if (input.getType() == identity.getType() &&
-          llvm::none_of(identity->getUsers(), [](Operation *user) {
-            return isa<func::ReturnOp>(user);
-          })) {
-        identity.getResult().replaceAllUsesWith(input);
-        identity.erase();
-      }
-    }
+    if (auto identity = dyn_cast<ONNXIdentityOp>(op))
+      forwardInput(identity, identity.getInput());
   }
 
   // Dead ops, last first so chains go in one sweep.

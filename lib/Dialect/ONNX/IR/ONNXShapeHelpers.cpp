@@ -1,6 +1,7 @@
 //===- ONNXShapeHelpers.cpp - Shape rules shared by onnx ops -------------===//
 
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
+#include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -383,3 +384,11 @@ std::string formatShape(ArrayRef<int64_t> shape) {
 }
 
 } // namespace fuse
+
+Value fuse::createI64Constant(OpBuilder &builder, Location loc,
+                              ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    builder.getI64Type());
+  return ONNXConstantOp::create(builder, loc, type,
+                                DenseIntElementsAttr::get(type, values));
+}

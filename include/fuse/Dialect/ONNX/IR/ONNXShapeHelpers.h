@@ -10,6 +10,7 @@
 #ifndef FUSE_DIALECT_ONNX_IR_ONNXSHAPEHELPERS_H
 #define FUSE_DIALECT_ONNX_IR_ONNXSHAPEHELPERS_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Types.h"
 #include "mlir/IR/Value.h"
@@ -62,6 +63,11 @@ resolveWindowPads(llvm::ArrayRef<int64_t> spatialDims,
 /// The integer values of `v` when it is produced by a constant op holding
 /// an integer tensor (dense or dense_resource).
 std::optional<llvm::SmallVector<int64_t>> getConstantIntValues(mlir::Value v);
+
+/// A 1-D i64 `onnx.Constant` holding `values` (a shape, axes, starts...):
+/// what getConstantIntValues reads back.
+mlir::Value createI64Constant(mlir::OpBuilder &builder, mlir::Location loc,
+                              llvm::ArrayRef<int64_t> values);
 
 /// Product of the dims, or kDynamic when any is dynamic. Fails when the
 /// product of the static dims does not fit in int64_t.
