@@ -2,8 +2,9 @@
 """Whole models on the GPU machine: fuse against PyTorch, in one process.
 
     python3 bench/models/benchmark.py [--models resnet50,mobilenet_v2,bert,...]
-        [--batches 1,32] [--out DIR] [--no-compile] [--strategy auto]
-        [--conv auto] [--variant LABEL=FLAGS ...]
+        [--batches 1,32] [--precision fp32,fp16,bf16,tf32] [--out DIR]
+        [--no-compile] [--strategy auto] [--conv auto]
+        [--variant LABEL=FLAGS ...]
 
 For each model and batch size, in this one process:
 
@@ -29,12 +30,21 @@ For each model and batch size, in this one process:
    graphs) on the same seeded random inputs, and compare every output
    with onnxruntime (CPU, fp32): relative L2 error ||x - ort|| / ||ort||,
    which must be under 1e-4 for fuse;
-4. time them: fp32 everywhere, TF32 off in PyTorch (matmul and cuDNN) and
-   in fuse (cuBLASLt fp32 compute, cuDNN FMA math); CUDA events around
+4. time them: in each --precision (default fp32): fp32 with TF32 off in
+   PyTorch (matmul and cuDNN) and in fuse (cuBLASLt fp32 compute, cuDNN
+   FMA math); tf32 with TF32 on in both (fuse-compile --precision=tf32);
+   fp16 and bf16 with PyTorch's model converted (`model.half()`,
+   `model.to(torch.bfloat16)`, float inputs likewise) and fuse compiling
+   the same float32 export with --precision=fp16/bf16; CUDA events around
    each call after a warm-up, median of --iterations; the three are timed
    in turn, three rounds, and each reports the median of its rounds;
 5. profile fuse (fuse-run --profile=NAME.profile.json, its table in
    NAME.profile.txt).
+
+Errors: fuse's and PyTorch's outputs against onnxruntime's float32 ones
+(relative L2). fp32 fails at 1e-4 or more; tf32, fp16 and bf16 fail when
+fuse's error is more than 1.5 times PyTorch's own in that precision (and
+over 1e-4).
 
 Each --variant (e.g. `tile1=--strategy=generated --gpu-contraction-tile=1,1`)
 compiles the same export once more with those fuse-compile flags instead of
@@ -47,6 +57,7 @@ a step fails.
 """
 
 import argparse
+import copy
 import ctypes
 import json
 import os
@@ -288,18 +299,50 @@ def time_torch_ms(call, warmup, iterations):
     return float(np.median(times))
 
 
-def run_case(name, batch, args):
+TORCH_DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def set_tf32(enabled):
+    torch.backends.cuda.matmul.allow_tf32 = enabled
+    torch.backends.cudnn.allow_tf32 = enabled
+    torch.set_float32_matmul_precision("high" if enabled else "highest")
+
+
+def run_model(name, batch, args):
+    """Exports the model once, then one row per precision."""
     tag = "%s_b%d" % (name, batch)
-    row = {"model": name, "batch": batch}
     model, inputs, output_names = build(name, batch)
     path = os.path.join(args.out, tag + ".onnx")
     export(name, model, inputs, output_names, path)
-
-    # fuse, then each variant
     want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(
         None, inputs)
+    rows = []
+    for precision in args.precision.split(","):
+        try:
+            row = run_case(name, batch, precision, model, inputs,
+                           output_names, path, want, args)
+        except Exception as e:  # the other precisions still run
+            row = {"model": name, "batch": batch, "precision": precision,
+                   "error": "%s: %s" % (type(e).__name__, e)}
+        finally:
+            set_tf32(False)
+            torch.cuda.empty_cache()
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    return rows
+
+
+def run_case(name, batch, precision, model, inputs, output_names, path,
+             want, args):
+    tag = "%s_b%d" % (name, batch)
+    if precision != "fp32":
+        tag += "_" + precision
+    row = {"model": name, "batch": batch, "precision": precision}
+
+    # fuse, then each variant
     default_flags = ["--strategy=" + args.strategy,
-                     "--depthwise=" + args.depthwise, "--conv=" + args.conv]
+                     "--depthwise=" + args.depthwise, "--conv=" + args.conv,
+                     "--precision=" + precision]
     fuse = None
     variants = {}
     for label, flags in [("", default_flags)] + args.variant:
@@ -372,9 +415,16 @@ def run_case(name, batch, args):
                                "ms": []}
     artifact = os.path.join(args.out, tag + ".fbin")
 
-    # PyTorch, eager and compiled (CUDA graphs)
-    cuda_model = model.cuda()
+    # PyTorch, eager and compiled (CUDA graphs), in the same precision
+    set_tf32(precision == "tf32")
+    dtype = TORCH_DTYPES.get(precision)
+    cuda_model = copy.deepcopy(model).cuda()
+    if dtype:
+        cuda_model = cuda_model.to(dtype)
     cuda_inputs = [torch.from_numpy(v).cuda() for v in inputs.values()]
+    if dtype:
+        cuda_inputs = [t.to(dtype) if t.is_floating_point() else t
+                       for t in cuda_inputs]
     with torch.no_grad():
         eager_out = cuda_model(*cuda_inputs)
     eager_out = eager_out if isinstance(eager_out, tuple) else (eager_out,)
@@ -445,10 +495,20 @@ def run_case(name, batch, args):
     return row
 
 
+def accurate(error, torch_error, precision):
+    """fp32: under TOLERANCE; otherwise at most 1.5x PyTorch's error in the
+    same precision (or under TOLERANCE)."""
+    if precision == "fp32":
+        return error < TOLERANCE
+    return error < TOLERANCE or error <= 1.5 * torch_error
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--models", default="resnet50,mobilenet_v2,bert")
     p.add_argument("--batches", default="1,32")
+    p.add_argument("--precision", default="fp32",
+                   help="comma-separated: fp32 (TF32 off), tf32, fp16, bf16")
     p.add_argument("--out", default=os.environ.get("OUT", "/tmp/models"))
     p.add_argument("--no-compile", action="store_true",
                    help="skip torch.compile (it takes about a minute a model)")
@@ -481,34 +541,38 @@ def main():
     for name in args.models.split(","):
         for batch in [int(b) for b in args.batches.split(",")]:
             try:
-                row = run_case(name, batch, args)
+                rows += run_model(name, batch, args)
             except Exception as e:  # the other cases still run
                 row = {"model": name, "batch": batch,
                        "error": "%s: %s" % (type(e).__name__, e)}
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+                print(json.dumps(row), flush=True)
+                rows.append(row)
     with open(os.path.join(args.out, "benchmark.json"), "w") as f:
         json.dump(rows, f, indent=1)
 
-    print("\n| model | batch | kernels (unfused -> fuse) | rel. L2 vs ORT | "
-          "fuse ms | eager ms | compile(reduce-overhead) ms | "
-          "fuse / compile | profile sum / replay |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| model | batch | precision | kernels (unfused -> fuse) | "
+          "rel. L2 vs fp32 ORT: fuse / torch | fuse ms | eager ms | "
+          "compile(reduce-overhead) ms | fuse / compile | "
+          "profile sum / replay |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "error" in r:
             ok = False
-            print("| %s | %d | FAIL: %s |" % (r["model"], r["batch"],
-                                              r["error"][:400]))
+            print("| %s | %d | %s | FAIL: %s |" % (
+                r["model"], r["batch"], r.get("precision", "-"),
+                r["error"][:400]))
             continue
-        ok &= r["rel_l2"] < TOLERANCE
+        ok &= accurate(r["rel_l2"], r["torch_rel_l2"], r["precision"])
         compiled = r.get("compiled_ms")
-        print("| %s | %d | %s -> %s | %.1e | %.3f | %.3f | %s | %s | %s |" % (
-            r["model"], r["batch"], r.get("kernels_before", "?"),
-            r.get("kernels_after", "?"), r["rel_l2"], r["fuse_ms"],
-            r["eager_ms"], "%.3f" % compiled if compiled else "-",
-            "%.2fx" % (r["fuse_ms"] / compiled) if compiled else "-",
-            "%.2f" % (r["profile_sum_ms"] / r["profile_replay_ms"])
-            if r.get("profile_replay_ms") else "-"))
+        print("| %s | %d | %s | %s -> %s | %.1e / %.1e | %.3f | %.3f | %s | "
+              "%s | %s |" % (
+                  r["model"], r["batch"], r["precision"],
+                  r.get("kernels_before", "?"), r.get("kernels_after", "?"),
+                  r["rel_l2"], r["torch_rel_l2"], r["fuse_ms"],
+                  r["eager_ms"], "%.3f" % compiled if compiled else "-",
+                  "%.2fx" % (r["fuse_ms"] / compiled) if compiled else "-",
+                  "%.2f" % (r["profile_sum_ms"] / r["profile_replay_ms"])
+                  if r.get("profile_replay_ms") else "-"))
     labels = sorted({l for r in rows for l in r.get("variants", {})})
     if labels:
         print("\n| model | batch | fuse ms | " +
@@ -524,7 +588,8 @@ def main():
                     cells.append("FAIL")
                     ok = False
                 elif "ms" in v:
-                    ok &= v["rel_l2"] < TOLERANCE
+                    ok &= accurate(v["rel_l2"], r["torch_rel_l2"],
+                                   r["precision"])
                     cells.append("%.3f (%.0e)" % (v["ms"], v["rel_l2"]))
                 else:
                     cells.append("-")

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/MapVector.h"
@@ -762,8 +763,17 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
 
   bool cpu = options.target == artifact::Target::Cpu;
   bool libraries = !cpu && options.strategy != "generated";
+  Precision modelPrecision = getModelPrecision(module);
+  Precision precision = options.precision.value_or(modelPrecision);
   stages.begin("fuse and select strategies");
   return stages.runPasses(module, [&](OpPassManager &pm) {
+    // A model exported in half precision computes in f32 like any other;
+    // the precision policy then decides what is stored in half precision.
+    if (modelPrecision != Precision::fp32) {
+      WidenFloatsOptions widen;
+      widen.toF32 = true;
+      pm.nest<func::FuncOp>().addPass(createWidenFloats(widen));
+    }
     // Attention chains become one op, one kernel (after the reference plan
     // is taken: the reference computes them op by op).
     if (options.fuse && options.attentionKernel)
@@ -780,6 +790,14 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     }
     if (options.fuse)
       pm.nest<func::FuncOp>().addPass(createFuseChains());
+    if (precision != Precision::fp32) {
+      ApplyPrecisionOptions policy;
+      policy.precision = precision;
+      policy.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
+      // Without --precision, a model in half precision keeps its types.
+      policy.modelTypes = !options.precision;
+      pm.nest<func::FuncOp>().addPass(createApplyPrecision(policy));
+    }
     SelectStrategiesOptions select;
     select.target = getTargetName(options);
     select.cpuVectorRegisters = getCpuVectorRegisters(options);
@@ -799,6 +817,24 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     if (!options.fusionReport.empty())
       pm.addPass(createReportPass(options));
   });
+}
+
+Precision fuse::getModelPrecision(ModuleOp module) {
+  bool f16 = false, bf16 = false;
+  auto look = [&](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    f16 |= element.isF16();
+    bf16 |= element.isBF16();
+  };
+  module.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      look(type);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          look(arg.getType());
+  });
+  return f16 ? Precision::fp16 : bf16 ? Precision::bf16 : Precision::fp32;
 }
 
 FailureOr<uint64_t> fuse::compileModel(ModuleOp module,

@@ -13,6 +13,8 @@
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -81,6 +83,41 @@ SmallVector<std::string> fuse::getCpuLevels(StringRef levels) {
   return llvm::map_to_vector(names, [](StringRef n) { return n.str(); });
 }
 
+/// Defines __truncsfbf2 (f32 to bf16, to nearest even; NaN stays a quiet
+/// NaN) in `module` when it holds bf16 values: x86-64's LLVM moves a bf16
+/// value it selects or stores through f32 and calls that function to round
+/// it back, and the host's C runtime (libgcc before GCC 13) may lack it.
+static void defineBFloat16Truncation(llvm::Module &module) {
+  const char *name = "__truncsfbf2";
+  if (module.getFunction(name) && !module.getFunction(name)->isDeclaration())
+    return;
+  bool usesBFloat16 = false;
+  for (llvm::Function &f : module)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      usesBFloat16 |= inst.getType()->getScalarType()->isBFloatTy();
+  if (!usesBFloat16)
+    return;
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *type = llvm::FunctionType::get(llvm::Type::getBFloatTy(ctx),
+                                       {llvm::Type::getFloatTy(ctx)}, false);
+  llvm::Function *f = llvm::cast<llvm::Function>(
+      module.getOrInsertFunction(name, type).getCallee());
+  f->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  f->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+  llvm::Value *bits = b.CreateBitCast(f->getArg(0), i32);
+  llvm::Value *magnitude = b.CreateAnd(bits, 0x7fffffff);
+  llvm::Value *isNaN = b.CreateICmpUGT(magnitude, b.getInt32(0x7f800000));
+  llvm::Value *high = b.CreateLShr(bits, 16);
+  llvm::Value *bias = b.CreateAdd(b.CreateAnd(high, 1), b.getInt32(0x7fff));
+  llvm::Value *rounded = b.CreateLShr(b.CreateAdd(bits, bias), 16);
+  llvm::Value *quiet = b.CreateOr(high, 0x40);
+  llvm::Value *result = b.CreateSelect(isNaN, quiet, rounded);
+  b.CreateRet(b.CreateBitCast(b.CreateTrunc(result, b.getInt16Ty()),
+                              llvm::Type::getBFloatTy(ctx)));
+}
+
 FailureOr<std::vector<char>> fuse::codegen::compileCpuKernels(ModuleOp module,
                                                               StringRef cpu) {
   Location loc = module.getLoc();
@@ -109,6 +146,7 @@ FailureOr<std::vector<char>> fuse::codegen::compileCpuKernels(ModuleOp module,
           makeOptimizingTransformer(3, 0, machine.get())(llvmModule.get()))
     return emitError(loc, "LLVM optimization failed: ")
            << llvm::toString(std::move(err));
+  defineBFloat16Truncation(*llvmModule);
 
   llvm::SmallVector<char, 0> object;
   {

@@ -374,16 +374,26 @@ static FailureOr<LibraryCall> matchKernelCall(func::FuncOp kernel) {
     if (isContractionOp(&op) && !contraction)
       contraction = &op;
   }
+  Attribute strategy = kernel->getAttr(kStrategyAttrName);
+  Precision precision = Precision::fp32;
+  if (auto lt = dyn_cast<CublasLtStrategyAttr>(strategy))
+    precision = lt.getPrecision();
+  else if (auto dnn = dyn_cast<CudnnStrategyAttr>(strategy))
+    precision = dnn.getPrecision();
   LibraryOptions options;
   options.depthwiseConv = true; // The strategy pass decided already.
+  options.tf32 = precision == Precision::tf32;
   std::optional<LibraryCall> call =
       contraction ? matchLibraryCall(contraction, options) : std::nullopt;
   auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
   if (!call || ret.getNumOperands() != 1 || call->result != ret.getOperand(0) ||
       call->ops.size() != computeOps.size())
     return kernel.emitOpError("has strategy ")
-           << kernel->getAttr(kStrategyAttrName)
-           << " but its body is not one library call";
+           << strategy << " but its body is not one library call";
+  if (getLibraryPrecision(*call) != precision)
+    return kernel.emitOpError("has strategy ")
+           << strategy << " but its body's call multiplies in "
+           << stringifyPrecision(getLibraryPrecision(*call));
   return *call;
 }
 
@@ -617,14 +627,22 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
     LibraryCall &library = *planned.library;
     for (Value operand : library.operands) {
       if (!operand) {
-        // cuDNN's fused call needs a bias; the conv has none: zeros.
-        auto type = RankedTensorType::get({library.conv.k},
-                                          Float32Type::get(call.getContext()));
-        auto zeros = DenseElementsAttr::get(type, 0.0f);
+        // cuDNN's fused call needs a bias; the conv has none: zeros, in
+        // the call's type.
+        MLIRContext *ctx = call.getContext();
+        uint32_t dtype = library.conv.dataType;
+        Type element = dtype == uint32_t(art::DType::Float16)
+                           ? Type(Float16Type::get(ctx))
+                       : dtype == uint32_t(art::DType::BFloat16)
+                           ? Type(BFloat16Type::get(ctx))
+                           : Type(Float32Type::get(ctx));
+        auto type = RankedTensorType::get({library.conv.k}, element);
+        auto zeros = DenseElementsAttr::get(
+            type, FloatAttr::get(element, 0.0).getValue());
         FailureOr<uint64_t> offset = weights.add(zeros);
         if (failed(offset))
           return call.emitOpError("cannot store a zero bias");
-        TensorDesc d{"bias", uint32_t(art::DType::Float32), {library.conv.k}};
+        TensorDesc d{"bias", dtype, {library.conv.k}};
         uint32_t index =
             addBuffer(Value(), d, uint32_t(art::BufferKind::Weight));
         plan.buffers[index].offset = *offset;

@@ -68,6 +68,8 @@ struct GroupReport {
   SmallVector<Operation *> ops;
   /// The strategy in words; "" before strategy selection.
   std::string strategy;
+  /// The precision policy's decision ("fp16"); "" when it made none.
+  std::string precision;
   /// The group whose library call this one finishes the epilogue of.
   std::optional<unsigned> epilogueOf;
   /// The choice (index in FunctionReport::choices) it is (part of) the
@@ -107,6 +109,15 @@ struct FunctionReport {
   }
 };
 } // namespace
+
+/// A group's precision for people: "fp16: fp16 values, f32 arithmetic".
+static std::string describePrecision(StringRef precision) {
+  if (precision == "fp32")
+    return "fp32 (a node matches --keep-fp32)";
+  if (precision == "tf32")
+    return "tf32: its contraction on TF32 tensor cores";
+  return (precision + ": " + precision + " values, f32 arithmetic").str();
+}
 
 /// "onnx.Add 'name'", or "onnx.Add" for an op without a node name.
 static std::string describeOp(Operation *op) {
@@ -373,11 +384,14 @@ static FunctionReport analyze(func::FuncOp func, bool fused) {
       entry.kind = stringifyGroupKind(group.getKind());
       groupIds[group] = entry.id;
       for (Operation &inner : group.getBodyBlock().without_terminator())
-        if (isComputeOp(&inner) && !inner.hasAttr(kSplitKOpAttrName))
+        if (isComputeOp(&inner) && !inner.hasAttr(kSplitKOpAttrName) &&
+            !inner.hasAttr(kPrecisionCastAttrName))
           entry.ops.push_back(&inner);
       report.kernelsBefore += entry.ops.size();
       if (std::optional<Attribute> strategy = group.getStrategy())
         entry.strategy = describeStrategy(*strategy);
+      if (std::optional<Precision> precision = group.getPrecision())
+        entry.precision = stringifyPrecision(*precision).str();
       if (isSplitEpilogue(group))
         entry.epilogueOf = entry.id - 1;
       if (alternatives)
@@ -423,9 +437,14 @@ static void printText(const FunctionReport &report, raw_ostream &os) {
        << group.kind;
     if (!group.strategy.empty())
       os << ", " << group.strategy;
+    if (!group.precision.empty())
+      os << ", " << describePrecision(group.precision);
     os << "): ";
     llvm::interleave(
         group.ops, os, [&](Operation *op) { os << op->getName(); }, " -> ");
+    if (group.ops.empty() && !group.precision.empty())
+      os << "converts its input to " << group.precision
+         << " for the contraction that reads it (the precision policy)";
     os << "\n";
     if (group.epilogueOf && group.kind == "reduction")
       os << "    adds up group " << *group.epilogueOf
@@ -500,6 +519,7 @@ static void printJson(ArrayRef<FunctionReport> reports, raw_ostream &os) {
                 json.attribute("kind",
                                group.kind);
                 json.attribute("strategy", orNull(group.strategy));
+                json.attribute("precision", orNull(group.precision));
                 json.attributeArray("ops", [&] {
                   for (Operation *op : group.ops)
                     json.value(op->getName().getStringRef());

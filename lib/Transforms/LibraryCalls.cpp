@@ -6,6 +6,7 @@
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace fuse;
@@ -45,7 +46,50 @@ static bool isChannelVector(ArrayRef<int64_t> shape, int64_t channels) {
 
 static bool isBuffer(Value v) { return v && isa<BlockArgument>(v); }
 
-static bool matchMatMul(ONNXMatMulOp op, LibraryCall &call) {
+static uint32_t getLibraryDType(Type t) {
+  using artifact::DType;
+  if (t.isF16())
+    return uint32_t(DType::Float16);
+  if (t.isBF16())
+    return uint32_t(DType::BFloat16);
+  return t.isF32() ? uint32_t(DType::Float32) : 0;
+}
+
+/// What the call reads for the f32 value `v`: the buffer (block argument)
+/// holding it and that buffer's element type, a library DType (0 when `v`
+/// is no buffer). The buffer is `v` itself, or the half-precision operand
+/// of an onnx.Cast to f32 (a group whose values are stored in half
+/// precision widens them when it reads them), which `casts` gets.
+static std::pair<Value, uint32_t>
+getBuffer(Value v, SmallVectorImpl<Operation *> &casts) {
+  if (isBuffer(v))
+    return {v, getLibraryDType(getElementTypeOrSelf(v.getType()))};
+  auto castOp = v ? v.getDefiningOp<ONNXCastOp>() : ONNXCastOp();
+  if (!castOp || !isBuffer(castOp.getInput()) || !castOp->hasOneUse())
+    return {Value(), 0};
+  Type from = getElementTypeOrSelf(castOp.getInput().getType());
+  if (!from.isF16() && !from.isBF16())
+    return {Value(), 0};
+  casts.push_back(castOp);
+  return {castOp.getInput(), getLibraryDType(from)};
+}
+
+/// A and B as buffers of one type (MatmulParams::inputType, ConvParams::
+/// dataType), or false.
+static bool matchInputs(Value a, Value b, LibraryCall &call,
+                        SmallVectorImpl<Operation *> &casts,
+                        uint32_t &inputType) {
+  auto [bufferA, typeA] = getBuffer(a, casts);
+  auto [bufferB, typeB] = getBuffer(b, casts);
+  if (!bufferA || !bufferB || typeA != typeB)
+    return false;
+  call.operands = {bufferA, bufferB};
+  inputType = typeA;
+  return true;
+}
+
+static bool matchMatMul(ONNXMatMulOp op, LibraryCall &call,
+                        SmallVectorImpl<Operation *> &casts) {
   std::optional<ArrayRef<int64_t>> a = getF32Shape(op.getA()),
                                    b = getF32Shape(op.getB());
   if (!a || !b || a->size() < 2 || b->size() < 2 ||
@@ -86,12 +130,11 @@ static bool matchMatMul(ONNXMatMulOp op, LibraryCall &call) {
       return false; // A broadcast the strides cannot express.
     }
   }
-  call.operands = {op.getA(), op.getB()};
-  return true;
+  return matchInputs(op.getA(), op.getB(), call, casts, p.inputType);
 }
 
 static bool matchGemm(ONNXGemmOp op, LibraryCall &call, Value &bias,
-                      Value &residual) {
+                      Value &residual, SmallVectorImpl<Operation *> &casts) {
   std::optional<ArrayRef<int64_t>> a = getF32Shape(op.getA()),
                                    b = getF32Shape(op.getB()),
                                    y = getF32Shape(op.getResult());
@@ -106,10 +149,11 @@ static bool matchGemm(ONNXGemmOp op, LibraryCall &call, Value &bias,
   p.lda = (*a)[1];
   p.ldb = (*b)[1];
   p.alpha = op.getAlpha().convertToFloat();
-  call.operands = {op.getA(), op.getB()};
+  if (!matchInputs(op.getA(), op.getB(), call, casts, p.inputType))
+    return false;
   if (Value c = op.getC()) {
     std::optional<ArrayRef<int64_t>> shape = getF32Shape(c);
-    if (!shape || !isBuffer(c))
+    if (!shape)
       return false;
     float beta = op.getBeta().convertToFloat();
     if (isVectorAlongLast(*shape, p.n) && beta == 1.0f) {
@@ -125,7 +169,8 @@ static bool matchGemm(ONNXGemmOp op, LibraryCall &call, Value &bias,
 }
 
 static bool matchConv(ONNXConvOp op, const LibraryOptions &options,
-                      LibraryCall &call, Value &bias) {
+                      LibraryCall &call, Value &bias,
+                      SmallVectorImpl<Operation *> &casts) {
   std::optional<ArrayRef<int64_t>> x = getF32Shape(op.getX()),
                                    w = getF32Shape(op.getW()),
                                    y = getF32Shape(op.getResult());
@@ -169,7 +214,8 @@ static bool matchConv(ONNXConvOp op, const LibraryOptions &options,
   bool depthwise = p.groups > 1 && p.groups == p.c;
   if (depthwise && !options.depthwiseConv)
     return false;
-  call.operands = {op.getX(), op.getW()};
+  if (!matchInputs(op.getX(), op.getW(), call, casts, p.dataType))
+    return false;
   if (Value b = op.getB()) {
     std::optional<ArrayRef<int64_t>> shape = getF32Shape(b);
     if (!shape || shape->size() != 1 || (*shape)[0] != p.k)
@@ -184,32 +230,45 @@ fuse::matchLibraryCall(Operation *contraction, const LibraryOptions &options) {
   LibraryCall call;
   call.contraction = contraction;
   Value bias, residual;
+  SmallVector<Operation *> casts;
   bool matched = false;
   if (auto matmul = dyn_cast<ONNXMatMulOp>(contraction)) {
     call.library = Library::CublasLt;
-    matched = matchMatMul(matmul, call);
+    matched = matchMatMul(matmul, call, casts);
   } else if (auto gemm = dyn_cast<ONNXGemmOp>(contraction)) {
     call.library = Library::CublasLt;
-    matched = matchGemm(gemm, call, bias, residual);
+    matched = matchGemm(gemm, call, bias, residual, casts);
   } else if (auto conv = dyn_cast<ONNXConvOp>(contraction)) {
     call.library = Library::Cudnn;
-    matched = matchConv(conv, options, call, bias);
+    matched = matchConv(conv, options, call, bias, casts);
   }
-  if (!matched || !llvm::all_of(call.operands, isBuffer))
+  if (!matched)
     return std::nullopt;
+  bool matmul = call.library == Library::CublasLt;
+  uint32_t inputType = matmul ? call.matmul.inputType : call.conv.dataType;
+  const uint32_t f32 = uint32_t(artifact::DType::Float32);
 
   // The chain after the contraction: bias and residual Adds in any order,
-  // then a ReLU; each value used once, by the next op.
-  call.ops.push_back(contraction);
+  // then a ReLU; each value used once, by the next op. Each Add's other
+  // operand is a buffer, whose type is kept to check against the output's.
+  struct Link {
+    Operation *op;
+    Value operand; // the bias or residual buffer; null for a ReLU
+    uint32_t type; // its DType
+    SmallVector<Operation *> casts;
+    bool isBias = false;
+  };
+  SmallVector<Link> chain;
   Value current = contraction->getResult(0);
   ArrayRef<int64_t> shape = *getF32Shape(current);
-  bool relu = false;
+  bool relu = false, chainBias = false, chainResidual = false;
   while (!relu && current.hasOneUse()) {
     Operation *user = *current.getUsers().begin();
     if (user->getBlock() != contraction->getBlock() ||
         user->getNumResults() != 1 ||
         user->getResult(0).getType() != current.getType())
       break;
+    Link link{user, Value(), 0, {}};
     if (isa<ONNXReluOp>(user)) {
       relu = true;
     } else if (auto add = dyn_cast<ONNXAddOp>(user)) {
@@ -217,26 +276,112 @@ fuse::matchLibraryCall(Operation *contraction, const LibraryOptions &options) {
         break;
       Value other = add.getA() == current ? add.getB() : add.getA();
       std::optional<ArrayRef<int64_t>> otherShape = getF32Shape(other);
-      if (!otherShape || !isBuffer(other))
+      auto [buffer, type] = getBuffer(other, link.casts);
+      if (!otherShape || !buffer)
         break;
-      bool biasShaped = call.library == Library::CublasLt
-                            ? isVectorAlongLast(*otherShape, call.matmul.n)
-                            : isChannelVector(*otherShape, call.conv.k);
-      if (biasShaped && !bias)
-        bias = other;
-      else if (*otherShape == shape && !residual)
-        residual = other;
+      bool biasShaped = matmul ? isVectorAlongLast(*otherShape, call.matmul.n)
+                               : isChannelVector(*otherShape, call.conv.k);
+      if (biasShaped && !bias && !chainBias)
+        link.isBias = chainBias = true;
+      else if (*otherShape == shape && !residual && !chainResidual)
+        chainResidual = true;
       else
         break;
+      link.operand = buffer;
+      link.type = type;
     } else {
       break;
     }
-    call.ops.push_back(user);
+    chain.push_back(link);
     current = user->getResult(0);
   }
-  call.result = current;
 
-  if (call.library == Library::CublasLt) {
+  // The output's type: f32, or the inputs' half type when a Cast to it
+  // ends the chain (cuBLASLt takes half inputs with f32 or half outputs,
+  // cuDNN one type for all). The bias, the residual (and a Gemm's C) are
+  // in the output's type; the chain stops before an operand that is not.
+  auto castTo = [&](Value v) -> ONNXCastOp {
+    if (!v.hasOneUse())
+      return ONNXCastOp();
+    auto castOp = dyn_cast<ONNXCastOp>(*v.getUsers().begin());
+    if (!castOp || castOp->getBlock() != contraction->getBlock() ||
+        getLibraryDType(getElementTypeOrSelf(castOp.getType())) != inputType)
+      return ONNXCastOp();
+    return castOp;
+  };
+  SmallVector<Value> gemmOperands;
+  if (bias)
+    gemmOperands.push_back(bias);
+  if (residual)
+    gemmOperands.push_back(residual);
+  SmallVector<std::pair<Value, uint32_t>> gemmBuffers;
+  for (Value v : gemmOperands) {
+    auto buffer = getBuffer(v, casts);
+    if (!buffer.first)
+      return std::nullopt;
+    gemmBuffers.push_back(buffer);
+  }
+  auto fits = [&](uint32_t outputType, size_t links) {
+    for (auto &[buffer, type] : gemmBuffers)
+      if (type != outputType)
+        return false;
+    for (const Link &link : ArrayRef(chain).take_front(links))
+      if (link.operand && link.type != outputType)
+        return false;
+    return true;
+  };
+  ONNXCastOp narrowing;
+  uint32_t outputType = f32;
+  size_t links = chain.size();
+  Value end = links ? chain.back().op->getResult(0) : contraction->getResult(0);
+  if (inputType != f32)
+    narrowing = castTo(end);
+  // Ops after the call that the split will pass a half-precision value.
+  bool splitHalf = options.halfSplit && inputType != f32 && !narrowing &&
+                   llvm::none_of(end.getUsers(), [](Operation *user) {
+                     return user->hasTrait<OpTrait::IsTerminator>();
+                   });
+  if ((narrowing || splitHalf) && fits(inputType, links)) {
+    outputType = inputType;
+  } else {
+    narrowing = ONNXCastOp();
+    if (!fits(f32, 0))
+      return std::nullopt;
+    while (!fits(f32, links))
+      --links;
+    // cuDNN writes its inputs' type.
+    if (!matmul && inputType != f32)
+      return std::nullopt;
+  }
+  chain.resize(links);
+  if (!matmul && inputType != f32 && outputType == f32)
+    return std::nullopt;
+
+  call.ops.push_back(contraction);
+  relu = false;
+  for (const Link &link : chain) {
+    call.ops.push_back(link.op);
+    llvm::append_range(casts, link.casts);
+    if (isa<ONNXReluOp>(link.op))
+      relu = true;
+    else if (link.isBias)
+      bias = link.operand;
+    else
+      residual = link.operand;
+  }
+  if (narrowing)
+    call.ops.push_back(narrowing);
+  call.result = call.ops.back()->getResult(0);
+  // Gemm's own C, as a buffer.
+  for (auto [v, buffer] : llvm::zip(gemmOperands, gemmBuffers)) {
+    if (v == bias)
+      bias = buffer.first;
+    else
+      residual = buffer.first;
+  }
+  llvm::append_range(call.ops, casts);
+
+  if (matmul) {
     artifact::MatmulParams &p = call.matmul;
     using artifact::MatmulEpilogue;
     p.epilogue = uint32_t(bias ? (relu ? MatmulEpilogue::BiasRelu
@@ -246,6 +391,8 @@ fuse::matchLibraryCall(Operation *contraction, const LibraryOptions &options) {
     p.hasResidual = residual ? 1 : 0;
     if (residual && !isa<ONNXGemmOp>(contraction))
       p.beta = 1.0f;
+    p.outputType = outputType;
+    p.tf32 = options.tf32 && inputType == f32 ? 1 : 0;
   } else {
     artifact::ConvParams &p = call.conv;
     p.activation = uint32_t(relu ? artifact::ConvActivation::Relu
@@ -253,15 +400,25 @@ fuse::matchLibraryCall(Operation *contraction, const LibraryOptions &options) {
     p.hasResidual = residual ? 1 : 0;
     // cuDNN's fused call always adds a bias: zeros when there is none.
     p.hasBias = bias || relu || residual ? 1 : 0;
+    p.tf32 = options.tf32 && inputType == f32 ? 1 : 0;
   }
-  bool hasBias = call.library == Library::CublasLt
-                     ? call.matmul.epilogue & 1
-                     : call.conv.hasBias;
+  bool hasBias = matmul ? call.matmul.epilogue & 1 : call.conv.hasBias;
   if (hasBias)
     call.operands.push_back(bias); // Null: zeros (conv only).
   if (residual)
     call.operands.push_back(residual);
   return call;
+}
+
+Precision fuse::getLibraryPrecision(const LibraryCall &call) {
+  bool matmul = call.library == Library::CublasLt;
+  uint32_t input = matmul ? call.matmul.inputType : call.conv.dataType;
+  if (input == uint32_t(artifact::DType::Float16))
+    return Precision::fp16;
+  if (input == uint32_t(artifact::DType::BFloat16))
+    return Precision::bf16;
+  return (matmul ? call.matmul.tf32 : call.conv.tf32) ? Precision::tf32
+                                                      : Precision::fp32;
 }
 
 std::string fuse::describeLibraryCall(const LibraryCall &call) {
@@ -285,5 +442,8 @@ std::string fuse::describeLibraryCall(const LibraryCall &call) {
     if (p.activation)
       text += "+relu";
   }
+  Precision precision = getLibraryPrecision(call);
+  if (precision != Precision::fp32)
+    text += " " + stringifyPrecision(precision).str();
   return text;
 }

@@ -800,16 +800,17 @@ static KernelStrategyAttr chooseAttention(AttentionOp op, bool gpu) {
 
 static Attribute libraryStrategy(const LibraryCall &call) {
   MLIRContext *ctx = call.contraction->getContext();
+  Precision precision = getLibraryPrecision(call);
   if (call.library == Library::CublasLt) {
     const artifact::MatmulParams &p = call.matmul;
-    return CublasLtStrategyAttr::get(
-        ctx, p.batch, p.m, p.n, p.k, static_cast<MatmulEpilogue>(p.epilogue),
-        p.hasResidual != 0);
+    return CublasLtStrategyAttr::get(ctx, p.batch, p.m, p.n, p.k,
+                                     static_cast<MatmulEpilogue>(p.epilogue),
+                                     p.hasResidual != 0, precision);
   }
   const artifact::ConvParams &p = call.conv;
-  return CudnnStrategyAttr::get(ctx, p.groups, p.hasBias != 0,
-                                p.hasResidual != 0,
-                                static_cast<ConvActivation>(p.activation));
+  return CudnnStrategyAttr::get(
+      ctx, p.groups, p.hasBias != 0, p.hasResidual != 0,
+      static_cast<ConvActivation>(p.activation), precision);
 }
 
 static Operation *getContraction(GroupOp group) {
@@ -817,6 +818,29 @@ static Operation *getContraction(GroupOp group) {
     if (isContractionOp(&op))
       return &op;
   return nullptr;
+}
+
+/// The type `group`'s values are stored in between kernels when its
+/// precision is fp16 or bf16; null otherwise.
+static Type getHalfStorage(GroupOp group) {
+  std::optional<Precision> precision = group.getPrecision();
+  if (precision == Precision::fp16)
+    return Float16Type::get(group.getContext());
+  if (precision == Precision::bf16)
+    return BFloat16Type::get(group.getContext());
+  return Type();
+}
+
+/// The library call of `group`'s contraction, as the group's precision
+/// (fuse-apply-precision's decision) allows: TF32 for a tf32 group.
+static std::optional<LibraryCall> matchGroupCall(GroupOp group,
+                                                 LibraryOptions options) {
+  Operation *contraction = getContraction(group);
+  if (!contraction)
+    return std::nullopt;
+  options.tf32 = group.getPrecision() == Precision::tf32;
+  options.halfSplit = static_cast<bool>(getHalfStorage(group));
+  return matchLibraryCall(contraction, options);
 }
 
 /// Moves the body of `group` into its block, in its place; returns the
@@ -857,7 +881,10 @@ static FailureOr<GroupOp> formGroupPair(RewriterBase &rewriter,
 }
 
 /// Splits `group` after the library `call` found in its body: the call's
-/// ops become a contraction group, the other ops an elementwise group.
+/// ops become a contraction group, the other ops an elementwise group,
+/// both of the group's precision. A group stored in half precision passes
+/// the call's result to the rest in that type (a Cast after the call's
+/// ops, one back to f32 before the rest's).
 /// Returns the contraction group.
 static FailureOr<GroupOp> splitGroup(RewriterBase &rewriter, GroupOp group,
                                      const LibraryCall &call) {
@@ -865,18 +892,64 @@ static FailureOr<GroupOp> splitGroup(RewriterBase &rewriter, GroupOp group,
   SmallVector<Operation *> body;
   for (Operation &op : group.getBodyBlock().without_terminator())
     body.push_back(&op);
+  PrecisionAttr precision = group.getPrecisionAttr();
+  Type half = getHalfStorage(group);
+  // (The body's ops are gone once inlined: only their addresses remain.)
+  Operation *resultOp = call.result.getDefiningOp();
   IRMapping mapping;
   SmallVector<Operation *> clones = inlineGroup(rewriter, group, mapping);
   SmallVector<Operation *> libraryOps, restOps, constants;
+  Operation *resultClone = nullptr;
   for (auto [op, clone] : llvm::zip(body, clones)) {
     if (clone->hasTrait<OpTrait::ConstantLike>()) {
       constants.push_back(clone);
       continue;
     }
+    if (op == resultOp)
+      resultClone = clone;
     (callOps.contains(op) ? libraryOps : restOps).push_back(clone);
   }
-  return formGroupPair(rewriter, GroupKind::contraction_epilogue, libraryOps,
-                       GroupKind::elementwise, restOps, constants);
+  Value result = resultClone ? resultClone->getResult(0) : Value();
+  // The call writes the half type when the matcher found its operands fit
+  // one (LibraryOptions::halfSplit); otherwise the rest reads f32.
+  uint32_t f32 = uint32_t(artifact::DType::Float32);
+  bool halfOutput = call.library == Library::CublasLt
+                        ? call.matmul.outputType != f32
+                        : call.conv.dataType != f32;
+  if (half && halfOutput && result && isa<RankedTensorType>(result.getType()) &&
+      getElementTypeOrSelf(result.getType()).isF32()) {
+    // After the call's last op, which may come after some of the rest's
+    // ops in the body's order: the two lists are formed apart.
+    auto type = cast<RankedTensorType>(result.getType());
+    auto castTo = [&](Value value, Type to) {
+      auto castOp =
+          ONNXCastOp::create(rewriter, value.getLoc(), to, value,
+                             rewriter.getI64IntegerAttr(
+                                 *getONNXDataType(getElementTypeOrSelf(to))),
+                             rewriter.getI64IntegerAttr(1));
+      castOp->setAttr(kPrecisionCastAttrName, rewriter.getUnitAttr());
+      return castOp;
+    };
+    rewriter.setInsertionPointAfter(resultClone);
+    auto narrowed = castTo(result, type.clone(half));
+    auto widened = castTo(narrowed.getResult(), type);
+    rewriter.replaceAllUsesExcept(result, widened.getResult(), narrowed);
+    libraryOps.push_back(narrowed);
+    auto firstUser = llvm::find_if(restOps, [&](Operation *op) {
+      return llvm::is_contained(op->getOperands(), widened.getResult());
+    });
+    restOps.insert(firstUser, widened);
+  }
+  FailureOr<GroupOp> first =
+      formGroupPair(rewriter, GroupKind::contraction_epilogue, libraryOps,
+                    GroupKind::elementwise, restOps, constants);
+  if (failed(first) || !precision)
+    return first;
+  (*first).setPrecisionAttr(precision);
+  for (Operation *user : (*first)->getUsers())
+    if (auto rest = dyn_cast<GroupOp>(user))
+      rest.setPrecisionAttr(precision);
+  return first;
 }
 
 /// Gives `library` (a contraction group whose contraction `call` computes)
@@ -892,12 +965,13 @@ static LogicalResult applyLibraryCall(RewriterBase &rewriter, GroupOp group,
       return group->emitError("could not split a contraction group after "
                               "its library call");
     library = *split;
-    std::optional<LibraryCall> again =
-        matchLibraryCall(getContraction(library), options);
+    std::optional<LibraryCall> again = matchGroupCall(library, options);
     if (!again)
       return library.emitOpError("no longer matches its library call after "
                                  "the split");
     call = *again;
+    if (call.result != library.getYield().getOperand(0))
+      return library.emitOpError("is not one library call after the split");
   }
   library.setStrategyAttr(libraryStrategy(call));
   return success();
@@ -1199,8 +1273,7 @@ static LogicalResult formAlternatives(RewriterBase &rewriter, GroupOp group,
   if (!set.library)
     return success();
   // The call, matched again: its ops are the clone's.
-  std::optional<LibraryCall> call =
-      matchLibraryCall(getContraction(clones.front()), options);
+  std::optional<LibraryCall> call = matchGroupCall(clones.front(), options);
   if (!call)
     return clones.front().emitOpError("no longer matches its library call");
   return applyLibraryCall(rewriter, clones.front(), *call, options);
@@ -1304,8 +1377,7 @@ struct SelectStrategiesPass
             formGroup(rewriter, GroupKind::contraction_epilogue, {op});
         if (failed(group))
           return signalPassFailure();
-        if (!tileable &&
-            !(libraries && matchLibraryCall(getContraction(*group), options))) {
+        if (!tileable && !(libraries && matchGroupCall(*group, options))) {
           IRMapping mapping;
           (void)inlineGroup(rewriter, *group, mapping);
         }
@@ -1318,10 +1390,8 @@ struct SelectStrategiesPass
           !group.getStrategy() && group.getYield().getNumOperands() == 1)
         groups.push_back(group);
     for (GroupOp group : groups) {
-      Operation *contraction = getContraction(group);
       std::optional<LibraryCall> call =
-          libraries && contraction ? matchLibraryCall(contraction, options)
-                                   : std::nullopt;
+          libraries ? matchGroupCall(group, options) : std::nullopt;
       // Split-K where the heuristic (or the user) asks for it; the
       // heuristic's pick when there is no library call, or when the user
       // asks for a split. The ranked tilings serve both the split and the

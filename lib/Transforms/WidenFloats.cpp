@@ -6,10 +6,15 @@
 // elements, an f16 accumulator) passes the check; computed in f64, the
 // reference measures the main plan's error instead.
 //
+// With `to-f32`, the same rewrite makes a model exported in half precision
+// an f32 model with casts at its edges, so that fusion and the precision
+// policy (fuse-apply-precision) see it as they see an f32 model.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ConstantTensor.h"
 
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 #include "fuse/Transforms/Passes.h"
@@ -28,16 +33,12 @@ using namespace fuse;
 
 namespace {
 
-/// A tensor of f16, bf16 or f32 elements: one the pass widens.
-bool isNarrowFloatTensor(Type type) {
+/// A tensor of floats narrower than `wide`: one the pass widens.
+bool isNarrowFloatTensor(Type type, FloatType wide) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && isa<FloatType>(tensor.getElementType()) &&
-         !tensor.getElementType().isF64();
-}
-
-Type widen(Type type) {
-  auto tensor = cast<TensorType>(type);
-  return tensor.clone(Float64Type::get(type.getContext()));
+  auto element =
+      tensor ? dyn_cast<FloatType>(tensor.getElementType()) : FloatType();
+  return element && element.getWidth() < wide.getWidth();
 }
 
 /// A cast of `value` to `to`, named after the value's node and the type
@@ -72,12 +73,14 @@ public:
     if (func.isExternal() || !func.getBody().hasOneBlock())
       return;
     originalTypes.clear();
+    wide = toF32 ? FloatType(Float32Type::get(func.getContext()))
+                 : FloatType(Float64Type::get(func.getContext()));
     Block &body = func.getBody().front();
     OpBuilder builder(func.getContext());
 
     builder.setInsertionPointToStart(&body);
     for (BlockArgument arg : body.getArguments())
-      castUsesToF64(builder, arg);
+      castUsesToWide(builder, arg);
 
     for (Operation &op : llvm::make_early_inc_range(body)) {
       if (auto castOp = dyn_cast<ONNXCastOp>(op)) {
@@ -89,7 +92,8 @@ public:
         for (OpOperand &operand : ret->getOpOperands()) {
           Type want =
               func.getFunctionType().getResult(operand.getOperandNumber());
-          if (operand.get().getType() != want && isNarrowFloatTensor(want))
+          if (operand.get().getType() != want &&
+              isNarrowFloatTensor(want, wide))
             operand.set(createCast(builder, operand.get(), want));
         }
       } else if (isa_and_nonnull<ONNXDialect>(op.getDialect())) {
@@ -99,10 +103,14 @@ public:
   }
 
 private:
-  /// Redirects the uses of a narrow float `value` to its cast to f64,
-  /// created at the builder's insertion point.
-  void castUsesToF64(OpBuilder &b, Value value) {
-    if (!isNarrowFloatTensor(value.getType()) || value.use_empty())
+  bool isNarrow(Type type) const { return isNarrowFloatTensor(type, wide); }
+
+  Type widen(Type type) const { return cast<TensorType>(type).clone(wide); }
+
+  /// Redirects the uses of a narrow float `value` to its cast to the wide
+  /// type, created at the builder's insertion point.
+  void castUsesToWide(OpBuilder &b, Value value) {
+    if (!isNarrow(value.getType()) || value.use_empty())
       return;
     Value wide = createCast(b, value, widen(value.getType()));
     originalTypes[wide] = value.getType();
@@ -114,21 +122,21 @@ private:
   /// it stays, then its result is widened. Its operand may be anything.
   void widenCast(OpBuilder &b, ONNXCastOp castOp) {
     Value result = castOp.getResult();
-    if (!isNarrowFloatTensor(result.getType()))
+    if (!isNarrow(result.getType()))
       return;
-    if (getElementTypeOrSelf(result.getType()).isF32()) {
+    if (!toF32 && getElementTypeOrSelf(result.getType()).isF32()) {
       originalTypes[result] = result.getType();
       result.setType(widen(result.getType()));
       castOp.setTo(*getONNXDataType(b.getF64Type()));
       return;
     }
     b.setInsertionPointAfter(castOp);
-    castUsesToF64(b, result);
+    castUsesToWide(b, result);
   }
 
   void widenConstant(OpBuilder &b, ONNXConstantOp constant) {
     Value value = constant.getResult();
-    if (!isNarrowFloatTensor(value.getType()))
+    if (!isNarrow(value.getType()))
       return;
     // Small constants (scales, biases, the scalars of elementwise ops)
     // become f64 constants: lowerings may need their values.
@@ -138,8 +146,10 @@ private:
       b.setInsertionPoint(constant);
       auto wide = ONNXConstantOp::create(
           b, constant.getLoc(), data->type,
-          buildConstantAttr(*data,
-                            blobNameStem(constant, "constant") + "_f64"));
+          buildConstantAttr(*data, blobNameStem(constant, "constant") +
+                                       (toF32 ? "_f32" : "_f64")));
+      if (toF32)
+        wide->setAttr(kModelHalfAttrName, b.getUnitAttr());
       originalTypes[wide.getResult()] = value.getType();
       value.replaceAllUsesWith(wide.getResult());
       constant.erase();
@@ -147,7 +157,7 @@ private:
     }
     // Weights are cast when the plan runs: the artifact holds them once.
     b.setInsertionPointAfter(constant);
-    castUsesToF64(b, value);
+    castUsesToWide(b, value);
   }
 
   /// Gives `op` f64 results in place of narrow float ones if it still
@@ -161,16 +171,23 @@ private:
     SmallVector<Type> original(op.getResultTypes());
     if (floatOperand) {
       for (OpResult result : op.getResults())
-        if (isNarrowFloatTensor(result.getType()))
+        if (isNarrow(result.getType()))
           result.setType(widen(result.getType()));
       // The op's own verifier and result inference decide; the
       // diagnostics of a refusal are nobody's business.
       ScopedDiagnosticHandler quiet(op.getContext(),
                                     [](Diagnostic &) { return success(); });
       if (succeeded(verify(&op, /*verifyRecursively=*/false))) {
+        bool widened = false;
         for (auto [result, type] : llvm::zip(op.getResults(), original))
-          if (result.getType() != type)
+          if (result.getType() != type) {
             originalTypes[result] = type;
+            widened = true;
+          }
+        // For the precision policy: the model stores this in half
+        // precision.
+        if (toF32 && widened)
+          op.setAttr(kModelHalfAttrName, b.getUnitAttr());
         return;
       }
       for (auto [result, type] : llvm::zip(op.getResults(), original))
@@ -186,11 +203,13 @@ private:
     }
     b.setInsertionPointAfter(&op);
     for (OpResult result : op.getResults())
-      castUsesToF64(b, result);
+      castUsesToWide(b, result);
   }
 
-  /// The type each f64 value the pass made had in the model.
+  /// The type each wide value the pass made had in the model.
   DenseMap<Value, Type> originalTypes;
+  /// f64, or f32 with `to-f32`.
+  FloatType wide;
 };
 
 } // namespace

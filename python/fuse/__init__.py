@@ -35,6 +35,7 @@ _CHOICES = {
     "strategy": ("auto", "generated", "library"),
     "depthwise": ("kernel", "library"),
     "conv": ("auto", "direct", "gemm"),
+    "precision": ("auto", "fp32", "tf32", "fp16", "bf16"),
 }
 
 
@@ -79,7 +80,8 @@ def _shape_spec(name, dims):
 def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
             strategy="auto", input_shapes=None, fusion=True,
             reference=False, depthwise="kernel", conv="auto", cuda_path=None,
-            fusion_report=False, output=None):
+            fusion_report=False, output=None, precision="auto",
+            keep_fp32=()):
     """Compiles an ONNX model into an artifact, as fuse-compile does.
 
     model: a path (str or os.PathLike; external data is read from its
@@ -99,6 +101,10 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
         --reference; off by default: it doubles the compile).
     depthwise, conv, cuda_path, fusion_report: as fuse-compile's
         --depthwise, --conv, --cuda-path and --fusion-report (to stderr).
+    precision: "auto" (the model's own), "fp32", "tf32", "fp16" or "bf16"
+        (fuse-compile --precision; docs/precision.md).
+    keep_fp32: node-name patterns ("*" for any characters) whose groups
+        stay fp32 under `precision` (fuse-compile --keep-fp32).
     output: a path to write the artifact to instead of returning it.
 
     Returns the artifact's bytes, or `output` when given. Raises
@@ -110,6 +116,10 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
         if value not in choices:
             raise ValueError(f"{name} must be {', '.join(choices[:-1])} or "
                              f"{choices[-1]}, not {value!r}")
+    if isinstance(keep_fp32, str) or not all(
+            isinstance(p, str) for p in keep_fp32):
+        raise TypeError("keep_fp32 must be a sequence of node-name patterns "
+                        "(str)")
     data, source = _model_source(model)
     shapes = [_shape_spec(n, d) for n, d in (input_shapes or {}).items()]
     if cuda_path is None:
@@ -119,7 +129,8 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
     from . import _compiler
     artifact, diagnostics = _compiler.compile(
         data, source, out, target, arch, cpu, _os.fspath(cuda_path),
-        strategy, depthwise, conv, fusion, reference, fusion_report, shapes)
+        strategy, depthwise, conv, fusion, reference, fusion_report, shapes,
+        precision, list(keep_fp32))
     if diagnostics:
         _warnings.warn(diagnostics, CompileWarning, stacklevel=2)
     return artifact if output is None else output

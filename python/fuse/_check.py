@@ -121,7 +121,30 @@ def _compare(name, have, want, tolerance):
                        f"relative L2 error {err:.3g} > {tolerance:g}")
 
 
-def check_onnx(artifact, model, input_feed=None, *, tolerance=1e-4,
+# The relative L2 error each precision implies against float32
+# onnxruntime (docs/precision.md): float32 1e-4, TF32 and fp16 5e-3
+# (10-bit mantissas), bf16 3e-2 (7 bits).
+PRECISION_TOLERANCE = {"fp32": 1e-4, "tf32": 5e-3, "fp16": 5e-3,
+                       "bf16": 3e-2}
+
+
+def precision_of(session):
+    """The precision an artifact was compiled in: its --precision flag, else
+    the half type of its inputs or outputs (a model exported in half
+    precision), else fp32."""
+    import re
+    match = re.search(r"--precision=(\w+)", session.compile_flags or "")
+    if match and match.group(1) in PRECISION_TOLERANCE:
+        return match.group(1)
+    types = {a.type for a in session.get_inputs() + session.get_outputs()}
+    if "tensor(float16)" in types:
+        return "fp16"
+    if "tensor(bfloat16)" in types:
+        return "bf16"
+    return "fp32"
+
+
+def check_onnx(artifact, model, input_feed=None, *, tolerance=None,
                seed=0, plan="main"):
     """Runs `artifact` and onnxruntime (CPU, fp32) on the same inputs and
     compares every output of the artifact with onnxruntime's of the same
@@ -132,8 +155,10 @@ def check_onnx(artifact, model, input_feed=None, *, tolerance=1e-4,
         read from its folder), bytes or an onnx.ModelProto.
     input_feed: {name: array}; default: seeded random inputs
         (random_feed(session, seed)).
-    tolerance: the largest relative L2 error an output may have (1e-4, as
-        docs/models.md's benchmarks).
+    tolerance: the largest relative L2 error an output may have; default
+        the artifact's precision's (precision_of): 1e-4 for fp32, as
+        docs/models.md's benchmarks, 5e-3 for tf32 and fp16, 3e-2 for
+        bf16.
 
     Needs the onnxruntime package. Raises InvalidArgument when the model's
     outputs do not include the artifact's, or for bfloat16 tensors (numpy
@@ -145,11 +170,14 @@ def check_onnx(artifact, model, input_feed=None, *, tolerance=1e-4,
     except ImportError as error:
         raise ImportError("check_onnx needs onnxruntime (pip install "
                           "onnxruntime)") from error
-    if not isinstance(tolerance, (int, float)) or not tolerance >= 0:
+    if tolerance is not None and (not isinstance(tolerance, (int, float))
+                                  or not tolerance >= 0):
         raise InvalidArgument(f"tolerance must be a number >= 0, not "
                               f"{tolerance!r}")
     session = (artifact if isinstance(artifact, InferenceSession)
                else InferenceSession(artifact))
+    if tolerance is None:
+        tolerance = PRECISION_TOLERANCE[precision_of(session)]
     for arg in session.get_inputs() + session.get_outputs():
         if arg.type == "tensor(bfloat16)":
             raise InvalidArgument(f"'{arg.name}' is bfloat16, which "

@@ -38,6 +38,9 @@ struct Request {
   bool fuse = true, reference = true, fusionReport = false;
   /// `--input-shape` values: "x=1x3x224x224".
   std::vector<std::string> inputShapes;
+  /// "auto", "fp32", "tf32", "fp16" or "bf16".
+  std::string precision = "auto";
+  std::vector<std::string> keepFp32;
 };
 
 /// The request as fuse-compile's flags, for the artifact's Build section
@@ -56,6 +59,10 @@ std::string getFlags(const Request &request) {
            " --depthwise=" + request.depthwise + " --conv=" + request.conv;
   for (const std::string &spec : request.inputShapes)
     flags += " --input-shape=" + spec;
+  if (request.precision != "auto")
+    flags += " --precision=" + request.precision;
+  for (const std::string &pattern : request.keepFp32)
+    flags += " --keep-fp32=" + pattern;
   return flags;
 }
 
@@ -109,6 +116,9 @@ Result compileRequest(llvm::StringRef model, const std::string &source,
   options.strategy = request.strategy;
   options.depthwise = request.depthwise;
   options.conv = request.conv;
+  if (request.precision != "auto")
+    options.precision = fuse::symbolizePrecision(request.precision);
+  options.keepFp32 = request.keepFp32;
   options.flags = getFlags(request);
 
   std::lock_guard<std::mutex> lock(compileMutex);
@@ -199,7 +209,8 @@ NB_MODULE(_compiler, m) {
          const std::string &cpu, const std::string &cudaPath,
          const std::string &strategy, const std::string &depthwise,
          const std::string &conv, bool fuse, bool reference, bool fusionReport,
-         std::vector<std::string> inputShapes) {
+         std::vector<std::string> inputShapes, const std::string &precision,
+         std::vector<std::string> keepFp32) {
         Request request{target,
                         arch,
                         cpu,
@@ -210,12 +221,15 @@ NB_MODULE(_compiler, m) {
                         fuse,
                         reference,
                         fusionReport,
-                        std::move(inputShapes)};
+                        std::move(inputShapes),
+                        precision,
+                        std::move(keepFp32)};
         return compile(std::move(model), source, output, std::move(request));
       },
       "model"_a.none(), "source"_a, "output"_a, "target"_a, "arch"_a, "cpu"_a,
       "cuda_path"_a, "strategy"_a, "depthwise"_a, "conv"_a, "fuse"_a,
-      "reference"_a, "fusion_report"_a, "input_shapes"_a,
+      "reference"_a, "fusion_report"_a, "input_shapes"_a, "precision"_a,
+      "keep_fp32"_a,
       "Compiles a model (bytes, or None to read `source`, a path); returns "
       "(artifact bytes or None when written to `output`, diagnostics).");
 }

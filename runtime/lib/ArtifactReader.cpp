@@ -181,13 +181,27 @@ bool mul(int64_t a, int64_t b, int64_t &result) {
   return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &result);
 }
 
-/// What a library launch's operand must be: a float32 buffer of at least
-/// (exactly, if `exact`) `elements` elements.
+/// What a library launch's operand must be: a buffer of `dtype` with at
+/// least (exactly, if `exact`) `elements` elements.
 struct Operand {
   const char *name;
   int64_t elements;
   bool exact;
+  uint32_t dtype;
 };
+
+/// Whether `dtype` is one a library call computes on: float32, float16 or
+/// bfloat16.
+bool isLibraryFloat(uint32_t dtype) {
+  return dtype == uint32_t(DType::Float32) ||
+         dtype == uint32_t(DType::Float16) ||
+         dtype == uint32_t(DType::BFloat16);
+}
+
+const char *libraryTypeName(uint32_t dtype) {
+  const char *name = dtypeName(dtype);
+  return name ? name : "an unknown type";
+}
 
 /// The operands of a matmul, in args order; false if the parameters are
 /// out of range (message in `problem`).
@@ -200,10 +214,22 @@ bool matmulOperands(const MatmulParams &p, std::vector<Operand> &operands,
                      (long long)p.k);
     return false;
   }
-  if (p.transA > 1 || p.transB > 1 || p.hasResidual > 1 || p.epilogue > 3) {
-    problem = format("transA %u, transB %u and hasResidual %u must be 0 or "
-                     "1, epilogue %u at most 3",
-                     p.transA, p.transB, p.hasResidual, p.epilogue);
+  if (p.transA > 1 || p.transB > 1 || p.hasResidual > 1 || p.epilogue > 3 ||
+      p.tf32 > 1) {
+    problem = format("transA %u, transB %u, hasResidual %u and tf32 %u must "
+                     "be 0 or 1, epilogue %u at most 3",
+                     p.transA, p.transB, p.hasResidual, p.tf32, p.epilogue);
+    return false;
+  }
+  uint32_t f32 = uint32_t(DType::Float32);
+  if (!isLibraryFloat(p.inputType) ||
+      (p.outputType != f32 && p.outputType != p.inputType) ||
+      (p.tf32 && p.inputType != f32)) {
+    problem = format("inputs of %s and outputs of %s%s: the inputs must be "
+                     "float32, float16 or bfloat16, the outputs float32 or "
+                     "the inputs' type, and tf32 takes float32 inputs",
+                     libraryTypeName(p.inputType),
+                     libraryTypeName(p.outputType), p.tf32 ? " with tf32" : "");
     return false;
   }
   // A is rowsA x colsA with rows lda apart; likewise B.
@@ -232,13 +258,13 @@ bool matmulOperands(const MatmulParams &p, std::vector<Operand> &operands,
     problem = "its operands' sizes overflow 64 bits";
     return false;
   }
-  operands = {{"A", a, false}, {"B", b, false}};
+  operands = {{"A", a, false, p.inputType}, {"B", b, false, p.inputType}};
   if (p.epilogue == uint32_t(MatmulEpilogue::Bias) ||
       p.epilogue == uint32_t(MatmulEpilogue::BiasRelu))
-    operands.push_back({"bias", p.n, true});
+    operands.push_back({"bias", p.n, true, p.outputType});
   if (p.hasResidual)
-    operands.push_back({"C", d, true});
-  operands.push_back({"D", d, true});
+    operands.push_back({"C", d, true, p.outputType});
+  operands.push_back({"D", d, true, p.outputType});
   return true;
 }
 
@@ -264,10 +290,17 @@ bool convOperands(const ConvParams &p, std::vector<Operand> &operands,
                      (long long)p.padH, (long long)p.padW);
     return false;
   }
-  if (p.hasBias > 1 || p.hasResidual > 1 || p.activation > 1) {
-    problem = format("hasBias %u and hasResidual %u must be 0 or 1, "
+  if (p.hasBias > 1 || p.hasResidual > 1 || p.activation > 1 || p.tf32 > 1) {
+    problem = format("hasBias %u, hasResidual %u and tf32 %u must be 0 or 1, "
                      "activation %u at most 1",
-                     p.hasBias, p.hasResidual, p.activation);
+                     p.hasBias, p.hasResidual, p.tf32, p.activation);
+    return false;
+  }
+  if (!isLibraryFloat(p.dataType) ||
+      (p.tf32 && p.dataType != uint32_t(DType::Float32))) {
+    problem = format("data of %s%s: it must be float32, float16 or "
+                     "bfloat16, and tf32 takes float32",
+                     libraryTypeName(p.dataType), p.tf32 ? " with tf32" : "");
     return false;
   }
   if (p.c % p.groups != 0 || p.k % p.groups != 0) {
@@ -302,12 +335,13 @@ bool convOperands(const ConvParams &p, std::vector<Operand> &operands,
     problem = "its operands' sizes overflow 64 bits";
     return false;
   }
-  operands = {{"X", x, true}, {"W", w, true}};
+  uint32_t t = p.dataType;
+  operands = {{"X", x, true, t}, {"W", w, true, t}};
   if (p.hasBias)
-    operands.push_back({"bias", p.k, true});
+    operands.push_back({"bias", p.k, true, t});
   if (p.hasResidual)
-    operands.push_back({"Z", y, true});
-  operands.push_back({"Y", y, true});
+    operands.push_back({"Z", y, true, t});
+  operands.push_back({"Y", y, true, t});
   return true;
 }
 
@@ -375,8 +409,8 @@ fuse_status validateLaunch(const Artifact &a, Plan &plan, size_t index) {
   std::vector<Operand> operands;
   bool decoded =
       launch.kind == uint32_t(LaunchKind::Matmul)
-          ? decode(launch.params, launch.matmul, problem)
-          : decode(launch.params, launch.conv, problem);
+          ? decode(launch.params, launch.matmul, problem, a.formatVersion)
+          : decode(launch.params, launch.conv, problem, a.formatVersion);
   if (!decoded)
     return fail(FUSE_ERROR_FORMAT,
                 "artifact: plan '%s' launch %zu: %s parameters: %s", name,
@@ -394,16 +428,17 @@ fuse_status validateLaunch(const Artifact &a, Plan &plan, size_t index) {
                 name, index, library, launch.args.size(), operands.size());
   for (size_t i = 0; i < operands.size(); ++i) {
     const BufferDesc &buffer = plan.buffers[launch.args[i]];
-    uint64_t need = uint64_t(operands[i].elements) * 4;
+    uint64_t need =
+        uint64_t(operands[i].elements) * dtypeSize(operands[i].dtype);
     bool fits = operands[i].exact ? buffer.bytes == need : buffer.bytes >= need;
-    if (buffer.dtype != uint32_t(DType::Float32) || !fits)
+    if (buffer.dtype != operands[i].dtype || !fits)
       return fail(FUSE_ERROR_FORMAT,
                   "artifact: plan '%s' launch %zu (%s): operand %s is buffer "
-                  "%u, %s, but the call needs %s%llu float32 elements",
+                  "%u, %s, but the call needs %s%llu %s elements",
                   name, index, library, operands[i].name, launch.args[i],
                   typeString(buffer.dtype, buffer.dims).c_str(),
                   operands[i].exact ? "" : "at least ",
-                  ull(operands[i].elements));
+                  ull(operands[i].elements), dtypeName(operands[i].dtype));
   }
   // The output is written, so it must not be a weight or an input.
   const BufferDesc &out = plan.buffers[launch.args.back()];
@@ -862,6 +897,20 @@ std::string describeMemory(const Artifact &a) {
                          ull(kRegionAlignment));
 }
 
+/// "" for float32, " tf32", " float16", " bfloat16->float32" (inputs,
+/// then outputs where they differ).
+static std::string describeLibraryTypes(uint32_t input, uint32_t output,
+                                        uint32_t tf32) {
+  if (tf32)
+    return " tf32";
+  if (input == uint32_t(DType::Float32) && output == input)
+    return "";
+  std::string text = std::string(" ") + libraryTypeName(input);
+  if (output != input)
+    text += std::string("->") + libraryTypeName(output);
+  return text;
+}
+
 std::string describeLaunch(const Artifact &a, const Launch &launch) {
   if (launch.kind == uint32_t(LaunchKind::Matmul)) {
     const MatmulParams &p = launch.matmul;
@@ -869,21 +918,24 @@ std::string describeLaunch(const Artifact &a, const Launch &launch) {
                                             " bias+relu"};
     std::string batch =
         p.batch > 1 ? format("%lld x ", (long long)p.batch) : std::string();
-    return format("cublaslt matmul %s%lldx%lldx%lld%s%s%s%s", batch.c_str(),
-                  (long long)p.m, (long long)p.n, (long long)p.k,
-                  p.transA ? " A^T" : "", p.transB ? " B^T" : "",
-                  epilogues[p.epilogue & 3], p.hasResidual ? " +C" : "");
+    return format(
+        "cublaslt matmul %s%lldx%lldx%lld%s%s%s%s%s", batch.c_str(),
+        (long long)p.m, (long long)p.n, (long long)p.k, p.transA ? " A^T" : "",
+        p.transB ? " B^T" : "", epilogues[p.epilogue & 3],
+        p.hasResidual ? " +C" : "",
+        describeLibraryTypes(p.inputType, p.outputType, p.tf32).c_str());
   }
   if (launch.kind == uint32_t(LaunchKind::Conv)) {
     const ConvParams &p = launch.conv;
     std::string groups =
         p.groups > 1 ? format(" groups %lld", (long long)p.groups)
                      : std::string();
-    return format("cudnn conv %lldx%lld/%lld %lld->%lld%s%s%s%s",
+    return format("cudnn conv %lldx%lld/%lld %lld->%lld%s%s%s%s%s",
                   (long long)p.r, (long long)p.s, (long long)p.strideH,
                   (long long)p.c, (long long)p.k, groups.c_str(),
                   p.hasBias ? " bias" : "", p.hasResidual ? " +Z" : "",
-                  p.activation ? " relu" : "");
+                  p.activation ? " relu" : "",
+                  describeLibraryTypes(p.dataType, p.dataType, p.tf32).c_str());
   }
   return a.kernels[launch.kernel].name;
 }
@@ -964,6 +1016,7 @@ fuse_status readArtifact(const void *data, size_t size, Artifact &a) {
     return fail(FUSE_ERROR_FORMAT,
                 "artifact: the header's arch string is not NUL-terminated");
   a.checksum = header.checksum;
+  a.formatVersion = header.formatVersion;
   a.target = static_cast<Target>(header.target);
   a.arch.assign(header.arch, size_t(archEnd - header.arch));
   return readSections(bytes, size, header, a);

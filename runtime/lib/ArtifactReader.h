@@ -78,6 +78,8 @@ struct CpuImage {
 
 struct Artifact {
   artifact::Target target = artifact::Target::Cpu;
+  /// The file's format version (what its library parameters hold).
+  uint32_t formatVersion = artifact::kFormatVersion;
   std::string arch;
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;

@@ -7,7 +7,13 @@
 // exactly when fuse's is. The bias, one value per column of fuse's D, is
 // then one per row of cuBLASLt's, as its epilogues expect.
 //
-// Convolutions: descriptors for NCHW fp32 with FMA math (no TF32). The
+// Types: float16 and bfloat16 operands are multiplied on tensor cores with
+// float32 sums (cuBLASLt's CUBLAS_COMPUTE_32F, cuDNN's float convolution
+// type with tensor-op math); float32 operands with FMAs (no TF32) unless
+// the call asks for TF32 (CUBLAS_COMPUTE_32F_FAST_TF32, cuDNN's default
+// math). alpha and beta are float32 scalars throughout.
+//
+// Convolutions: descriptors for NCHW in the call's data type. The
 // candidates are the algorithms cudnnFindConvolutionForwardAlgorithmEx
 // finds whose workspace fits; since it times the bare convolution, and the
 // fused call may run otherwise (seen on the H100: the algorithm it ranks
@@ -36,7 +42,36 @@ using namespace fuse::artifact;
 
 namespace {
 
+bool contains(const std::vector<int> &v, int x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
 void *ptr(CUdeviceptr p) { return reinterpret_cast<void *>(uintptr_t(p)); }
+
+/// cuBLASLt's cudaDataType_t for a library float DType (the reader has
+/// checked it is one).
+int cudaDataType(uint32_t dtype) {
+  switch (static_cast<DType>(dtype)) {
+  case DType::Float16:
+    return CUDA_R_16F;
+  case DType::BFloat16:
+    return CUDA_R_16BF;
+  default:
+    return CUDA_R_32F;
+  }
+}
+
+/// cuDNN's cudnnDataType_t for a library float DType.
+int cudnnDataType(uint32_t dtype) {
+  switch (static_cast<DType>(dtype)) {
+  case DType::Float16:
+    return CUDNN_DATA_HALF;
+  case DType::BFloat16:
+    return CUDNN_DATA_BFLOAT16;
+  default:
+    return CUDNN_DATA_FLOAT;
+  }
+}
 
 class MatmulCall : public LibraryCall {
 public:
@@ -75,9 +110,10 @@ public:
     auto check = [&](cublasStatus_t status, const char *what) {
       return lt.check(status, where + ": " + what);
     };
-    if (fuse_status s = check(lt.cublasLtMatmulDescCreate(
-                                  &desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
-                              "cublasLtMatmulDescCreate"))
+    int compute = p.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    if (fuse_status s =
+            check(lt.cublasLtMatmulDescCreate(&desc, compute, CUDA_R_32F),
+                  "cublasLtMatmulDescCreate"))
       return s;
     // cuBLASLt's A is fuse's B and its B is fuse's A (see the top).
     int32_t opA = p.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -112,25 +148,26 @@ public:
     // Layouts, column-major: cuBLASLt's A is B's storage, its B is A's.
     uint64_t rowsA = p.transB ? p.k : p.n, colsA = p.transB ? p.n : p.k;
     uint64_t rowsB = p.transA ? p.m : p.k, colsB = p.transA ? p.k : p.m;
+    int input = cudaDataType(p.inputType), output = cudaDataType(p.outputType);
     struct Layout {
       cublasLtMatrixLayout_t *layout;
+      int type;
       uint64_t rows, cols;
       int64_t ld, stride;
       const char *name;
     } layouts[] = {
-        {&a, rowsA, colsA, p.ldb, p.strideB, "B"},
-        {&b, rowsB, colsB, p.lda, p.strideA, "A"},
-        {&c, uint64_t(p.n), uint64_t(p.m), p.n, p.m * p.n, "C"},
-        {&d, uint64_t(p.n), uint64_t(p.m), p.n, p.m * p.n, "D"},
+        {&a, input, rowsA, colsA, p.ldb, p.strideB, "B"},
+        {&b, input, rowsB, colsB, p.lda, p.strideA, "A"},
+        {&c, output, uint64_t(p.n), uint64_t(p.m), p.n, p.m * p.n, "C"},
+        {&d, output, uint64_t(p.n), uint64_t(p.m), p.n, p.m * p.n, "D"},
     };
     int32_t batch = static_cast<int32_t>(p.batch);
     for (Layout &l : layouts) {
       std::string what = std::string("cublasLtMatrixLayoutCreate (") +
                          l.name + ")";
-      if (fuse_status s =
-              check(lt.cublasLtMatrixLayoutCreate(l.layout, CUDA_R_32F, l.rows,
-                                                  l.cols, l.ld),
-                    what.c_str()))
+      if (fuse_status s = check(lt.cublasLtMatrixLayoutCreate(
+                                    l.layout, l.type, l.rows, l.cols, l.ld),
+                                what.c_str()))
         return s;
       if (p.batch > 1) {
         if (fuse_status s = check(
@@ -242,30 +279,35 @@ public:
     auto i = [](int64_t v) { return static_cast<int>(v); };
     relu = p.activation == uint32_t(ConvActivation::Relu);
     bool needsActivation = p.hasBias || p.hasResidual || relu;
+    int type = cudnnDataType(p.dataType);
+    // Half data on tensor cores; float32 with FMAs unless TF32 is asked for
+    // (cuDNN's default math allows it).
+    bool half = p.dataType != uint32_t(DType::Float32);
+    mathType = half ? CUDNN_TENSOR_OP_MATH
+                    : (p.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
     // Each step runs only if the ones before it succeeded.
     std::pair<std::function<cudnnStatus_t()>, const char *> steps[] = {
         {[&] { return dnn.cudnnCreateTensorDescriptor(&x); },
          "cudnnCreateTensorDescriptor (X)"},
         {[&] {
-           return dnn.cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW,
-                                                 CUDNN_DATA_FLOAT, i(p.n),
-                                                 i(p.c), i(p.h), i(p.w));
+           return dnn.cudnnSetTensor4dDescriptor(
+               x, CUDNN_TENSOR_NCHW, type, i(p.n), i(p.c), i(p.h), i(p.w));
          },
          "cudnnSetTensor4dDescriptor (X)"},
         {[&] { return dnn.cudnnCreateTensorDescriptor(&y); },
          "cudnnCreateTensorDescriptor (Y)"},
         {[&] {
-           return dnn.cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW,
-                                                 CUDNN_DATA_FLOAT, i(p.n),
-                                                 i(p.k), i(p.outH), i(p.outW));
+           return dnn.cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, type,
+                                                 i(p.n), i(p.k), i(p.outH),
+                                                 i(p.outW));
          },
          "cudnnSetTensor4dDescriptor (Y)"},
         {[&] { return dnn.cudnnCreateFilterDescriptor(&w); },
          "cudnnCreateFilterDescriptor (W)"},
         {[&] {
-           return dnn.cudnnSetFilter4dDescriptor(
-               w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, i(p.k),
-               i(p.c / p.groups), i(p.r), i(p.s));
+           return dnn.cudnnSetFilter4dDescriptor(w, type, CUDNN_TENSOR_NCHW,
+                                                 i(p.k), i(p.c / p.groups),
+                                                 i(p.r), i(p.s));
          },
          "cudnnSetFilter4dDescriptor (W)"},
         {[&] { return dnn.cudnnCreateConvolutionDescriptor(&conv); },
@@ -279,18 +321,18 @@ public:
          "cudnnSetConvolution2dDescriptor"},
         {[&] { return dnn.cudnnSetConvolutionGroupCount(conv, i(p.groups)); },
          "cudnnSetConvolutionGroupCount"},
-        {[&] { return dnn.cudnnSetConvolutionMathType(conv, CUDNN_FMA_MATH); },
-         "cudnnSetConvolutionMathType (FMA: no TF32)"},
+        {[&] { return dnn.cudnnSetConvolutionMathType(conv, mathType); },
+         "cudnnSetConvolutionMathType"},
         {[&] {
            return p.hasBias ? dnn.cudnnCreateTensorDescriptor(&bias)
                             : CUDNN_STATUS_SUCCESS;
          },
          "cudnnCreateTensorDescriptor (bias)"},
         {[&] {
-           return p.hasBias ? dnn.cudnnSetTensor4dDescriptor(
-                                  bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1,
-                                  i(p.k), 1, 1)
-                            : CUDNN_STATUS_SUCCESS;
+           return p.hasBias
+                      ? dnn.cudnnSetTensor4dDescriptor(bias, CUDNN_TENSOR_NCHW,
+                                                       type, 1, i(p.k), 1, 1)
+                      : CUDNN_STATUS_SUCCESS;
          },
          "cudnnSetTensor4dDescriptor (bias)"},
         {[&] {
@@ -421,19 +463,25 @@ private:
                 ptr(workspace), workspaceBytes),
             what + ": cudnnFindConvolutionForwardAlgorithmEx"))
       return s;
-    // Tensor-core math (TF32) is never taken.
+    // Only algorithms in the call's math: float32 without TF32 takes no
+    // tensor-core one.
     std::vector<int> candidates;
     for (int i = 0; i < found; ++i) {
       const cudnnConvolutionFwdAlgoPerf_t &r = perf[i];
+      bool math =
+          mathType == CUDNN_FMA_MATH
+              ? r.mathType == CUDNN_FMA_MATH || r.mathType == CUDNN_DEFAULT_MATH
+              : true;
       if (r.status == CUDNN_STATUS_SUCCESS && r.memory <= workspaceBytes &&
-          (r.mathType == CUDNN_FMA_MATH || r.mathType == CUDNN_DEFAULT_MATH))
+          math && !contains(candidates, r.algo))
         candidates.push_back(r.algo);
     }
     if (candidates.empty())
       return fail(FUSE_ERROR_DEVICE,
-                  "cudnn: %s: no fp32 algorithm for this convolution fits "
+                  "cudnn: %s: no %s algorithm for this convolution fits "
                   "its %llu-byte workspace (%d tried)",
-                  what.c_str(), (unsigned long long)workspaceBytes, found);
+                  what.c_str(), dtypeName(p.dataType),
+                  (unsigned long long)workspaceBytes, found);
     bool epilogue = p.hasBias || p.hasResidual || relu;
     // Every way to run it: (fused, algorithm), timed.
     struct Option {
@@ -484,6 +532,7 @@ private:
   cudnnActivationDescriptor_t activation = nullptr;
   bool relu = false, fused = false;
   int algo = 0;
+  int mathType = CUDNN_FMA_MATH;
   float alpha = 1;
   CUdeviceptr pointerX = 0, pointerW = 0, pointerBias = 0, pointerZ = 0,
               pointerY = 0, workspace = 0;

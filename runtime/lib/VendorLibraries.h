@@ -49,7 +49,10 @@ struct cublasLtMatmulHeuristicResult_t {
 
 constexpr cublasStatus_t CUBLAS_STATUS_SUCCESS = 0;
 constexpr int CUBLAS_COMPUTE_32F = 68; // fp32, no TF32
+constexpr int CUBLAS_COMPUTE_32F_FAST_TF32 = 77; // f32 inputs rounded to TF32
 constexpr int CUDA_R_32F = 0;
+constexpr int CUDA_R_16F = 2;
+constexpr int CUDA_R_16BF = 14;
 constexpr int CUBLAS_OP_N = 0;
 constexpr int CUBLAS_OP_T = 1;
 constexpr int CUBLASLT_MATMUL_DESC_TRANSA = 3;
@@ -133,9 +136,12 @@ struct cudnnConvolutionFwdAlgoPerf_t {
 
 constexpr cudnnStatus_t CUDNN_STATUS_SUCCESS = 0;
 constexpr int CUDNN_DATA_FLOAT = 0;
+constexpr int CUDNN_DATA_HALF = 2;
+constexpr int CUDNN_DATA_BFLOAT16 = 9;
 constexpr int CUDNN_TENSOR_NCHW = 0;
 constexpr int CUDNN_CROSS_CORRELATION = 1;
 constexpr int CUDNN_DEFAULT_MATH = 0;
+constexpr int CUDNN_TENSOR_OP_MATH = 1;
 constexpr int CUDNN_FMA_MATH = 3; // no tensor cores: no TF32
 constexpr int CUDNN_PROPAGATE_NAN = 1;
 constexpr int CUDNN_ACTIVATION_RELU = 1;

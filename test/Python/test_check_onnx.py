@@ -48,6 +48,19 @@ def test_passes(gemm):
     assert text.endswith("check-onnx: PASS (relative L2 error within 0.0001)")
 
 
+def test_precision_tolerance(gemm):
+    """The default tolerance is the artifact's precision's: an fp16 compile
+    passes at 5e-3, which is more than float32's 1e-4 allows."""
+    model, _ = gemm
+    half = fuse.compile(model, precision="fp16")
+    report = fuse.check_onnx(half, model)
+    assert report and report.tolerance == 5e-3, str(report)
+    assert 1e-4 < report.outputs[0].rel_l2 < 5e-3
+    assert not fuse.check_onnx(half, model, tolerance=1e-4)
+    assert fuse.check_onnx(fuse.compile(model, precision="bf16"),
+                           model).tolerance == 3e-2
+
+
 def test_given_inputs_and_session(gemm):
     model, artifact = gemm
     session = fuse.InferenceSession(artifact)

@@ -79,6 +79,12 @@ def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="strategy must be auto, generated "
                                          "or library"):
         fuse.compile(model, strategy="fast")
+    with pytest.raises(ValueError, match="precision must be auto, fp32, "
+                                         "tf32, fp16 or bf16, not 'fp8'"):
+        fuse.compile(model, precision="fp8")
+    with pytest.raises(TypeError, match="keep_fp32 must be a sequence of "
+                                        "node-name patterns"):
+        fuse.compile(model, keep_fp32="conv*")
     with pytest.raises(ValueError, match="cpu must be a comma-separated "
                                          "list of x86-64, .* not "
                                          "'pentium'"):

@@ -168,6 +168,26 @@ def test_options(conv_model):
     assert v2.arch == "x86-64-v2"
 
 
+def test_precision():
+    """precision= and keep_fp32= reach the compiler: an fp16 compile of a
+    Gemm (its input converted, its weight fp16) is recorded as the flag and
+    matches onnxruntime at fp16's error; keeping every node in fp32 gives
+    f32's."""
+    model = models.MODELS["gemm_bias_relu"]()
+    feeds = random_inputs(model)
+    want = onnxruntime_outputs(model, feeds)[0]
+    session = fuse.InferenceSession(fuse.compile(model, precision="fp16"))
+    assert "--precision=fp16" in session.compile_flags
+    have, = session.run(None, feeds)
+    error = np.linalg.norm(have - want) / np.linalg.norm(want)
+    assert 0 < error < 5e-3, error
+    kept = fuse.InferenceSession(fuse.compile(model, precision="fp16",
+                                              keep_fp32=["*"]))
+    assert "--keep-fp32=*" in kept.compile_flags
+    have, = kept.run(None, feeds)
+    assert_close("y", have, want)
+
+
 def test_profile(conv_model, conv_artifact):
     session = fuse.InferenceSession(conv_artifact)
     profile = session.profile(warmup=1, iterations=3)

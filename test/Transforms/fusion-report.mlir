@@ -170,6 +170,7 @@ func.func @dynamic_reduction(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // JSON-NEXT: "id": 0,
 // JSON-NEXT: "kind": "pool_epilogue",
 // JSON-NEXT: "strategy": "kernel flat",
+// JSON-NEXT: "precision": null,
 // JSON-NEXT: "ops": [
 // JSON-NEXT: "onnx.AveragePool",
 // JSON-NEXT: "onnx.Relu"

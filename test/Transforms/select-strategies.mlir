@@ -586,3 +586,113 @@ func.func @attention(%q32: tensor<32x128x12x64xf32>, %q1: tensor<1x128x12x64xf32
   %3 = fuse.attention %qo, %qo, %qo {scale = 0.125 : f32} : tensor<4x30x4x8xf32>, tensor<4x30x4x8xf32>, tensor<4x30x4x8xf32> -> tensor<4x30x4x8xf32>
   return %0, %1, %2, %3 : tensor<32x128x12x64xf32>, tensor<1x128x12x64xf32>, tensor<1x10x2x64xf32>, tensor<4x30x4x8xf32>
 }
+
+// -----
+
+// Half precision (fuse-apply-precision): the library call reads its f16
+// buffers through the body's Casts and multiplies on tensor cores; the
+// bias joins the call, and the GELU, which cuBLASLt cannot fuse, is split
+// off with the call's result passed on in f16 (a Cast ends the call's
+// group, one starts the rest's), both groups keeping the precision.
+// CHECK-LABEL: func @half_matmul_gelu
+// CHECK: %[[CALL:.*]] = fuse.group contraction_epilogue ins(%arg0, %arg1, %arg2 : tensor<128x64xf16>, tensor<64x256xf16>, tensor<256xf16>) {precision = #fuse.precision<fp16>, strategy = #fuse.cublaslt<batch = 1, m = 128, n = 256, k = 64, epilogue = bias, residual = false, precision = fp16>} -> tensor<128x256xf16>
+// CHECK: onnx.MatMul
+// CHECK: onnx.Add
+// CHECK: %[[N:.*]] = onnx.Cast(%{{.*}}) {fuse.precision_cast, to = 10 : i64} : (tensor<128x256xf32>) -> tensor<128x256xf16>
+// CHECK-NEXT: fuse.yield %[[N]]
+// CHECK: fuse.group elementwise ins(%[[CALL]] : tensor<128x256xf16>) {precision = #fuse.precision<fp16>, strategy = #fuse.kernel<{{.*}}>} -> tensor<128x256xf16>
+// CHECK: onnx.Cast(%{{.*}}) {fuse.precision_cast, to = 1 : i64} : (tensor<128x256xf16>) -> tensor<128x256xf32>
+// CHECK-NEXT: onnx.Gelu
+func.func @half_matmul_gelu(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>, %c: tensor<256xf16>) -> tensor<128x256xf16> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<128x64xf16>, tensor<64x256xf16>, tensor<256xf16>) {precision = #fuse.precision<fp16>} -> tensor<128x256xf16> {
+  ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x256xf16>, %z: tensor<256xf16>):
+    %x32 = onnx.Cast(%x) {fuse.precision_cast, to = 1 : i64} : (tensor<128x64xf16>) -> tensor<128x64xf32>
+    %y32 = onnx.Cast(%y) {fuse.precision_cast, to = 1 : i64} : (tensor<64x256xf16>) -> tensor<64x256xf32>
+    %z32 = onnx.Cast(%z) {fuse.precision_cast, to = 1 : i64} : (tensor<256xf16>) -> tensor<256xf32>
+    %m = onnx.MatMul(%x32, %y32) : (tensor<128x64xf32>, tensor<64x256xf32>) -> tensor<128x256xf32>
+    %s = onnx.Add(%m, %z32) : (tensor<128x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %g = onnx.Gelu(%s) : (tensor<128x256xf32>) -> tensor<128x256xf32>
+    %n = onnx.Cast(%g) {fuse.precision_cast, to = 10 : i64} : (tensor<128x256xf32>) -> tensor<128x256xf16>
+    fuse.yield %n : tensor<128x256xf16>
+  }
+  return %0 : tensor<128x256xf16>
+}
+
+// -----
+
+// bf16 inputs with an f32 result (what the group returns): cuBLASLt writes
+// f32, and takes the bias in its output's type, f32.
+// CHECK-LABEL: func @bf16_in_f32_out
+// CHECK: strategy = #fuse.cublaslt<batch = 1, m = 8, n = 32, k = 16, epilogue = bias, residual = false, precision = bf16>
+func.func @bf16_in_f32_out(%a: tensor<8x16xbf16>, %b: tensor<16x32xbf16>, %c: tensor<32xf32>) -> tensor<8x32xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<8x16xbf16>, tensor<16x32xbf16>, tensor<32xf32>) {precision = #fuse.precision<bf16>} -> tensor<8x32xf32> {
+  ^bb0(%x: tensor<8x16xbf16>, %y: tensor<16x32xbf16>, %z: tensor<32xf32>):
+    %x32 = onnx.Cast(%x) {fuse.precision_cast, to = 1 : i64} : (tensor<8x16xbf16>) -> tensor<8x16xf32>
+    %y32 = onnx.Cast(%y) {fuse.precision_cast, to = 1 : i64} : (tensor<16x32xbf16>) -> tensor<16x32xf32>
+    %m = onnx.MatMul(%x32, %y32) : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    %s = onnx.Add(%m, %z) : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+    fuse.yield %s : tensor<8x32xf32>
+  }
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// Operands of two types (an f16 activation, an f32 weight the policy
+// kept): no library call multiplies them; a kernel of fuse's does.
+// CHECK-LABEL: func @mixed_operands
+// CHECK: strategy = #fuse.kernel<tiles
+func.func @mixed_operands(%a: tensor<64x64xf16>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf32>) {precision = #fuse.precision<fp16>} -> tensor<64x64xf32> {
+  ^bb0(%x: tensor<64x64xf16>, %y: tensor<64x64xf32>):
+    %x32 = onnx.Cast(%x) {fuse.precision_cast, to = 1 : i64} : (tensor<64x64xf16>) -> tensor<64x64xf32>
+    %m = onnx.MatMul(%x32, %y) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    fuse.yield %m : tensor<64x64xf32>
+  }
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+// A tf32 group's call multiplies on TF32 tensor cores.
+// CHECK-LABEL: func @tf32_matmul
+// CHECK: strategy = #fuse.cublaslt<batch = 1, m = 8, n = 8, k = 8, epilogue = relu, residual = false, precision = tf32>
+func.func @tf32_matmul(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) {precision = #fuse.precision<tf32>} -> tensor<8x8xf32> {
+  ^bb0(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>):
+    %m = onnx.MatMul(%x, %y) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    %r = onnx.Relu(%m) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+    fuse.yield %r : tensor<8x8xf32>
+  }
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+// cuDNN writes its inputs' type: an fp16 convolution whose group narrows
+// its result is a call (bias, ReLU fused); one whose result stays f32 (a
+// graph output) is fuse's kernel.
+// CHECK-LABEL: func @half_conv
+// CHECK: strategy = #fuse.cudnn<groups = 1, bias = true, residual = false, activation = relu, precision = fp16>
+// CHECK: fuse.group contraction_epilogue
+// CHECK-SAME: strategy = #fuse.kernel<
+func.func @half_conv(%x: tensor<1x8x16x16xf16>, %w: tensor<8x8x3x3xf16>, %b: tensor<8xf16>) -> (tensor<1x8x16x16xf16>, tensor<1x8x16x16xf32>) {
+  %0 = fuse.group contraction_epilogue ins(%x, %w, %b : tensor<1x8x16x16xf16>, tensor<8x8x3x3xf16>, tensor<8xf16>) {precision = #fuse.precision<fp16>} -> tensor<1x8x16x16xf16> {
+  ^bb0(%i: tensor<1x8x16x16xf16>, %f: tensor<8x8x3x3xf16>, %c: tensor<8xf16>):
+    %i32 = onnx.Cast(%i) {fuse.precision_cast, to = 1 : i64} : (tensor<1x8x16x16xf16>) -> tensor<1x8x16x16xf32>
+    %f32 = onnx.Cast(%f) {fuse.precision_cast, to = 1 : i64} : (tensor<8x8x3x3xf16>) -> tensor<8x8x3x3xf32>
+    %c32 = onnx.Cast(%c) {fuse.precision_cast, to = 1 : i64} : (tensor<8xf16>) -> tensor<8xf32>
+    %y = onnx.Conv(%i32, %f32, %c32) {dilations = array<i64: 1, 1>, group = 1 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>) -> tensor<1x8x16x16xf32>
+    %r = onnx.Relu(%y) : (tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
+    %n = onnx.Cast(%r) {fuse.precision_cast, to = 10 : i64} : (tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf16>
+    fuse.yield %n : tensor<1x8x16x16xf16>
+  }
+  %1 = fuse.group contraction_epilogue ins(%x, %w : tensor<1x8x16x16xf16>, tensor<8x8x3x3xf16>) {precision = #fuse.precision<fp16>} -> tensor<1x8x16x16xf32> {
+  ^bb0(%i: tensor<1x8x16x16xf16>, %f: tensor<8x8x3x3xf16>):
+    %i32 = onnx.Cast(%i) {fuse.precision_cast, to = 1 : i64} : (tensor<1x8x16x16xf16>) -> tensor<1x8x16x16xf32>
+    %f32 = onnx.Cast(%f) {fuse.precision_cast, to = 1 : i64} : (tensor<8x8x3x3xf16>) -> tensor<8x8x3x3xf32>
+    %y = onnx.Conv(%i32, %f32) {dilations = array<i64: 1, 1>, group = 1 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+    fuse.yield %y : tensor<1x8x16x16xf32>
+  }
+  return %0, %1 : tensor<1x8x16x16xf16>, tensor<1x8x16x16xf32>
+}

@@ -1,5 +1,6 @@
 // RUN: fuse-opt %s -split-input-file -fuse-widen-floats | FileCheck %s
 // RUN: fuse-opt %s -split-input-file -fuse-widen-floats="max-constant-elements=2" | FileCheck %s --check-prefix=WEIGHTS
+// RUN: fuse-opt %s -split-input-file -fuse-widen-floats="to-f32=true" | FileCheck %s --check-prefix=F32
 
 // The signature stays: the argument is cast to f64 where the function
 // starts, the result back to f32 before the return; a small constant
@@ -72,4 +73,25 @@ func.func @kept(%x: tensor<4xf32>, %shape: tensor<1xi64>) -> tensor<4xf32> {
   %hw = onnx.Cast(%h) {to = 1 : i64} : (tensor<4xf16>) -> tensor<4xf32>
   %m = onnx.Mul(%hw, %f) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %m : tensor<4xf32>
+}
+
+// -----
+
+// to-f32 (a model exported in half precision, before the precision
+// policy): only f16 and bf16 tensors widen, to f32; each op the pass
+// widens is marked fuse.model_half; an f32 value stays as it is, and so
+// does the f64 one. A small constant becomes an f32 constant, marked too.
+// F32-LABEL: func @half_model
+// F32-SAME: (%[[X:[a-z0-9]+]]: tensor<4xf16>, %[[Y:[a-z0-9]+]]: tensor<4xf32>)
+// F32: %[[X32:.*]] = onnx.Cast(%[[X]]) {{.*}} : (tensor<4xf16>) -> tensor<4xf32>
+// F32: %[[C:.*]] = onnx.Constant {fuse.model_half} dense<{{.*}}> : tensor<4xf32>
+// F32: %[[A:.*]] = onnx.Add(%[[X32]], %[[C]]) {fuse.model_half} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// F32: %[[M:.*]] = onnx.Mul(%[[Y]], %[[Y]]) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// F32: %[[O:.*]] = onnx.Cast(%[[A]]) {{.*}} : (tensor<4xf32>) -> tensor<4xf16>
+// F32: return %[[O]], %[[M]] : tensor<4xf16>, tensor<4xf32>
+func.func @half_model(%x: tensor<4xf16>, %y: tensor<4xf32>) -> (tensor<4xf16>, tensor<4xf32>) {
+  %c = onnx.Constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf16>
+  %a = onnx.Add(%x, %c) : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
+  %m = onnx.Mul(%y, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %a, %m : tensor<4xf16>, tensor<4xf32>
 }

@@ -125,6 +125,35 @@ static cl::opt<std::string> fusionReportFile(
     cl::desc("Write the fusion report to this file instead of stderr "
              "(implies --fusion-report, as text unless it says otherwise)"),
     cl::value_desc("file"), cl::cat(compileCategory));
+/// --precision's values: a precision, or auto (the model's own).
+enum class PrecisionFlag { Auto, Fp32, Tf32, Fp16, Bf16 };
+static cl::opt<PrecisionFlag> precisionFlag(
+    "precision",
+    cl::desc("The precision groups compute in (docs/precision.md). Kernels "
+             "always compute in f32 registers; this says how values are "
+             "stored between kernels and how contractions multiply"),
+    cl::init(PrecisionFlag::Auto),
+    cl::values(
+        clEnumValN(PrecisionFlag::Auto, "auto",
+                   "the model's own: fp16 or bf16 for a model that holds "
+                   "tensors of that type, else fp32 (default)"),
+        clEnumValN(PrecisionFlag::Fp32, "fp32",
+                   "f32 values and products, no tensor cores"),
+        clEnumValN(PrecisionFlag::Tf32, "tf32",
+                   "f32 values, contractions on TF32 tensor cores"),
+        clEnumValN(PrecisionFlag::Fp16, "fp16",
+                   "fp16 weights and values between kernels, contractions "
+                   "on fp16 tensor cores with f32 sums"),
+        clEnumValN(PrecisionFlag::Bf16, "bf16",
+                   "bf16 weights and values, contractions on bf16 tensor "
+                   "cores with f32 sums")),
+    cl::cat(compileCategory));
+static cl::list<std::string> keepFp32(
+    "keep-fp32",
+    cl::desc("Keep the groups of nodes whose names match these patterns "
+             "('*' for any characters; comma-separated, or the flag "
+             "repeated) in fp32 under --precision"),
+    cl::value_desc("pattern"), cl::CommaSeparated, cl::cat(compileCategory));
 static cl::opt<std::string> strategy(
     "strategy",
     cl::desc("How groups run: auto (default: cuBLASLt and cuDNN for the "
@@ -565,6 +594,23 @@ int main(int argc, char **argv) {
     reportFile->keep();
     options.fusionReportStream = &reportFile->os();
   }
+  switch (precisionFlag) {
+  case PrecisionFlag::Auto:
+    break;
+  case PrecisionFlag::Fp32:
+    options.precision = fuse::Precision::fp32;
+    break;
+  case PrecisionFlag::Tf32:
+    options.precision = fuse::Precision::tf32;
+    break;
+  case PrecisionFlag::Fp16:
+    options.precision = fuse::Precision::fp16;
+    break;
+  case PrecisionFlag::Bf16:
+    options.precision = fuse::Precision::bf16;
+    break;
+  }
+  options.keepFp32.assign(keepFp32.begin(), keepFp32.end());
   options.strategy = strategy;
   options.depthwise = depthwise;
   if (!gpuContractionTile.empty()) {

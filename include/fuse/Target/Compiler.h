@@ -21,6 +21,7 @@
 #ifndef FUSE_TARGET_COMPILER_H
 #define FUSE_TARGET_COMPILER_H
 
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/runtime/Artifact.h"
 
@@ -81,6 +82,13 @@ struct CompileOptions {
   std::string fusionReport;
   /// Where the fusion report goes; null: stderr.
   llvm::raw_ostream *fusionReportStream = nullptr;
+  /// The precision policy (fuse-apply-precision): fp32, tf32, fp16 or
+  /// bf16; unset: the model's own (fp16 or bf16 for a model that holds
+  /// tensors of that type, else fp32).
+  std::optional<Precision> precision;
+  /// Node-name patterns whose groups stay fp32 (fuse-apply-precision's
+  /// keep-fp32).
+  std::vector<std::string> keepFp32;
   /// fuse-select-strategies' strategy: "auto", "generated" or "library".
   std::string strategy = "auto";
   /// fuse-select-strategies' depthwise: "library" or "kernel".
@@ -156,6 +164,10 @@ std::optional<std::string> resolveCpuLevel(llvm::StringRef spec);
 
 /// The levels of a resolved list (resolveCpuLevel), lowest first.
 llvm::SmallVector<std::string> getCpuLevels(llvm::StringRef levels);
+
+/// The half type a model holds tensors of (its arguments, weights and
+/// values): fp16 before bf16; fp32 when it holds neither.
+Precision getModelPrecision(mlir::ModuleOp module);
 
 /// The stage `module` is at, as `--emit` prints it, told from what it
 /// holds: LLVM (a gpu.module or LLVM functions), Loops (kernel functions

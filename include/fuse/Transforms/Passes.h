@@ -5,6 +5,7 @@
 #define FUSE_TRANSFORMS_PASSES_H
 
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

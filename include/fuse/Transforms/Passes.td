@@ -154,6 +154,97 @@ def FuseChains : Pass<"fuse-chains", "mlir::func::FuncOp"> {
   ];
 }
 
+def ApplyPrecision : Pass<"fuse-apply-precision", "mlir::func::FuncOp"> {
+  let summary = "The precision policy: which groups run in half precision "
+                "or on TF32, and in which type each value is stored";
+  let description = [{
+    Runs after fusion. Every kernel computes in f32 registers; what this
+    pass decides is the type values are stored in between kernels and the
+    type contractions multiply in, and it records the decision as each
+    group's `precision` (`#fuse.precision<fp16>`).
+
+    With `precision=fp16` or `bf16`:
+    - every compute op left outside a group (but for the ops whose
+      kernels read their input in the body: LRN, GroupNormalization,
+      CumSum, ArgMax, ArgMin, fuse.attention) becomes a group of its own;
+    - every group gets that precision, but for a group holding a node
+      whose name matches a `keep-fp32` pattern (`*` matches any run of
+      characters), which stays fp32;
+    - a group's result is stored in half precision when every op that
+      reads it can take it so: a half-precision group (whose body widens
+      it to f32 with an onnx.Cast after reading it), a data-movement op
+      (Reshape, Transpose, Slice, Concat, Gather, Expand, ..., fuse.im2col:
+      they copy elements whatever their type) whose own result is stored
+      so, or an onnx.Cast to that type (which then goes: the group rounds
+      the same way). Values the function returns keep their type, as do
+      the function's arguments;
+    - weights that a half-precision group reads are converted when the
+      model is compiled: a contraction's operands always, an epilogue's
+      (a bias) when the group's result is stored in half precision (a
+      library call takes its bias in its output's type); an fp16 weight
+      with a value beyond fp16's range (65504) stays f32, with a warning
+      naming it;
+    - an onnx.Cast from a half-precision value to f32 (how
+      fuse-widen-floats widens a model exported in half precision) is
+      read by half-precision groups as its operand, widened inside them.
+
+    With `model-types` (a model exported in half precision and widened by
+    fuse-widen-floats to-f32, compiled with its own precision) the same
+    holds, but only for what the model itself computes in half precision:
+    groups holding ops marked `fuse.model_half`, and their results; a
+    value the model computes in f32 stays f32.
+
+    With `precision=tf32` each group with a contraction (a lone
+    contraction becomes one first) gets `tf32`, but for `keep-fp32`
+    matches; values stay f32. `fp32` changes nothing.
+
+    ```mlir
+    // before (precision=fp16)
+    %y = fuse.group contraction_epilogue ins(%x, %w, %b : tensor<8x16xf32>,
+        tensor<16x32xf32>, tensor<32xf32>) -> tensor<8x32xf32> {...}
+    %z = fuse.group elementwise ins(%y : tensor<8x32xf32>) -> tensor<8x32xf32> {...}
+    return %z
+    // after
+    %y = fuse.group contraction_epilogue ins(%x, %w16, %b16 : tensor<8x16xf32>,
+        tensor<16x32xf16>, tensor<32xf16>) -> tensor<8x32xf16>
+        {precision = #fuse.precision<fp16>} {
+    ^bb0(%a: tensor<8x16xf32>, %w: tensor<16x32xf16>, %b: tensor<32xf16>):
+      %w32 = onnx.Cast(%w) {to = 1 : i64} ...
+      ...
+      %r16 = onnx.Cast(%r) {to = 10 : i64} ...
+      fuse.yield %r16 : tensor<8x32xf16>
+    }
+    %z = fuse.group elementwise ins(%y : tensor<8x32xf16>) -> tensor<8x32xf32>
+        {precision = #fuse.precision<fp16>} {...}
+    return %z
+    ```
+  }];
+  let dependentDialects = ["::fuse::FuseDialect"];
+  let options = [
+    Option<"precision", "precision", "::fuse::Precision",
+           "::fuse::Precision::fp32",
+           "The precision of the model's groups",
+           [{::llvm::cl::values(
+             clEnumValN(::fuse::Precision::fp32, "fp32",
+                        "f32 values and products (no change)"),
+             clEnumValN(::fuse::Precision::tf32, "tf32",
+                        "contractions on TF32 tensor cores"),
+             clEnumValN(::fuse::Precision::fp16, "fp16",
+                        "fp16 values and contractions, f32 arithmetic"),
+             clEnumValN(::fuse::Precision::bf16, "bf16",
+                        "bf16 values and contractions, f32 arithmetic"))}]>,
+    ListOption<"keepFp32", "keep-fp32", "std::string",
+               "Node-name patterns ('*' for any characters) whose groups "
+               "stay fp32">,
+    Option<"modelTypes", "model-types", "bool", "false",
+           "Keep the model's own types: only what it computes in half "
+           "precision (ops fuse-widen-floats to-f32 marked fuse.model_half) "
+           "is stored so, and only groups of such ops are half precision "
+           "(fuse-compile's --precision=auto for a model exported in half "
+           "precision)">,
+  ];
+}
+
 def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
   let summary = "Run convolutions with few output positions as im2col and a "
                 "matmul";
@@ -418,6 +509,10 @@ def WidenFloats : Pass<"fuse-widen-floats", "mlir::func::FuncOp"> {
     Option<"maxConstantElements", "max-constant-elements", "int64_t", "8192",
            "Float constants of at most this many elements become f64 "
            "constants; larger ones are cast when the plan runs">,
+    Option<"toF32", "to-f32", "bool", "false",
+           "Widen only f16 and bf16 tensors, to f32 (a model exported in "
+           "half precision, before the precision policy decides what is "
+           "stored in half precision again)">,
   ];
 }
 

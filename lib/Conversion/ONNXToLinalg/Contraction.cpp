@@ -294,7 +294,7 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
     MLIRContext *ctx = rewriter.getContext();
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
-    Type f32 = resultType.getElementType();
+    Type element = resultType.getElementType();
     ArrayRef<int64_t> kernel = op.getKernelShape();
     int64_t tapRows = op.getNumTapRows();
     int64_t channels = inputType.getDimSize(1);
@@ -304,8 +304,8 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
     WindowGeometry geometry{op.getStrides(), op.getDilations(), padLow,
                             spatialIn};
     Value input = adaptor.getInput();
-    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                         f32);
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), element);
     AffineMap identity = AffineMap::getMultiDimIdentityMap(3, ctx);
     SmallVector<utils::IteratorType> iterators(3,
                                                utils::IteratorType::parallel);
@@ -332,7 +332,7 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
           Value outWidth = constant(outW);
           Value oh = arith::DivUIOp::create(b, l, column, outWidth);
           Value ow = arith::RemUIOp::create(b, l, column, outWidth);
-          Value zero = buildScalar(b, l, f32, 0.0);
+          Value zero = buildScalar(b, l, element, 0.0);
           Value value = buildPaddedTap(b, l, input, {image, channel},
                                        {oh, ow}, {kh, kw}, geometry, zero);
           Value tapRowCount = constant(tapRows);
@@ -340,7 +340,7 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
                                               row, tapRowCount);
           Value isOnes = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                                row, tapRowCount);
-          Value one = buildScalar(b, l, f32, 1.0);
+          Value one = buildScalar(b, l, element, 1.0);
           Value other = arith::SelectOp::create(b, l, isOnes, one, zero);
           Value result = arith::SelectOp::create(b, l, isTap, value, other);
           linalg::YieldOp::create(b, l, result);

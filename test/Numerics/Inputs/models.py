@@ -792,6 +792,20 @@ def slice_concat_groups():
                  ints("minus_one", [-1]), ints("low", [-100])])
 
 
+@model
+def big_weight():
+    """A weight with a value beyond fp16's range (70000): under
+    --precision=fp16 it stays f32 (with a warning), and so does the product
+    it feeds; the next product, of ordinary weights, runs in fp16."""
+    w = (rng(70).standard_normal([16, 8]) * 0.5).astype(np.float32)
+    w[3, 5] = 70000.0
+    return make([node("MatMul", ["x", "w"], ["xw"]),
+                 node("Relu", ["xw"], ["r"]),
+                 node("MatMul", ["r", "w2"], ["y"])],
+                [("x", [4, 16])], ["y"],
+                [numpy_helper.from_array(w, "w"), weight("w2", [8, 8], 71)])
+
+
 EXTERNAL_DATA = {"external_data"}
 
 

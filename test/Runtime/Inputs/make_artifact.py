@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes fuse artifacts (.fbin, format version 3; 4 or 5 where a defect says so)
+"""Writes fuse artifacts (.fbin, format version 3; 4, 5 or 6 where a defect says so)
 for the runtime tests.
 
     make_artifact.py MODEL OUT.fbin [--image KERNELS.so] [--target cuda]
@@ -943,6 +943,27 @@ def edit_params(**fields):
     return lambda m: launch0(m)["params"].update(fields)
 
 
+def typed_params(**launch0_fields):
+    """Format 6, whose library parameters end with their element types:
+    float32 everywhere (no TF32), but for `launch0_fields` of launch 0."""
+    def apply(m):
+        m.setdefault("header", {})["version"] = 6
+        for plan in m["plans"]:
+            for launch in plan["launches"]:
+                if launch.get("kind") not in ("matmul", "conv"):
+                    continue
+                p = launch["params"]
+                fields = (["inputType", "outputType", "tf32"]
+                          if launch["kind"] == "matmul"
+                          else ["dataType", "tf32"])
+                values = {"inputType": 1, "outputType": 1, "dataType": 1,
+                          "tf32": 0}
+                if launch is launch0(m):
+                    values.update(launch0_fields)
+                p["trailer"] = b"".join(u32(values[f]) for f in fields)
+    return apply
+
+
 def raw_params(fn):
     """Replaces launch 0's params by fn(its encoded bytes)."""
     def apply(m):
@@ -1094,6 +1115,17 @@ DEFECTS = {
     "matmul-ldb": edit_params(ldb=4),
     "matmul-negative-stride": edit_params(strideA=-24),
     "matmul-overflow": edit_params(batch=1 << 40, strideA=1 << 40),
+    # Format 6's element types: float32 reads as version 5 did; a type no
+    # library call takes, TF32 of half inputs, half outputs of float32
+    # inputs, half inputs on float32 buffers.
+    # (Valid, so not named like the defects: validation.test loads every
+    # <kind>-<defect>.fbin expecting a format error.)
+    "typedfloat32": typed_params(),
+    "matmul-input-type": typed_params(inputType=6),
+    "matmul-tf32-half": typed_params(inputType=10, outputType=10, tf32=1),
+    "matmul-narrowing-output": typed_params(outputType=16),
+    "matmul-half-buffers": typed_params(inputType=10),
+    "conv-data-type": typed_params(dataType=11),
     "conv-out-size": edit_params(outH=5),
     "conv-groups": edit_params(groups=4),
     "conv-zero-stride": edit_params(strideH=0),
@@ -1179,6 +1211,7 @@ DEFECT_MODELS = {
     "duplicate-input-name": ("multi", None),
     "inputs-share-buffer": ("multi", None),
     "library-in-cpu": ("matmul", "cpu"),
+    "typedfloat32": ("matmul", "cuda"),
 }
 for _defect in DEFECTS:
     if _defect.startswith(("library-", "matmul-", "operand-", "workspace-")):

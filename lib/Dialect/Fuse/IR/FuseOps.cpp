@@ -267,6 +267,8 @@ std::string fuse::describeStrategy(Attribute strategy) {
       text += "+residual";
     if (e == MatmulEpilogue::relu || e == MatmulEpilogue::bias_relu)
       text += "+relu";
+    if (lt.getPrecision() != Precision::fp32)
+      text += " " + stringifyPrecision(lt.getPrecision()).str();
   } else if (auto dnn = dyn_cast_or_null<CudnnStrategyAttr>(strategy)) {
     text = dnn.getGroups() > 1 ? "cudnn grouped conv" : "cudnn conv";
     if (dnn.getBias())
@@ -275,6 +277,8 @@ std::string fuse::describeStrategy(Attribute strategy) {
       text += "+residual";
     if (dnn.getActivation() == ConvActivation::relu)
       text += "+relu";
+    if (dnn.getPrecision() != Precision::fp32)
+      text += " " + stringifyPrecision(dnn.getPrecision()).str();
   } else {
     text = "no strategy";
   }
@@ -494,6 +498,10 @@ LogicalResult Im2ColOp::verify() {
            << input;
   if (columns.getRank() != 3 || !columns.hasStaticShape())
     return emitOpError("result must be a static 3-D tensor, not ") << columns;
+  if (columns.getElementType() != input.getElementType())
+    return emitOpError("result elements are ")
+           << columns.getElementType() << " but the input's are "
+           << input.getElementType();
   auto positive = [](ArrayRef<int64_t> values) {
     return llvm::all_of(values, [](int64_t v) { return v > 0; });
   };

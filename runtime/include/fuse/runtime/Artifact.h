@@ -35,10 +35,11 @@ namespace fuse {
 namespace artifact {
 
 constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'B', 'I', 'N', '\0'};
-constexpr uint32_t kFormatVersion = 5;
+constexpr uint32_t kFormatVersion = 6;
 /// The oldest format the reader still takes: version 3 had one KernelImage
 /// and `SectionEntry::variant` 0 (then `reserved`); version 4 had no Build
-/// section.
+/// section; version 5's library parameters had no element types (every
+/// operand float32, no TF32).
 constexpr uint32_t kOldestFormatVersion = 3;
 /// Alignment of every section payload in the file and of every buffer
 /// offset in an arena or in the weights section.
@@ -396,7 +397,13 @@ struct BuildSection {
 /// elements apart; op(B) is K x N: B is stored K x N (N x K with transB),
 /// rows `ldb` apart. Matrix i of a batch starts strideA (strideB) elements
 /// after matrix i - 1; 0 repeats one matrix. C (the residual) and D are
-/// contiguous [batch, M, N]; bias is [N]. fp32 data, fp32 compute, no TF32.
+/// contiguous [batch, M, N]; bias is [N].
+///
+/// Types (format 6; version 5 files are all float32, no TF32): A and B are
+/// `inputType` (Float32, Float16 or BFloat16), C, D and the bias
+/// `outputType` (Float32, or inputType); the sums are float32 always, on
+/// tensor cores for half inputs, and with `tf32` (float32 inputs only) on
+/// TF32 tensor cores, each input rounded to 10 mantissa bits.
 ///
 /// args: A, B, bias (if the epilogue has one), C (if hasResidual), D.
 enum class MatmulEpilogue : uint32_t { None = 0, Bias = 1, Relu = 2,
@@ -409,14 +416,22 @@ struct MatmulParams {
   float alpha = 1, beta = 0;
   uint32_t epilogue = 0; // MatmulEpilogue
   uint32_t hasResidual = 0;
+  uint32_t inputType = 1;  // DType::Float32
+  uint32_t outputType = 1; // DType::Float32
+  uint32_t tf32 = 0;
 };
 
-/// cuDNN 2-D convolution, NCHW, fp32 data and compute (no TF32):
+/// cuDNN 2-D convolution, NCHW:
 ///
 ///   Y = act(alpha * conv(X, W) + Z + bias)
 ///
 /// X is [n, c, h, w], W [k, c / groups, r, s], Y [n, k, outH, outW]; Z (the
 /// residual) is Y's shape, bias is [k]. Pads are symmetric.
+///
+/// Types (format 6; version 5 files are all float32, no TF32): every
+/// operand is `dataType` (Float32, Float16 or BFloat16); float32 sums, on
+/// tensor cores for half data, and with `tf32` (float32 only) on TF32
+/// tensor cores; float32 without it: FMA math.
 ///
 /// args: X, W, bias (if hasBias), Z (if hasResidual), Y.
 enum class ConvActivation : uint32_t { Identity = 0, Relu = 1 };
@@ -429,6 +444,8 @@ struct ConvParams {
   float alpha = 1;
   uint32_t hasBias = 0, hasResidual = 0;
   uint32_t activation = 0; // ConvActivation
+  uint32_t dataType = 1;   // DType::Float32
+  uint32_t tf32 = 0;
 };
 
 //===----------------------------------------------------------------------===//
@@ -608,7 +625,10 @@ template <class IO> void transfer(IO &io, BuildSection &b) {
   io.str(b.flags, "flags");
 }
 
-template <class IO> void transfer(IO &io, MatmulParams &p) {
+/// Library parameters are written in the current format; a reader passes
+/// the file's version (version 5's end before the element types).
+template <class IO>
+void transfer(IO &io, MatmulParams &p, uint32_t version = kFormatVersion) {
   io.u32(p.transA, "transA");
   io.u32(p.transB, "transB");
   io.i64(p.batch, "batch");
@@ -623,9 +643,15 @@ template <class IO> void transfer(IO &io, MatmulParams &p) {
   io.f32(p.beta, "beta");
   io.u32(p.epilogue, "epilogue");
   io.u32(p.hasResidual, "hasResidual");
+  if (version >= 6) {
+    io.u32(p.inputType, "inputType");
+    io.u32(p.outputType, "outputType");
+    io.u32(p.tf32, "tf32");
+  }
 }
 
-template <class IO> void transfer(IO &io, ConvParams &p) {
+template <class IO>
+void transfer(IO &io, ConvParams &p, uint32_t version = kFormatVersion) {
   for (int64_t *v : {&p.n, &p.c, &p.h, &p.w, &p.k, &p.r, &p.s, &p.outH,
                      &p.outW, &p.padH, &p.padW, &p.strideH, &p.strideW,
                      &p.dilationH, &p.dilationW, &p.groups})
@@ -634,6 +660,10 @@ template <class IO> void transfer(IO &io, ConvParams &p) {
   io.u32(p.hasBias, "hasBias");
   io.u32(p.hasResidual, "hasResidual");
   io.u32(p.activation, "activation");
+  if (version >= 6) {
+    io.u32(p.dataType, "dataType");
+    io.u32(p.tf32, "tf32");
+  }
 }
 
 /// Appends records to a byte vector (the writer's IO).
@@ -806,12 +836,13 @@ template <class T> std::vector<uint8_t> encode(T &record) {
 }
 
 /// Reads one record that must fill `bytes` exactly; false (with `message`
-/// set) when it does not.
-template <class T>
-bool decode(const std::vector<uint8_t> &bytes, T &record,
-            std::string &message) {
+/// set) when it does not. `extra` are transfer's arguments after the
+/// record (a file's format version, for library parameters).
+template <class T, class... Extra>
+bool decode(const std::vector<uint8_t> &bytes, T &record, std::string &message,
+            Extra... extra) {
   Decoder decoder(bytes.data(), bytes.size());
-  transfer(decoder, record);
+  transfer(decoder, record, extra...);
   if (!decoder.failed() && decoder.remaining() != 0)
     decoder.fail(formatContext("%llu bytes left after the record",
                                static_cast<unsigned long long>(

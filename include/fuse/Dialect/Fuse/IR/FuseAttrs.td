@@ -64,6 +64,32 @@ def Fuse_ConvActivation : I32EnumAttr<"ConvActivation", "the activation "
   let genSpecializedAttr = 0;
 }
 
+def Fuse_Precision : I32EnumAttr<"Precision", "the precision a group's "
+                                  "values and products are in", [
+  I32EnumAttrCase<"fp32", 0>,
+  I32EnumAttrCase<"tf32", 1>,
+  I32EnumAttrCase<"fp16", 2>,
+  I32EnumAttrCase<"bf16", 3>
+]> {
+  // What the precision policy (fuse-apply-precision) decided for a group.
+  // Every kernel computes in f32 registers; the precision says in which
+  // type the group's values are stored between kernels and its
+  // contraction's operands are multiplied:
+  // - fp32: f32 values, f32 products (no tensor cores);
+  // - tf32: f32 values, the contraction on TF32 tensor cores (its operands
+  //   rounded to 10 mantissa bits, f32 accumulation);
+  // - fp16, bf16: values stored in that type (loads widen to f32, stores
+  //   narrow), the contraction's operands in that type on tensor cores,
+  //   accumulated in f32.
+  let cppNamespace = "::fuse";
+  let genSpecializedAttr = 0;
+}
+
+def Fuse_PrecisionAttr : EnumAttr<Fuse_Dialect, Fuse_Precision, "precision"> {
+  let summary = "the precision policy's decision for a group";
+  let assemblyFormat = "`<` $value `>`";
+}
+
 class Fuse_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Fuse_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
@@ -197,17 +223,24 @@ def Fuse_CublasLtStrategyAttr : Fuse_Attr<"CublasLtStrategy", "cublaslt"> {
     The group's MatMul or Gemm (`batch` products of `m` x `k` by `k` x `n`)
     and the start of its epilogue run as one cuBLASLt call: a bias along
     the last dim and ReLU in cuBLASLt's epilogue, a residual Add as its C
-    operand (beta 1). fp32 compute, no TF32.
+    operand (beta 1). `precision` is how its A and B are multiplied: fp32
+    (f32 FMAs, no TF32), tf32 (f32 operands on TF32 tensor cores), fp16 or
+    bf16 (operands stored in that type, on tensor cores); the sums are f32
+    in every case. The output, bias and C are in the type the group stores
+    its result in (f32, or the operands' half type).
 
     ```mlir
     #fuse.cublaslt<batch = 1, m = 128, n = 768, k = 768, epilogue = bias,
                    residual = false>
+    #fuse.cublaslt<batch = 1, m = 128, n = 768, k = 768, epilogue = bias,
+                   residual = false, precision = fp16>
     ```
   }];
   let parameters = (ins
     "int64_t":$batch, "int64_t":$m, "int64_t":$n, "int64_t":$k,
     EnumParameter<Fuse_MatmulEpilogue>:$epilogue,
-    "bool":$residual
+    "bool":$residual,
+    DefaultValuedParameter<"::fuse::Precision", "::fuse::Precision::fp32">:$precision
   );
   let assemblyFormat = "`<` struct(params) `>`";
 }
@@ -217,16 +250,21 @@ def Fuse_CudnnStrategyAttr : Fuse_Attr<"CudnnStrategy", "cudnn"> {
   let description = [{
     The group's 2-D Conv and the start of its epilogue run as one cuDNN
     call (cudnnConvolutionBiasActivationForward): the bias, a residual Add
-    and ReLU. fp32 compute with FMA math (no TF32); the algorithm is chosen
+    and ReLU. `precision`: fp32 (f32 data, FMA math, no TF32), tf32 (f32
+    data on TF32 tensor cores), fp16 or bf16 (every operand and the output
+    in that type, tensor cores, f32 accumulation); the algorithm is chosen
     by timing when the model loads.
 
     ```mlir
     #fuse.cudnn<groups = 1, bias = true, residual = true, activation = relu>
+    #fuse.cudnn<groups = 1, bias = true, residual = false, activation = relu,
+                precision = fp16>
     ```
   }];
   let parameters = (ins
     "int64_t":$groups, "bool":$bias, "bool":$residual,
-    EnumParameter<Fuse_ConvActivation>:$activation
+    EnumParameter<Fuse_ConvActivation>:$activation,
+    DefaultValuedParameter<"::fuse::Precision", "::fuse::Precision::fp32">:$precision
   );
   let assemblyFormat = "`<` struct(params) `>`";
 }

@@ -33,6 +33,13 @@ constexpr llvm::StringLiteral kStrategyAttrName = "fuse.strategy";
 /// the sum of the partial products): not ops of the model, so the fusion
 /// report does not count them.
 constexpr llvm::StringLiteral kSplitKOpAttrName = "fuse.split_k";
+/// Marks the onnx.Casts the precision policy puts in groups (widening what
+/// a group reads, narrowing what it yields): not the model's ops.
+constexpr llvm::StringLiteral kPrecisionCastAttrName = "fuse.precision_cast";
+/// Marks an op whose result the model computes in half precision and
+/// fuse-widen-floats (to-f32) made f32: the precision policy, keeping the
+/// model's types, stores it in half precision again.
+constexpr llvm::StringLiteral kModelHalfAttrName = "fuse.model_half";
 
 /// Threads of a block of the `attention` mapping: a 16 x 16 grid over a
 /// block's query rows and keys (or head-size columns).

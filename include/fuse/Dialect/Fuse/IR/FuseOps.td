@@ -30,6 +30,14 @@ def Fuse_GroupOp : Fuse_Op<"group", [
     (`#fuse.cublaslt`, `#fuse.cudnn`, for `contraction_epilogue` groups
     only).
 
+    `precision`, set by the precision policy (fuse-apply-precision), says
+    how the group computes: always in f32 registers; with fp16 or bf16 its
+    operands and results between kernels are in that type (the body widens
+    them with onnx.Cast after reading and narrows its results before the
+    yield) and its contraction multiplies half-precision operands on tensor
+    cores; with tf32 its contraction runs on TF32 tensor cores. Absent:
+    fp32.
+
     ```mlir
     %y = fuse.group pool_epilogue ins(%x : tensor<1x1x128x3096xf32>)
         -> tensor<1x1x16x387xf32> {
@@ -43,7 +51,8 @@ def Fuse_GroupOp : Fuse_Op<"group", [
     ```
   }];
   let arguments = (ins Fuse_GroupKind:$kind, Variadic<AnyType>:$inputs,
-                       OptionalAttr<Fuse_StrategyAttr>:$strategy);
+                       OptionalAttr<Fuse_StrategyAttr>:$strategy,
+                       OptionalAttr<Fuse_PrecisionAttr>:$precision);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -139,11 +148,11 @@ def Fuse_Im2ColOp : Fuse_Op<"im2col", [Pure]> {
         : tensor<1x8x7x7xf32> -> tensor<1x76x49xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$input,
+  let arguments = (ins RankedTensorOf<[F32, F16, BF16]>:$input,
                        DenseI64ArrayAttr:$kernel_shape,
                        DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$dilations);
-  let results = (outs RankedTensorOf<[F32]>:$columns);
+  let results = (outs RankedTensorOf<[F32, F16, BF16]>:$columns);
   let assemblyFormat = [{
     $input attr-dict `:` type($input) `->` type($columns)
   }];
