@@ -26,6 +26,22 @@ SmallVector<Value, 4> fuse::getAttentionIndices(OpBuilder &b, Location loc,
   return {batch, sequence, head, dim};
 }
 
+Value fuse::loadAttentionElement(OpBuilder &b, Location loc, Value buffer,
+                                 ValueRange indices) {
+  Value value = memref::LoadOp::create(b, loc, buffer, indices);
+  if (value.getType().isF32())
+    return value;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+}
+
+void fuse::storeAttentionElement(OpBuilder &b, Location loc, Value value,
+                                 Value buffer, ValueRange indices) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  if (element != value.getType())
+    value = arith::TruncFOp::create(b, loc, element, value);
+  memref::StoreOp::create(b, loc, value, buffer, indices);
+}
+
 Value fuse::loadAttentionMask(OpBuilder &b, Location loc, AttentionOp op,
                               Value batch, Value head, Value row, Value key) {
   Value mask = op.getMask();
@@ -36,7 +52,7 @@ Value fuse::loadAttentionMask(OpBuilder &b, Location loc, AttentionOp op,
   for (auto [extent, index] : llvm::zip(shapeOf(mask), indices))
     if (extent == 1)
       index = zero;
-  return memref::LoadOp::create(b, loc, mask, indices);
+  return loadAttentionElement(b, loc, mask, indices);
 }
 
 Value fuse::getAttentionRowFactor(OpBuilder &b, Location loc, Value sum,
@@ -121,11 +137,11 @@ LogicalResult fuse::lowerAttentionToLoops(RewriterBase &rewriter,
       OpBuilder::InsertionGuard body(rewriter);
       rewriter.setInsertionPointToStart(dot.getBody());
       Value d = dot.getInductionVar();
-      Value a = memref::LoadOp::create(
+      Value a = loadAttentionElement(
           rewriter, loc, op.getQuery(),
           getAttentionIndices(rewriter, loc, op, AttentionOp::kQuery, batch,
                               row, head, d));
-      Value bk = memref::LoadOp::create(
+      Value bk = loadAttentionElement(
           rewriter, loc, op.getKey(),
           getAttentionIndices(rewriter, loc, op, AttentionOp::kKey, batch, key,
                               keyHead, d));
@@ -158,7 +174,7 @@ LogicalResult fuse::lowerAttentionToLoops(RewriterBase &rewriter,
       rewriter.setInsertionPointToStart(update.getBody());
       Value d = update.getInductionVar();
       Value old = memref::LoadOp::create(rewriter, loc, acc, d);
-      Value v = memref::LoadOp::create(
+      Value v = loadAttentionElement(
           rewriter, loc, op.getValue(),
           getAttentionIndices(rewriter, loc, op, AttentionOp::kValue, batch,
                               key, keyHead, d));
@@ -181,10 +197,10 @@ LogicalResult fuse::lowerAttentionToLoops(RewriterBase &rewriter,
     Value out = finishAttentionOutput(
         rewriter, loc, op, memref::LoadOp::create(rewriter, loc, acc, d),
         factor, positive);
-    memref::StoreOp::create(rewriter, loc, out, op.getInto(),
-                            getAttentionIndices(rewriter, loc, op,
-                                                AttentionOp::kResult, batch,
-                                                row, head, d));
+    storeAttentionElement(rewriter, loc, out, op.getInto(),
+                          getAttentionIndices(rewriter, loc, op,
+                                              AttentionOp::kResult, batch, row,
+                                              head, d));
   }
   rewriter.eraseOp(op);
   return success();

@@ -116,10 +116,26 @@ bool isDataMovementOp(Operation *op) {
              Im2ColOp>(op);
 }
 
-/// The operands of a data-movement op that hold its elements: those of its
-/// result's (float) element type.
+/// Ops whose result is stored in half precision exactly when the operands
+/// getDataOperands gives are: data-movement ops, and fuse.attention (its
+/// query, key, value and result share one type; it computes in f32).
+bool isHalfCarrier(Operation *op) {
+  return isDataMovementOp(op) || isa<AttentionOp>(op);
+}
+
+/// The operands of a half carrier that are stored as its result is: a
+/// data-movement op's of its result's (float) element type, attention's
+/// query, key and value (not its f32 mask).
 SmallVector<OpOperand *> getDataOperands(Operation *op) {
   SmallVector<OpOperand *> data;
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    for (OpOperand &operand : op->getOpOperands())
+      if (operand.get() == attention.getQuery() ||
+          operand.get() == attention.getKey() ||
+          operand.get() == attention.getValue())
+        data.push_back(&operand);
+    return data;
+  }
   Type element = getElementTypeOrSelf(op->getResult(0).getType());
   for (OpOperand &operand : op->getOpOperands())
     if (isa<FloatType>(element) &&
@@ -331,7 +347,7 @@ private:
     Operation *user = use.getOwner();
     if (isHalfGroup(user))
       return true;
-    if (isDataMovementOp(user))
+    if (isHalfCarrier(user))
       return narrow.contains(user->getResult(0)) &&
              llvm::is_contained(getDataOperands(user), &use);
     if (auto castOp = dyn_cast<ONNXCastOp>(user))
@@ -375,7 +391,7 @@ private:
     narrow.clear();
     SmallVector<Value> candidates;
     for (Operation &op : body) {
-      if (isHalfGroup(&op) || isDataMovementOp(&op))
+      if (isHalfGroup(&op) || isHalfCarrier(&op))
         for (Value result : op.getResults())
           if (isF32Tensor(result.getType()) && mayStoreHalf(result))
             candidates.push_back(result);
@@ -391,7 +407,7 @@ private:
         Operation *def = value.getDefiningOp();
         bool ok = llvm::all_of(
             value.getUses(), [&](OpOperand &use) { return acceptsHalf(use); });
-        if (ok && isDataMovementOp(def))
+        if (ok && isHalfCarrier(def))
           ok = llvm::all_of(getDataOperands(def), [&](OpOperand *operand) {
             return hasHalfVersion(operand->get());
           });
@@ -568,7 +584,8 @@ private:
           }
           result.setType(type);
         }
-      } else if (isDataMovementOp(&op) && narrow.contains(op.getResult(0))) {
+      } else if (isHalfCarrier(&op) && op.getNumResults() == 1 &&
+                 narrow.contains(op.getResult(0))) {
         for (OpOperand *operand : getDataOperands(&op)) {
           Value value = operand->get();
           if (Value widened = getWidenedHalf(value))

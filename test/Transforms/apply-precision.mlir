@@ -188,3 +188,27 @@ func.func @model_types(%x: tensor<4x8xf16>, %y: tensor<4x8xf32>) -> (tensor<4x8x
   %o = onnx.Cast(%b) {to = 10 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf16>
   return %o, %c : tensor<4x8xf16>, tensor<4x8xf32>
 }
+
+// -----
+
+// fuse.attention reads and writes fp16 when its query, key and value and
+// its result all can be (their producers' results are narrowed, its
+// reader widens); its f32 mask stays f32.
+// CHECK-LABEL: func @attention
+// CHECK: %[[Q:.*]] = fuse.group elementwise {{.*}} -> tensor<1x16x4x8xf16>
+// CHECK: %[[A:.*]] = fuse.attention %[[Q]], %[[Q]], %[[Q]], %arg1 {scale = 1.250000e-01 : f32} : tensor<1x16x4x8xf16>, tensor<1x16x4x8xf16>, tensor<1x16x4x8xf16>, tensor<1x1x1x16xf32> -> tensor<1x16x4x8xf16>
+// CHECK: fuse.group elementwise ins(%[[A]] : tensor<1x16x4x8xf16>)
+func.func @attention(%x: tensor<1x16x4x8xf32>, %mask: tensor<1x1x1x16xf32>) -> tensor<1x16x4x8xf32> {
+  %q = fuse.group elementwise ins(%x : tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
+  ^bb0(%v: tensor<1x16x4x8xf32>):
+    %t = onnx.Tanh(%v) : (tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32>
+    fuse.yield %t : tensor<1x16x4x8xf32>
+  }
+  %a = fuse.attention %q, %q, %q, %mask {scale = 0.125 : f32} : tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x1x1x16xf32> -> tensor<1x16x4x8xf32>
+  %y = fuse.group elementwise ins(%a : tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
+  ^bb0(%v: tensor<1x16x4x8xf32>):
+    %n = onnx.Neg(%v) : (tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32>
+    fuse.yield %n : tensor<1x16x4x8xf32>
+  }
+  return %y : tensor<1x16x4x8xf32>
+}

@@ -27,6 +27,16 @@ getAttentionIndices(mlir::OpBuilder &b, mlir::Location loc, AttentionOp op,
                     unsigned which, mlir::Value batch, mlir::Value sequence,
                     mlir::Value head, mlir::Value dim);
 
+/// Element `indices` of an attention operand, as f32 (widened from f16 or
+/// bf16: the op computes in f32 whatever its tensors are stored in).
+mlir::Value loadAttentionElement(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value buffer, mlir::ValueRange indices);
+
+/// Stores the f32 `value` into `buffer`, narrowed to its element type.
+void storeAttentionElement(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value value, mlir::Value buffer,
+                           mlir::ValueRange indices);
+
 /// The mask's element for scores (b, h, i, j) (index values; a dim of
 /// extent 1 broadcasts), or a null value when `op` has no mask.
 mlir::Value loadAttentionMask(mlir::OpBuilder &b, mlir::Location loc,

@@ -166,7 +166,8 @@ def ApplyPrecision : Pass<"fuse-apply-precision", "mlir::func::FuncOp"> {
     With `precision=fp16` or `bf16`:
     - every compute op left outside a group (but for the ops whose
       kernels read their input in the body: LRN, GroupNormalization,
-      CumSum, ArgMax, ArgMin, fuse.attention) becomes a group of its own;
+      CumSum, ArgMax, ArgMin, which stay f32, and fuse.attention) becomes a
+      group of its own;
     - every group gets that precision, but for a group holding a node
       whose name matches a `keep-fp32` pattern (`*` matches any run of
       characters), which stays fp32;
@@ -175,8 +176,10 @@ def ApplyPrecision : Pass<"fuse-apply-precision", "mlir::func::FuncOp"> {
       it to f32 with an onnx.Cast after reading it), a data-movement op
       (Reshape, Transpose, Slice, Concat, Gather, Expand, ..., fuse.im2col:
       they copy elements whatever their type) whose own result is stored
-      so, or an onnx.Cast to that type (which then goes: the group rounds
-      the same way). Values the function returns keep their type, as do
+      so, a fuse.attention whose query, key, value and result all are (it
+      widens what it reads and computes in f32; its mask stays f32), or an
+      onnx.Cast to that type (which then goes: the group rounds the same
+      way). Values the function returns keep their type, as do
       the function's arguments;
     - weights that a half-precision group reads are converted when the
       model is compiled: a contraction's operands always, an epilogue's

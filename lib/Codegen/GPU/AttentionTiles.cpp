@@ -84,11 +84,13 @@ private:
   Value fma(Value x, Value y, Value z) {
     return math::FmaOp::create(b, loc, x, y, z);
   }
+  /// Loads as f32 (the op's tensors may be stored in f16 or bf16; shared
+  /// memory holds f32) and stores narrowed to the buffer's type.
   Value load(Value buffer, ValueRange indices) {
-    return memref::LoadOp::create(b, loc, buffer, indices);
+    return loadAttentionElement(b, loc, buffer, indices);
   }
   void store(Value value, Value buffer, ValueRange indices) {
-    memref::StoreOp::create(b, loc, value, buffer, indices);
+    storeAttentionElement(b, loc, value, buffer, indices);
   }
   Value lessThan(Value x, int64_t bound) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,

@@ -725,3 +725,22 @@ func.func @attention_kv_heads_alone(%q: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8
   %0 = fuse.attention %q, %q, %q {key_value_heads = 4 : i64, scale = 1.0 : f32} : tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32> -> tensor<1x16x4x8xf32>
   return %0 : tensor<1x16x4x8xf32>
 }
+
+// -----
+
+// Query, key, value and result are stored in one type (f16 here: the
+// precision policy's); the key is not.
+func.func @attention_mixed_types(%q: tensor<1x16x4x8xf16>, %k: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf16> {
+  // expected-error @+1 {{'fuse.attention' op key elements are 'f32' but the query's are 'f16' (query, key, value and result share one type)}}
+  %0 = fuse.attention %q, %k, %q {scale = 1.0 : f32} : tensor<1x16x4x8xf16>, tensor<1x16x4x8xf32>, tensor<1x16x4x8xf16> -> tensor<1x16x4x8xf16>
+  return %0 : tensor<1x16x4x8xf16>
+}
+
+// -----
+
+// The mask stays f32.
+func.func @attention_half_mask(%q: tensor<1x16x4x8xf16>, %m: tensor<1x1x1x16xf16>) -> tensor<1x16x4x8xf16> {
+  // expected-error @+1 {{operand #3 must be ranked tensor of 32-bit float values or memref of 32-bit float values}}
+  %0 = fuse.attention %q, %q, %q, %m {scale = 1.0 : f32} : tensor<1x16x4x8xf16>, tensor<1x16x4x8xf16>, tensor<1x16x4x8xf16>, tensor<1x1x1x16xf16> -> tensor<1x16x4x8xf16>
+  return %0 : tensor<1x16x4x8xf16>
+}

@@ -630,6 +630,14 @@ LogicalResult AttentionOp::verify() {
                               "size]), not "
                            << type;
   }
+  for (auto [name, type] : {std::pair<StringRef, ShapedType>{"key", key},
+                            {"value", value},
+                            {"result", result}})
+    if (type.getElementType() != query.getElementType())
+      return emitOpError() << name << " elements are "
+                           << type.getElementType() << " but the query's are "
+                           << query.getElementType()
+                           << " (query, key, value and result share one type)";
   if (auto flags = getHeadsFirst(); flags && flags->size() != 4)
     return emitOpError("heads_first must have four flags (query, key, value, "
                        "result), not ")

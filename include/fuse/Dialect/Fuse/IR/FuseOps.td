@@ -196,7 +196,11 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [
 
     For each b, h, i: s_j = scale * sum_d query[b, i, h, d] * key[b, j,
     h / g, d] + mask[b, h, i, j], p = softmax(s) over j, and result[b, i,
-    h, :] = sum_j p_j * value[b, j, h / g, :]. With `zero_nan_probabilities`
+    h, :] = sum_j p_j * value[b, j, h / g, :]. Query, key, value and the
+    result are of one element type: f32, or f16 or bf16 (values stored in
+    half precision, fuse-apply-precision), which the kernel widens when it
+    reads them and narrows when it writes the result; it computes in f32.
+    The mask is f32. With `zero_nan_probabilities`
     every probability that is NaN counts as 0 (the IsNaN/Where guard of
     PyTorch's sdpa export): a row whose scores are all -inf gives 0
     instead of NaN.
@@ -216,17 +220,20 @@ def Fuse_AttentionOp : Fuse_Op<"attention", [
           memref<2x128x12x64xf32> into memref<2x128x12x64xf32>
     ```
   }];
-  let arguments = (ins AnyTypeOf<[RankedTensorOf<[F32]>, MemRefOf<[F32]>]>:$query,
-                       AnyTypeOf<[RankedTensorOf<[F32]>, MemRefOf<[F32]>]>:$key,
-                       AnyTypeOf<[RankedTensorOf<[F32]>, MemRefOf<[F32]>]>:$value,
+  let arguments = (ins AnyTypeOf<[RankedTensorOf<[F32, F16, BF16]>,
+                                 MemRefOf<[F32, F16, BF16]>]>:$query,
+                       AnyTypeOf<[RankedTensorOf<[F32, F16, BF16]>,
+                                  MemRefOf<[F32, F16, BF16]>]>:$key,
+                       AnyTypeOf<[RankedTensorOf<[F32, F16, BF16]>,
+                                  MemRefOf<[F32, F16, BF16]>]>:$value,
                        Optional<AnyTypeOf<[RankedTensorOf<[F32]>,
                                            MemRefOf<[F32]>]>>:$mask,
-                       Optional<MemRefOf<[F32]>>:$into,
+                       Optional<MemRefOf<[F32, F16, BF16]>>:$into,
                        F32Attr:$scale, UnitAttr:$zero_nan_probabilities,
                        OptionalAttr<DenseBoolArrayAttr>:$heads_first,
                        OptionalAttr<DenseI64ArrayAttr>:$head_offsets,
                        OptionalAttr<I64Attr>:$key_value_heads);
-  let results = (outs Optional<RankedTensorOf<[F32]>>:$result);
+  let results = (outs Optional<RankedTensorOf<[F32, F16, BF16]>>:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`,` $mask^)? (`into` $into^)? attr-dict `:`
     type($query) `,` type($key) `,` type($value) (`,` type($mask)^)?
