@@ -14,6 +14,13 @@ static ArrayRef<int64_t> shapeOf(Value v) {
   return cast<ShapedType>(v.getType()).getShape();
 }
 
+AttentionSizes fuse::getAttentionSizes(AttentionOp op) {
+  SmallVector<int64_t, 4> q = op.getLogicalShape(AttentionOp::kQuery),
+                          k = op.getLogicalShape(AttentionOp::kKey);
+  return {q[0], q[1], q[2], q[3], k[1], q[2] / k[2],
+          op.getLogicalShape(AttentionOp::kResult)[3]};
+}
+
 SmallVector<Value, 4> fuse::getAttentionIndices(OpBuilder &b, Location loc,
                                                 AttentionOp op, unsigned which,
                                                 Value batch, Value sequence,
@@ -53,6 +60,25 @@ Value fuse::loadAttentionMask(OpBuilder &b, Location loc, AttentionOp op,
     if (extent == 1)
       index = zero;
   return loadAttentionElement(b, loc, mask, indices);
+}
+
+Value fuse::getSoftmaxBase(OpBuilder &b, Location loc, Value newMax) {
+  Value minusInf = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                      newMax, minusInf);
+  return arith::SelectOp::create(b, loc, empty, zero, newMax);
+}
+
+Value fuse::emitExpAgainst(OpBuilder &b, Location loc, Value x, Value base) {
+  const float log2e = 1.4426950408889634f;
+  Value shifted = arith::SubFOp::create(b, loc, x, base);
+  return math::Exp2Op::create(
+      b, loc,
+      arith::MulFOp::create(
+          b, loc, shifted,
+          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(log2e))));
 }
 
 Value fuse::getAttentionRowFactor(OpBuilder &b, Location loc, Value sum,
@@ -155,12 +181,7 @@ LogicalResult fuse::lowerAttentionToLoops(RewriterBase &rewriter,
             loadAttentionMask(rewriter, loc, op, batch, head, row, key))
       score = arith::AddFOp::create(rewriter, loc, score, mask);
     Value newMax = arith::MaximumFOp::create(rewriter, loc, max, score);
-    // While every score so far is -inf the exponentials are taken against
-    // 0, not -inf (which would give NaN).
-    Value stillEmpty = arith::CmpFOp::create(
-        rewriter, loc, arith::CmpFPredicate::OEQ, newMax, minusInf);
-    Value base =
-        arith::SelectOp::create(rewriter, loc, stillEmpty, zero, newMax);
+    Value base = getSoftmaxBase(rewriter, loc, newMax);
     Value correction = math::ExpOp::create(
         rewriter, loc, arith::SubFOp::create(rewriter, loc, max, base));
     Value weight = math::ExpOp::create(

@@ -24,6 +24,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -47,6 +48,7 @@
 #include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -66,7 +68,8 @@ void fuse::registerCompilerDialects(DialectRegistry &registry) {
                   index::IndexDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
                   math::MathDialect, memref::MemRefDialect, NVVM::NVVMDialect,
                   nvgpu::NVGPUDialect,
-                  scf::SCFDialect, tensor::TensorDialect, ub::UBDialect>();
+                  scf::SCFDialect, tensor::TensorDialect, ub::UBDialect,
+                  vector::VectorDialect>();
   // Tiling and fusion.
   linalg::registerTilingInterfaceExternalModels(registry);
   tensor::registerTilingInterfaceExternalModels(registry);
@@ -90,6 +93,8 @@ void fuse::registerCompilerDialects(DialectRegistry &registry) {
   registerConvertNVVMToLLVMInterface(registry);
   NVVM::registerConvertGpuToNVVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
+  // The mma fragments of `attention_mma` kernels.
+  vector::registerConvertVectorToLLVMInterface(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   // Translation to LLVM IR (CPU kernels, NVVM device code).
   registerBuiltinDialectTranslation(registry);
@@ -190,9 +195,9 @@ void fuse::buildLoopsToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createMapKernelsToGPU(map));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   addLoopsToStandard(device);
-  // The asynchronous copies of `tiles` blocks (async_copy) first: their
-  // memrefs then still have the types the pass converts.
-  device.addPass(createLowerAsyncCopies());
+  // The nvgpu ops (cp.async, ldmatrix, mma.sync) first: their memrefs then
+  // still have the types the pass converts.
+  device.addPass(createLowerNVGPU());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   device.addPass(createConvertGpuOpsToNVVMOps(nvvm));

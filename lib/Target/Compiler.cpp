@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Config/llvm-config.h"
 
+#include <cctype>
 #include <mutex>
 
 using namespace mlir;
@@ -714,6 +715,17 @@ static int64_t getCpuVectorWidth(const CompileOptions &options) {
 }
 
 /// The target as fuse-select-strategies' option takes it.
+/// The number of an NVIDIA architecture ("sm_90a": 90), 0 when it has none.
+static unsigned getChipVersion(StringRef chip) {
+  StringRef number = chip.starts_with("sm_") ? chip.drop_front(3) : "";
+  if (!number.empty() && std::isalpha(static_cast<unsigned char>(number.back())))
+    number = number.drop_back();
+  unsigned version = 0;
+  if (number.empty() || number.getAsInteger(10, version))
+    return 0;
+  return version;
+}
+
 static std::string getTargetName(const CompileOptions &options) {
   return options.target == artifact::Target::Cuda ? "cuda" : "cpu";
 }
@@ -811,6 +823,7 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     select.gpuKTile = options.gpuKTile;
     select.gpuStages = options.gpuStages;
     select.gpuAsyncCopy = options.gpuAsyncCopy;
+    select.gpuTensorCores = !cpu && getChipVersion(options.cuda.chip) >= 80;
     select.splitK = options.splitK;
     select.candidates = options.candidates.value_or(!cpu);
     pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));

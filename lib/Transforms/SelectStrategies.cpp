@@ -761,12 +761,47 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
 /// batch 32: 64-row blocks, 79 against 115 with 32; bench/probes).
 static constexpr int64_t kMinAttentionBlocks = 2 * 132;
 
-/// fuse.attention's strategy: a loop on the cpu; on the GPU the
-/// `attention` mapping when a thread's columns of the output are whole
-/// (Dv a multiple of 16, at most 128) and a block's tiles fit in static
-/// shared memory, else a thread per query row (`flat`), which reads all
-/// of K and V for each row.
-static KernelStrategyAttr chooseAttention(AttentionOp op, bool gpu) {
+/// The `attention_mma` strategy of `op` (query shape `q`, value head size
+/// `dv`), or null when its tensors are not f16 or bf16 or its head sizes
+/// not multiples of 16 up to 128 (a warp's registers hold its rows of Q
+/// and of the output). Blocks of 64 rows (4 warps) when that gives the
+/// grid enough blocks, else 32 or 16; key tiles of 64 with two stages
+/// where shared memory allows.
+static KernelStrategyAttr chooseAttentionMma(AttentionOp op,
+                                             ArrayRef<int64_t> q, int64_t dv,
+                                             int64_t keyCount) {
+  Type element = getElementTypeOrSelf(op.getQuery().getType());
+  if ((!element.isF16() && !element.isBF16()) || q[3] % 16 != 0 ||
+      q[3] > 128 || dv % 16 != 0 || dv > 128)
+    return {};
+  int64_t headRows = q[0] * q[2];
+  int64_t maxKeys = llvm::alignTo(keyCount, 16);
+  for (int64_t rows : {64, 32, 16}) {
+    int64_t blocks = llvm::divideCeil(q[1], rows) * headRows;
+    if (rows != 16 && (blocks < kMinAttentionBlocks ||
+                       rows > static_cast<int64_t>(llvm::alignTo(q[1], 16))))
+      continue;
+    for (auto [keys, stages] : {std::pair<int64_t, int64_t>{64, 2},
+                                {32, 2}, {64, 1}, {32, 1}, {16, 1}})
+      if ((keys == 16 || keys <= maxKeys) &&
+          getAttentionMmaSharedBytes(q[3], dv, rows, keys, stages) <=
+              kMaxStaticSharedBytes)
+        return KernelStrategyAttr::get(
+            op.getContext(), Mapping::attention_mma, blocks, rows * 2, 1,
+            ArrayRef<int64_t>(), 1, false, ArrayRef<int64_t>{rows, keys}, 0,
+            stages, 1, false);
+  }
+  return {};
+}
+
+/// fuse.attention's strategy: a loop on the cpu; on the GPU
+/// `attention_mma` where tensor cores take it, else the `attention`
+/// mapping when a thread's columns of the output are whole (Dv a multiple
+/// of 16, at most 128) and a block's tiles fit in static shared memory,
+/// else a thread per query row (`flat`), which reads all of K and V for
+/// each row.
+static KernelStrategyAttr chooseAttention(AttentionOp op, bool gpu,
+                                          bool tensorCores) {
   MLIRContext *ctx = op.getContext();
   if (!gpu)
     return KernelStrategyAttr::get(ctx, Mapping::loop, 1, 1, 1);
@@ -774,6 +809,9 @@ static KernelStrategyAttr chooseAttention(AttentionOp op, bool gpu) {
   int64_t dv = op.getLogicalShape(AttentionOp::kResult)[3];
   int64_t headRows = q[0] * q[2];
   int64_t keyCount = op.getLogicalShape(AttentionOp::kKey)[1];
+  if (tensorCores)
+    if (KernelStrategyAttr mma = chooseAttentionMma(op, q, dv, keyCount))
+      return mma;
   // Tiles no larger than the rows and keys there are (rounded up to 16).
   int64_t maxRows = llvm::alignTo(q[1], 16),
           maxKeys = llvm::alignTo(keyCount, 16);
@@ -1434,7 +1472,8 @@ struct SelectStrategiesPass
         continue;
       }
       if (auto attention = dyn_cast<AttentionOp>(op)) {
-        op.setAttr(kStrategyAttrName, chooseAttention(attention, gpu));
+        op.setAttr(kStrategyAttrName,
+                   chooseAttention(attention, gpu, gpuTensorCores));
         continue;
       }
       if (isComputeOp(&op) && op.getNumResults() == 1)

@@ -864,3 +864,94 @@ func.func @attention_shared(%q: memref<1x64x2x128xf32>, %o: memref<1x64x2x128xf3
   fuse.attention %q, %q, %q into %o {scale = 1.0 : f32} : memref<1x64x2x128xf32>, memref<1x64x2x128xf32>, memref<1x64x2x128xf32> into memref<1x64x2x128xf32>
   return
 }
+
+// -----
+
+// The `attention_mma` mapping: a warp per 16 query rows (3 row tiles x 2
+// samples x 3 heads), key head h / 3. Q (16 rows), two stages of K and V
+// (32 keys each) in shared memory, rows padded to 72 halves; 16-byte
+// cp.async copies that zero-fill past the tensors' ends. Q's four A
+// fragments once by ldmatrix; per key tile the next tile's copies in
+// flight, S = Q K^T as 4 x 4 mma.sync (keys 8 a fragment, dims 16 a
+// step), the online softmax on the fragments (quad shuffles), P rounded
+// to f16 into A fragments, O += P V as 2 x 8 mma.sync with V by
+// ldmatrix.trans, then a wait and one barrier.
+// CHECK-LABEL: gpu.func @attention_mma
+// CHECK-SAME: workgroup(%[[Q:.*]] : memref<1152xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[K:.*]] : memref<4608xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[V:.*]] : memref<4608xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
+// CHECK-SAME: known_grid_size = array<i32: 18, 1, 1>
+// CHECK: nvgpu.device_async_copy %arg0[{{.*}}], %[[Q]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvgpu.device_async_copy %arg1[{{.*}}], %[[K]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvgpu.device_async_copy %arg2[{{.*}}], %[[V]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: nvgpu.ldmatrix %[[Q]][%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<1152xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %c40{{(_[0-9]+)?}} step %c32{{(_[0-9]+)?}} iter_args({{.*}}) -> (f32, f32, f32, f32, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy %arg1
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: gpu.barrier
+// CHECK: nvgpu.ldmatrix %[[K]][%{{.*}}] {numTiles = 2 : i32, transpose = false} : memref<4608xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK-COUNT-16: nvgpu.mma.sync
+// CHECK: gpu.shuffle  xor
+// CHECK: math.exp2
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: vector.from_elements {{.*}} : vector<4x2xf16>
+// CHECK: nvgpu.ldmatrix %[[V]][%{{.*}}] {numTiles = 2 : i32, transpose = true} : memref<4608xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK-COUNT-16: nvgpu.mma.sync
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK: gpu.shuffle  xor
+// CHECK: memref.store %{{.*}}, %arg4[{{.*}}] : memref<2x40x3x64xf16>
+// CHECK-NOT: fuse.attention
+func.func @attention_mma(%q: memref<2x40x3x64xf16>, %k: memref<2x40x1x64xf16>, %v: memref<2x40x1x64xf16>, %m: memref<2x1x1x40xf32>, %o: memref<2x40x3x64xf16>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<attention_mma, grid = 18, block = 32, block_tile = [16, 32], stages = 2>} {
+  fuse.attention %q, %k, %v, %m into %o {scale = 0.125 : f32, zero_nan_probabilities} : memref<2x40x3x64xf16>, memref<2x40x1x64xf16>, memref<2x40x1x64xf16>, memref<2x1x1x40xf32> into memref<2x40x3x64xf16>
+  return
+}
+
+// -----
+
+// bf16: nvvm.mma.sync itself (nvgpu's lowering takes f16 only), each pair
+// of elements an i32; one stage: the tile is copied, waited for and
+// passed a barrier before the products, and a barrier after them.
+// CHECK-LABEL: gpu.func @attention_mma_bf16
+// CHECK: scf.for
+// CHECK: nvgpu.device_async_copy %arg1
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK: memref.store %{{.*}}, %arg3[{{.*}}] : memref<1x16x2x32xbf16>
+func.func @attention_mma_bf16(%q: memref<1x16x2x32xbf16>, %k: memref<1x48x2x32xbf16>, %v: memref<1x48x2x32xbf16>, %o: memref<1x16x2x32xbf16>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<attention_mma, grid = 2, block = 32, block_tile = [16, 16]>} {
+  fuse.attention %q, %k, %v into %o {scale = 0.125 : f32} : memref<1x16x2x32xbf16>, memref<1x48x2x32xbf16>, memref<1x48x2x32xbf16> into memref<1x16x2x32xbf16>
+  return
+}
+
+// -----
+
+func.func @attention_mma_f32(%q: memref<1x16x2x32xf32>, %o: memref<1x16x2x32xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<attention_mma, grid = 2, block = 32, block_tile = [16, 16]>} {
+  // expected-error @+1 {{'fuse.attention' op strategy #fuse.kernel<attention_mma, grid = 2, block = 32, block_tile = [16, 16]> needs f16 or bf16 tensors, not 'memref<1x16x2x32xf32>'}}
+  fuse.attention %q, %q, %q into %o {scale = 1.0 : f32} : memref<1x16x2x32xf32>, memref<1x16x2x32xf32>, memref<1x16x2x32xf32> into memref<1x16x2x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mma_head_size(%q: memref<1x16x2x24xf16>, %o: memref<1x16x2x24xf16>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<attention_mma, grid = 2, block = 32, block_tile = [16, 16]>} {
+  // expected-error @+1 {{'fuse.attention' op strategy #fuse.kernel<attention_mma, grid = 2, block = 32, block_tile = [16, 16]> needs head sizes that are multiples of 16, not 24 and 24}}
+  fuse.attention %q, %q, %q into %o {scale = 1.0 : f32} : memref<1x16x2x24xf16>, memref<1x16x2x24xf16>, memref<1x16x2x24xf16> into memref<1x16x2x24xf16>
+  return
+}
+
+// -----
+
+func.func @attention_mma_shared(%q: memref<1x64x2x128xf16>, %o: memref<1x64x2x128xf16>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<attention_mma, grid = 2, block = 128, block_tile = [64, 64], stages = 2>} {
+  // expected-error @+1 {{'fuse.attention' op strategy #fuse.kernel<attention_mma, grid = 2, block = 128, block_tile = [64, 64], stages = 2> needs 87040 bytes of shared memory, more than 49152}}
+  fuse.attention %q, %q, %q into %o {scale = 1.0 : f32} : memref<1x64x2x128xf16>, memref<1x64x2x128xf16>, memref<1x64x2x128xf16> into memref<1x64x2x128xf16>
+  return
+}

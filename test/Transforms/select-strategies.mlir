@@ -2,6 +2,7 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=strategy=generated | FileCheck %s --check-prefix=GEN
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=strategy=library | FileCheck %s --check-prefix=LIB
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=target=cpu | FileCheck %s --check-prefix=CPU
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies=gpu-tensor-cores=true | FileCheck %s --check-prefix=MMA
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="target=cpu cpu-vector-registers=32" | FileCheck %s --check-prefix=AVX512
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="target=cpu cpu-vector-width=8" | FileCheck %s --check-prefix=AVX2
 // RUN: not fuse-opt %s -fuse-select-strategies=cpu-vector-width=2 2>&1 | FileCheck %s --check-prefix=BADWIDTH
@@ -585,6 +586,31 @@ func.func @attention(%q32: tensor<32x128x12x64xf32>, %q1: tensor<1x128x12x64xf32
   %2 = fuse.attention %qs, %qs, %qs {scale = 0.125 : f32} : tensor<1x10x2x64xf32>, tensor<1x10x2x64xf32>, tensor<1x10x2x64xf32> -> tensor<1x10x2x64xf32>
   %3 = fuse.attention %qo, %qo, %qo {scale = 0.125 : f32} : tensor<4x30x4x8xf32>, tensor<4x30x4x8xf32>, tensor<4x30x4x8xf32> -> tensor<4x30x4x8xf32>
   return %0, %1, %2, %3 : tensor<32x128x12x64xf32>, tensor<1x128x12x64xf32>, tensor<1x10x2x64xf32>, tensor<4x30x4x8xf32>
+}
+
+// -----
+
+// Attention over f16 and bf16 tensors with tensor cores (sm_80 and
+// later): `attention_mma`, 16 rows a warp, blocks of 64 rows when the grid
+// then has 264 blocks (BERT-base b32), else 32 or 16 (b1); key tiles of
+// 64 in two stages where 48 KB hold them, one stage of 32 at a head size
+// of 128 with 64 rows; f32 tensors and head sizes that are not multiples
+// of 16 keep the `attention` mapping.
+// MMA-LABEL: func @attention_half
+// MMA: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<attention_mma, grid = 768, block = 128, block_tile = [64, 64], stages = 2>
+// MMA: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<attention_mma, grid = 96, block = 32, block_tile = [16, 64], stages = 2>
+// MMA: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<attention_mma, grid = 768, block = 128, block_tile = [64, 32]>
+// MMA: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<attention, grid = 768, block = 256, block_tile = [64, 64]>
+// MMA: fuse.attention {{.*}} {fuse.strategy = #fuse.kernel<flat, grid = 2, block = 256>
+// CHECK-LABEL: func @attention_half
+// CHECK-NOT: attention_mma
+func.func @attention_half(%h32: tensor<32x128x12x64xf16>, %h1: tensor<1x128x12x64xbf16>, %d128: tensor<32x128x12x128xf16>, %f32: tensor<32x128x12x64xf32>, %d8: tensor<4x30x4x8xf16>) -> (tensor<32x128x12x64xf16>, tensor<1x128x12x64xbf16>, tensor<32x128x12x128xf16>, tensor<32x128x12x64xf32>, tensor<4x30x4x8xf16>) {
+  %0 = fuse.attention %h32, %h32, %h32 {scale = 0.125 : f32} : tensor<32x128x12x64xf16>, tensor<32x128x12x64xf16>, tensor<32x128x12x64xf16> -> tensor<32x128x12x64xf16>
+  %1 = fuse.attention %h1, %h1, %h1 {scale = 0.125 : f32} : tensor<1x128x12x64xbf16>, tensor<1x128x12x64xbf16>, tensor<1x128x12x64xbf16> -> tensor<1x128x12x64xbf16>
+  %2 = fuse.attention %d128, %d128, %d128 {scale = 0.125 : f32} : tensor<32x128x12x128xf16>, tensor<32x128x12x128xf16>, tensor<32x128x12x128xf16> -> tensor<32x128x12x128xf16>
+  %3 = fuse.attention %f32, %f32, %f32 {scale = 0.125 : f32} : tensor<32x128x12x64xf32>, tensor<32x128x12x64xf32>, tensor<32x128x12x64xf32> -> tensor<32x128x12x64xf32>
+  %4 = fuse.attention %d8, %d8, %d8 {scale = 0.125 : f32} : tensor<4x30x4x8xf16>, tensor<4x30x4x8xf16>, tensor<4x30x4x8xf16> -> tensor<4x30x4x8xf16>
+  return %0, %1, %2, %3, %4 : tensor<32x128x12x64xf16>, tensor<1x128x12x64xbf16>, tensor<32x128x12x128xf16>, tensor<32x128x12x64xf32>, tensor<4x30x4x8xf16>
 }
 
 // -----

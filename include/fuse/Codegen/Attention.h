@@ -1,11 +1,13 @@
 //===- Attention.h - Code for fuse.attention ------------------------------===//
 //
-// The buffer form of fuse.attention becomes code in one of two ways: loops
-// (a query row per iteration of one parallel loop, for the cpu and for
-// GPU shapes the tiled kernel does not take; fuse-lower-attention) or the
+// The buffer form of fuse.attention becomes code in one of three ways:
+// loops (a query row per iteration of one parallel loop, for the cpu and
+// for GPU shapes the tiled kernels do not take; fuse-lower-attention), the
 // GPU's `attention` mapping (a block per tile of query rows,
-// AttentionTiles.cpp). Both compute a row's softmax online, in one pass
-// over the keys, and share how they read the mask and finish a row.
+// AttentionTiles.cpp) or, for half-precision tensors, its tensor-core form
+// `attention_mma` (AttentionMmaTiles.cpp). All compute a row's softmax
+// online, in one pass over the keys, and share how they read the mask and
+// finish a row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,13 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace fuse {
+
+/// The sizes of `op`: query [batch, queries, heads, d], key and value
+/// [batch, keys, heads / groups, d or dv], the result's head size dv.
+struct AttentionSizes {
+  int64_t batch, queries, heads, d, keys, groups, dv;
+};
+AttentionSizes getAttentionSizes(AttentionOp op);
 
 /// The indices of element (batch, sequence, head, dim) of tensor `which`
 /// of `op` (AttentionOp::kQuery...), in its layout (the head moved by the
@@ -44,6 +53,17 @@ mlir::Value loadAttentionMask(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value head, mlir::Value row,
                               mlir::Value key);
 
+/// The online softmax's base for a row whose running maximum becomes
+/// `newMax`: the exponentials are taken against it, or against 0 while
+/// every score so far is -inf (against -inf they would be NaN).
+mlir::Value getSoftmaxBase(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value newMax);
+
+/// exp(`x` - `base`), computed as exp2((x - base) * log2 e) (the GPU's
+/// kernels: ex2.approx is one instruction).
+mlir::Value emitExpAgainst(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x, mlir::Value base);
+
 /// 1 / `sum` for a row whose exponentials sum to `sum`; `positive` is set
 /// to whether `sum` > 0 (false when every score was -inf, or NaN).
 mlir::Value getAttentionRowFactor(mlir::OpBuilder &b, mlir::Location loc,
@@ -69,6 +89,13 @@ mlir::LogicalResult lowerAttentionToLoops(mlir::RewriterBase &rewriter,
 mlir::LogicalResult mapAttentionTiles(mlir::OpBuilder &b,
                                       mlir::gpu::GPUFuncOp func, AttentionOp op,
                                       KernelStrategyAttr strategy);
+
+/// The same with the `attention_mma` mapping: the kernel on tensor cores
+/// (f16 or bf16 tensors, sm_80 and later).
+mlir::LogicalResult mapAttentionMmaTiles(mlir::OpBuilder &b,
+                                         mlir::gpu::GPUFuncOp func,
+                                         AttentionOp op,
+                                         KernelStrategyAttr strategy);
 
 } // namespace fuse
 

@@ -85,6 +85,16 @@ constexpr int64_t getAttentionSharedFloats(int64_t d, int64_t dv, int64_t rows,
   return d * rows + (d > rows ? d : rows) * keys + keys * dv;
 }
 
+/// Bytes of shared memory of an `attention_mma` block of `rows` query rows
+/// and key tiles of `keys`, `stages` K and V tiles, 2-byte elements: each
+/// row of Q, K and V padded by 8 elements (16 bytes), so that ldmatrix's
+/// eight row addresses fall into different banks.
+constexpr int64_t getAttentionMmaSharedBytes(int64_t d, int64_t dv,
+                                             int64_t rows, int64_t keys,
+                                             int64_t stages) {
+  return 2 * (rows * (d + 8) + stages * keys * (d + 8 + dv + 8));
+}
+
 /// Maps `loop`, the parallel loop of the gpu.func `func`, with the `tiles`
 /// strategy: block and thread tiles of its iterations, the operand tiles
 /// of its reduction loop staged in shared memory.

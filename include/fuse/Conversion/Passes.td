@@ -344,8 +344,10 @@ def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
     "::mlir::memref::MemRefDialect",
     // exp2 and fma of `attention` blocks.
     "::mlir::math::MathDialect",
-    // cp.async of `tiles` blocks with async_copy.
+    // cp.async of `tiles` blocks with async_copy; cp.async, ldmatrix and
+    // mma.sync of `attention_mma` blocks, whose fragments are vectors.
     "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect",
   ];
   let options = [
     Option<"blockSize", "block-size", "unsigned", "256",
@@ -356,17 +358,19 @@ def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
   ];
 }
 
-def LowerAsyncCopies : Pass<"fuse-lower-async-copies",
-                             "mlir::gpu::GPUModuleOp"> {
-  let summary = "Lower the nvgpu asynchronous copies of `tiles` kernels to "
-                "NVVM, at the gpu.module's index width";
+def LowerNVGPU : Pass<"fuse-lower-nvgpu", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower the kernels' nvgpu ops to NVVM, at the gpu.module's "
+                "index width";
   let description = [{
-    `nvgpu.device_async_copy` (a `tiles` block's cp.async with
-    `async_copy`) becomes `nvvm.cp.async.shared.global`, its addresses
-    computed at the index width of the gpu.module's data layout (32 bits
-    where fuse-map-kernels-to-gpu chose it), as convert-gpu-to-nvvm then
-    computes the rest; upstream's convert-nvgpu-to-nvvm always uses 64
-    bits, and the two descriptors of one memref would not meet.
+    Upstream's nvgpu-to-NVVM patterns, for the nvgpu ops of the kernels
+    (`nvgpu.device_async_copy` of `tiles` blocks with `async_copy` and of
+    `attention_mma` blocks; the latter's `nvgpu.ldmatrix` and
+    `nvgpu.mma.sync`): the copies become `nvvm.cp.async.shared.global`,
+    their addresses computed at the index width of the gpu.module's data
+    layout (32 bits where fuse-map-kernels-to-gpu chose it), as
+    convert-gpu-to-nvvm then computes the rest; upstream's
+    convert-nvgpu-to-nvvm always uses 64 bits, and the two descriptors of
+    one memref would not meet.
   }];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",

@@ -363,6 +363,9 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
            "A staging `tiles` block copies its chunks with asynchronous "
            "copies (cp.async, sm_80 and later) into gpu-stages shared "
            "buffers instead of through registers">,
+    Option<"gpuTensorCores", "gpu-tensor-cores", "bool", "false",
+           "The GPU has mma.sync tensor cores (sm_80 and later): attention "
+           "over f16 or bf16 tensors uses the `attention_mma` mapping">,
     Option<"candidates", "candidates", "bool", "false",
            "Contraction groups get every applicable way to run as "
            "candidates in a fuse.alternatives op (the library call, up to "

@@ -36,20 +36,12 @@ using namespace fuse;
 
 namespace {
 /// Builds one attention kernel; its shapes and tile sizes are fixed.
-class AttentionTileBuilder {
+class AttentionTileBuilder : AttentionSizes {
 public:
   AttentionTileBuilder(OpBuilder &b, gpu::GPUFuncOp func, AttentionOp op,
                        KernelStrategyAttr strategy)
-      : b(b), func(func), op(op), loc(op.getLoc()) {
-    SmallVector<int64_t, 4> q = op.getLogicalShape(AttentionOp::kQuery),
-                            k = op.getLogicalShape(AttentionOp::kKey);
-    batch = q[0];
-    queries = q[1];
-    heads = q[2];
-    d = q[3];
-    keys = k[1];
-    groups = q[2] / k[2];
-    dv = op.getLogicalShape(AttentionOp::kResult)[3];
+      : AttentionSizes(getAttentionSizes(op)), b(b), func(func), op(op),
+        loc(op.getLoc()) {
     rows = strategy.getBlockTile()[0];
     cols = strategy.getBlockTile()[1];
     tr = rows / kSide;
@@ -123,7 +115,6 @@ private:
   gpu::GPUFuncOp func;
   AttentionOp op;
   Location loc;
-  int64_t batch, queries, heads, d, keys, groups, dv;
   int64_t rows, cols, tr, tc, td, rowTiles;
   Value tid, swizzle;
 };
@@ -232,7 +223,6 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
 
   b.setInsertionPoint(op);
   Type f32 = b.getF32Type();
-  const float log2e = 1.4426950408889634f;
   Value minusInf = f(-std::numeric_limits<float>::infinity());
   Value zero = f(0);
   Value queryBuf = op.getQuery(), keyBuf = op.getKey(),
@@ -354,7 +344,6 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
     gpu::BarrierOp::create(b, loc);
 
     // The online softmax, a row at a time.
-    Value log2eValue = f(log2e);
     bool partialTile = keys % cols != 0;
     // A mask the same for every row (padding, [B, 1, 1, Skv]) is loaded
     // once per key, not once per score.
@@ -398,15 +387,8 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
       }
       rowMax = combineRow(rowMax, /*max=*/true);
       Value newMax = arith::MaximumFOp::create(b, loc, maxes[r], rowMax);
-      // While every score so far is -inf, exponentials are against 0.
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          newMax, minusInf);
-      Value base = arith::SelectOp::create(b, loc, empty, zero, newMax);
-      auto exp2Of = [&](Value x) -> Value {
-        Value shifted = arith::SubFOp::create(b, loc, x, base);
-        return math::Exp2Op::create(
-            b, loc, arith::MulFOp::create(b, loc, shifted, log2eValue));
-      };
+      Value base = getSoftmaxBase(b, loc, newMax);
+      auto exp2Of = [&](Value x) { return emitExpAgainst(b, loc, x, base); };
       Value correction = exp2Of(maxes[r]);
       Value rowSum = zero;
       Value pBase = mul(add(rowOffset, c(r)), pStride());

@@ -71,7 +71,8 @@ struct LowerAttentionPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     auto strategy = func->getAttrOfType<KernelStrategyAttr>(kStrategyAttrName);
-    if (strategy && strategy.getMapping() == Mapping::attention)
+    if (strategy && (strategy.getMapping() == Mapping::attention ||
+                     strategy.getMapping() == Mapping::attention_mma))
       return;
     IRRewriter rewriter(&getContext());
     SmallVector<AttentionOp> ops;

@@ -13,7 +13,8 @@
 // depthwise convolution's or a pooling's input): each element is read from
 // global memory once, in coalesced loads, instead of once per window that
 // covers it; `attention`, a fuse.attention kernel built by blocks of query
-// rows (AttentionTiles.cpp). A kernel with no parallel loop runs in one
+// rows (AttentionTiles.cpp), and `attention_mma`, the same on tensor cores
+// (AttentionMmaTiles.cpp). A kernel with no parallel loop runs in one
 // thread (or one row).
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +29,7 @@
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -693,14 +695,19 @@ struct MapKernelsToGPUPass
         return signalPassFailure();
       }
       // fuse.attention's kernel is built from the op (AttentionTiles.cpp).
-      if (strategy.getMapping() == Mapping::attention) {
+      if (strategy.getMapping() == Mapping::attention ||
+          strategy.getMapping() == Mapping::attention_mma) {
         auto attentions = llvm::to_vector(entry.getOps<AttentionOp>());
         if (attentions.size() != 1) {
           gpuFunc.emitOpError("strategy ")
               << strategy << " needs a kernel that is one fuse.attention";
           return signalPassFailure();
         }
-        if (failed(mapAttentionTiles(b, gpuFunc, attentions.front(), strategy)))
+        if (failed(strategy.getMapping() == Mapping::attention
+                       ? mapAttentionTiles(b, gpuFunc, attentions.front(),
+                                           strategy)
+                       : mapAttentionMmaTiles(b, gpuFunc, attentions.front(),
+                                              strategy)))
           return signalPassFailure();
         finishKernel(kernel, gpuFunc, strategy);
         continue;

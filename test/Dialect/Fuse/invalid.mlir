@@ -664,6 +664,41 @@ func.func @attention_tile() attributes {s = #fuse.kernel<attention, grid = 4, bl
 
 // -----
 
+// expected-error @+1 {{the attention_mma mapping takes a block_tile of two sizes (query rows, keys) and stages, nothing else}}
+func.func @attention_mma_strategy() attributes {s = #fuse.kernel<attention_mma, grid = 4, block = 128, block_tile = [64, 64], k_tile = 16>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attention_mma blocks have 16, 32 or 64 query rows (16 a warp), not 128}}
+func.func @attention_mma_rows() attributes {s = #fuse.kernel<attention_mma, grid = 4, block = 256, block_tile = [128, 64]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attention_mma key tiles must be multiples of 16 from 16 to 128, not 8}}
+func.func @attention_mma_keys() attributes {s = #fuse.kernel<attention_mma, grid = 4, block = 128, block_tile = [64, 8]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{an attention_mma block of 64 rows has 4 warps (128 threads), not 256}}
+func.func @attention_mma_block() attributes {s = #fuse.kernel<attention_mma, grid = 4, block = 256, block_tile = [64, 64]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{attention_mma takes 1 or 2 stages, not 3}}
+func.func @attention_mma_stages() attributes {s = #fuse.kernel<attention_mma, grid = 4, block = 128, block_tile = [64, 64], stages = 3>} {
+  return
+}
+
+// -----
+
 func.func @attention_heads_first(%q: tensor<1x16x4x8xf32>) -> tensor<1x16x4x8xf32> {
   // expected-error @+1 {{'fuse.attention' op heads_first must have four flags (query, key, value, result), not 2}}
   %0 = fuse.attention %q, %q, %q {heads_first = array<i1: true, false>, scale = 1.0 : f32} : tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32> -> tensor<1x16x4x8xf32>

@@ -623,6 +623,64 @@ def sdpa_attention():
                  const("zero", np.float32(0))], opset=17)
 
 
+def sdpa_chain(prefix, q, k, v, mask, scale):
+    """The nodes of one sdpa chain over inputs `q`, `k`, `v` (heads first)
+    and `mask`, its output `prefix`_y."""
+    p = prefix + "_"
+    return [node("Mul", [q, scale], [p + "qs"]),
+            node("Transpose", [k], [p + "kt"], perm=[0, 1, 3, 2]),
+            node("Mul", [p + "kt", scale], [p + "ks"]),
+            node("MatMul", [p + "qs", p + "ks"], [p + "scores"]),
+            node("Add", [p + "scores", mask], [p + "masked"]),
+            node("Softmax", [p + "masked"], [p + "weights"], axis=-1),
+            node("IsNaN", [p + "weights"], [p + "nan"]),
+            node("Where", [p + "nan", "zero", p + "weights"], [p + "guarded"]),
+            node("MatMul", [p + "guarded", v], [p + "y"])]
+
+
+@model
+def attention_tiles():
+    """Seven sdpa chains whose head sizes (multiples of 16) take the GPU's
+    tensor-core attention kernel in half precision: tiles of rows and of
+    keys cut short (100 queries and keys; 70 with a mask per row; 40
+    queries over 200 keys at a head size of 128), a value head size unlike
+    the query's (32 and 64), and enough heads for blocks of 64 and 32 rows
+    (at a head size of 128, one K and V tile at a time). Q, K and V are computed (an Add each)
+    and so is the output (a Mul), so that --precision stores them in half
+    precision."""
+    nodes = []
+    for chain, scale in [("a", "s64"), ("b", "s32"), ("c", "s128"),
+                         ("d", "s32"), ("e", "s64"), ("f", "s64"),
+                         ("g", "s128")]:
+        nodes += [node("Add", [t + chain, "half"], [t + chain + "_h"])
+                  for t in "qkv"]
+        nodes += sdpa_chain(chain, "q%s_h" % chain, "k%s_h" % chain,
+                            "v%s_h" % chain, "m" + chain, scale)
+        nodes.append(node("Mul", [chain + "_y", "half"], [chain + "_out"]))
+    return make(nodes,
+                [("qa", [2, 4, 100, 64]), ("ka", [2, 4, 100, 64]),
+                 ("va", [2, 4, 100, 64]), ("ma", [2, 1, 1, 100]),
+                 ("qb", [1, 2, 70, 32]), ("kb", [1, 2, 70, 32]),
+                 ("vb", [1, 2, 70, 32]), ("mb", [1, 1, 70, 70]),
+                 ("qc", [1, 2, 40, 128]), ("kc", [1, 2, 200, 128]),
+                 ("vc", [1, 2, 200, 128]), ("mc", [1, 1, 1, 200]),
+                 ("qd", [2, 3, 48, 32]), ("kd", [2, 3, 80, 32]),
+                 ("vd", [2, 3, 80, 64]), ("md", [2, 1, 1, 80]),
+                 ("qe", [6, 12, 256, 64]), ("ke", [6, 12, 256, 64]),
+                 ("ve", [6, 12, 256, 64]), ("me", [6, 1, 1, 256]),
+                 ("qf", [3, 12, 256, 64]), ("kf", [3, 12, 256, 64]),
+                 ("vf", [3, 12, 256, 64]), ("mf", [3, 1, 1, 256]),
+                 ("qg", [6, 12, 256, 128]), ("kg", [6, 12, 256, 128]),
+                 ("vg", [6, 12, 256, 128]), ("mg", [6, 1, 1, 256])],
+                ["a_out", "b_out", "c_out", "d_out", "e_out", "f_out",
+                 "g_out"],
+                [const("half", np.float32(0.5)),
+                 const("s64", np.float32(64 ** -0.25)),
+                 const("s32", np.float32(32 ** -0.25)),
+                 const("s128", np.float32(128 ** -0.25)),
+                 const("zero", np.float32(0))], opset=17)
+
+
 @model
 def external_data():
     """Every initializer in one external data file (`.onnx.data`, as the

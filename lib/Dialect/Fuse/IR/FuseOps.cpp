@@ -112,6 +112,27 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         return emitError() << "attention block_tile sizes must be multiples "
                               "of 16 from 16 to 128, not "
                            << size;
+  } else if (mapping == Mapping::attention_mma) {
+    if (blockTile.size() != 2 || !threadTile.empty() || kTile != 0 ||
+        splitK != 1 || asyncCopy)
+      return emitError() << "the attention_mma mapping takes a block_tile of "
+                            "two sizes (query rows, keys) and stages, nothing "
+                            "else";
+    if (blockTile[0] != 16 && blockTile[0] != 32 && blockTile[0] != 64)
+      return emitError() << "attention_mma blocks have 16, 32 or 64 query "
+                            "rows (16 a warp), not "
+                         << blockTile[0];
+    if (blockTile[1] < 16 || blockTile[1] > 128 || blockTile[1] % 16 != 0)
+      return emitError() << "attention_mma key tiles must be multiples of 16 "
+                            "from 16 to 128, not "
+                         << blockTile[1];
+    if (block != blockTile[0] * 2)
+      return emitError() << "an attention_mma block of " << blockTile[0]
+                         << " rows has " << blockTile[0] / 16 << " warps ("
+                         << blockTile[0] * 2 << " threads), not " << block;
+    if (stages != 1 && stages != 2)
+      return emitError() << "attention_mma takes 1 or 2 stages, not "
+                         << stages;
   } else if (!blockTile.empty() || kTile != 0 || stages != 1 || splitK != 1 ||
              asyncCopy) {
     return emitError() << "block_tile, k_tile, stages, split_k and async_copy "
@@ -235,10 +256,13 @@ std::string fuse::describeStrategy(Attribute strategy) {
     if (kernel.getMapping() == Mapping::planes)
       text += "(" + std::to_string(kernel.getPlanes()) +
               (kernel.getStagedOutput() ? ", staged output)" : ")");
-    if (kernel.getMapping() == Mapping::attention) {
+    if (kernel.getMapping() == Mapping::attention ||
+        kernel.getMapping() == Mapping::attention_mma) {
       llvm::raw_string_ostream os(text);
       os << " " << kernel.getBlockTile()[0] << " rows x "
          << kernel.getBlockTile()[1] << " keys";
+      if (kernel.getStages() != 1)
+        os << " " << kernel.getStages() << "-stage";
     }
     if (kernel.getMapping() == Mapping::tiles) {
       llvm::raw_string_ostream os(text);
@@ -290,7 +314,8 @@ int64_t KernelStrategyAttr::getCapacity() const {
     return getGrid() * (getBlock() / getRowThreads());
   if (getMapping() == Mapping::planes)
     return getGrid() * getPlanes();
-  if (getMapping() == Mapping::attention)
+  if (getMapping() == Mapping::attention ||
+      getMapping() == Mapping::attention_mma)
     return getGrid() * getBlockTile()[0];
   // tiles: the grid's block tiles, some of which may be partial.
   return getGrid() * getBlock();

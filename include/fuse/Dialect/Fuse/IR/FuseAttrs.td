@@ -20,7 +20,8 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
   I32EnumAttrCase<"rows", 2>,
   I32EnumAttrCase<"planes", 3>,
   I32EnumAttrCase<"tiles", 4>,
-  I32EnumAttrCase<"attention", 5>
+  I32EnumAttrCase<"attention", 5>,
+  I32EnumAttrCase<"attention_mma", 6>
 ]> {
   // - loop: the whole loop nest on the calling thread (the cpu target);
   // - flat: one GPU thread per iteration of the kernel's parallel loop, in
@@ -39,7 +40,9 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
   //   iterations of it at a time, in shared memory;
   // - attention: the kernel's fuse.attention, a block per `block_tile[0]`
   //   query rows of one (batch, head), walking the keys `block_tile[1]` at
-  //   a time through shared memory with an online softmax.
+  //   a time through shared memory with an online softmax;
+  // - attention_mma: the same on tensor cores (f16 and bf16 tensors, sm_80
+  //   and later), a warp per 16 query rows.
   let cppNamespace = "::fuse";
   let genSpecializedAttr = 0;
 }
@@ -156,6 +159,16 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     (in K^T's place) into the BR x Dv output, which stays in registers
     until the end. The score matrix never reaches global memory.
 
+    The `attention_mma` mapping is the same kernel on tensor cores, for
+    f16 and bf16 tensors on sm_80 and later (FlashAttention-2's schedule,
+    Codegen/GPU/AttentionMmaTiles): `block_tile = [BR, BC]`, BR / 16 warps
+    a block (`block` = 2 BR threads), each warp 16 query rows; Q K^T and
+    P V are `mma.sync` m16n8k16 products with f32 sums, their operands
+    read from shared memory by `ldmatrix`; the scores, the online softmax
+    and the probabilities stay in the warps' registers. K and V tiles are
+    copied by `cp.async`; with `stages = 2` the next tile's copies are in
+    flight while the block computes one.
+
     ```mlir
     #fuse.kernel<flat, grid = 392, block = 256>
     #fuse.kernel<flat, grid = 98, block = 256, thread_tile = [1, 1, 4]>
@@ -175,6 +188,8 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
                  block_tile = [128, 128], k_tile = 16, stages = 3,
                  async_copy>
     #fuse.kernel<attention, grid = 768, block = 256, block_tile = [64, 32]>
+    #fuse.kernel<attention_mma, grid = 768, block = 128,
+                 block_tile = [64, 64], stages = 2>
     ```
   }];
   let parameters = (ins

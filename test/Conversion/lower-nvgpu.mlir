@@ -1,4 +1,4 @@
-// RUN: fuse-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(fuse-lower-async-copies))' | FileCheck %s
+// RUN: fuse-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(fuse-lower-nvgpu))' | FileCheck %s
 
 // A 16-byte copy bypassing L1, with the elements it reads as an operand:
 // addresses at the gpu.module's 32-bit index width (the width
@@ -41,6 +41,26 @@ gpu.module @fuse_kernels {
 // CHECK-NEXT: gpu.return
 gpu.module @fuse_kernels {
   gpu.func @nothing() kernel {
+    gpu.return
+  }
+}
+
+// -----
+
+// An `attention_mma` block's ldmatrix and mma.sync (no copy in the
+// module): nvvm.ldmatrix from the shared buffer, nvvm.mma.sync on f16.
+// CHECK-LABEL: gpu.func @fragments
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 2 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
+// CHECK: nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32)
+// CHECK-NOT: nvgpu.
+gpu.module @fuse_kernels attributes {dlti.dl_spec = #dlti.dl_spec<index = 32 : i64>} {
+  gpu.func @fragments(%i: index, %acc: vector<2x2xf32>, %out: memref<2xvector<2x2xf32>>) workgroup(%tile : memref<1152xf16, #gpu.address_space<workgroup>>) kernel {
+    %a = nvgpu.ldmatrix %tile[%i] {numTiles = 4 : i32, transpose = false} : memref<1152xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    %b = nvgpu.ldmatrix %tile[%i] {numTiles = 2 : i32, transpose = true} : memref<1152xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+    %d = nvgpu.mma.sync (%a, %b, %acc) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    %c0 = arith.constant 0 : index
+    memref.store %d, %out[%c0] : memref<2xvector<2x2xf32>>
     gpu.return
   }
 }

@@ -1,6 +1,7 @@
-//===- LowerAsyncCopies.cpp - cp.async at the kernels' index width --------===//
+//===- LowerNVGPU.cpp - nvgpu ops at the kernels' index width ------------===//
 //
-// Upstream's patterns for nvgpu's asynchronous copies, applied with a type
+// Upstream's patterns for nvgpu's ops (asynchronous copies, ldmatrix,
+// mma.sync), applied with a type
 // converter that follows the gpu.module's data layout: a memref's
 // descriptor then has the same index type here as in convert-gpu-to-nvvm,
 // which lowers everything else.
@@ -18,20 +19,22 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace fuse {
-#define GEN_PASS_DEF_LOWERASYNCCOPIES
+#define GEN_PASS_DEF_LOWERNVGPU
 #include "fuse/Conversion/Passes.h.inc"
 } // namespace fuse
 
 using namespace mlir;
 
 namespace {
-struct LowerAsyncCopiesPass
-    : public fuse::impl::LowerAsyncCopiesBase<LowerAsyncCopiesPass> {
+struct LowerNVGPUPass : public fuse::impl::LowerNVGPUBase<LowerNVGPUPass> {
   void runOnOperation() override {
     gpu::GPUModuleOp module = getOperation();
-    bool hasCopies = false;
-    module.walk([&](nvgpu::DeviceAsyncCopyOp) { hasCopies = true; });
-    if (!hasCopies)
+    bool hasNVGPU = false;
+    module.walk([&](Operation *op) {
+      if (isa<nvgpu::NVGPUDialect>(op->getDialect()))
+        hasNVGPU = true;
+    });
+    if (!hasNVGPU)
       return;
     MLIRContext *context = &getContext();
     LowerToLLVMOptions options(
