@@ -714,11 +714,10 @@ static int64_t getCpuVectorWidth(const CompileOptions &options) {
   return options.cpu == "x86-64-v3" ? 8 : 4;
 }
 
-/// The target as fuse-select-strategies' option takes it.
-/// The number of an NVIDIA architecture ("sm_90a": 90), 0 when it has none.
-static unsigned getChipVersion(StringRef chip) {
+unsigned fuse::getChipVersion(StringRef chip) {
   StringRef number = chip.starts_with("sm_") ? chip.drop_front(3) : "";
-  if (!number.empty() && std::isalpha(static_cast<unsigned char>(number.back())))
+  if (!number.empty() &&
+      std::isalpha(static_cast<unsigned char>(number.back())))
     number = number.drop_back();
   unsigned version = 0;
   if (number.empty() || number.getAsInteger(10, version))
@@ -726,6 +725,7 @@ static unsigned getChipVersion(StringRef chip) {
   return version;
 }
 
+/// The target as fuse-select-strategies' option takes it.
 static std::string getTargetName(const CompileOptions &options) {
   return options.target == artifact::Target::Cuda ? "cuda" : "cpu";
 }

@@ -35,7 +35,6 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
-#include <cctype>
 
 using namespace mlir;
 using namespace llvm;
@@ -453,12 +452,8 @@ int main(int argc, char **argv) {
   // optional suffix letter (sm_90a). Checked here: an empty one crashed
   // NVVM's verifier, and others gave a dozen errors blaming ptxas.
   {
-    StringRef arch = gpuArch;
-    StringRef number = arch.starts_with("sm_") ? arch.drop_front(3) : "";
-    if (!number.empty() && std::isalpha(number.back()))
-      number = number.drop_back();
-    unsigned version = 0;
-    if (number.empty() || number.getAsInteger(10, version) || version < 50) {
+    unsigned version = fuse::getChipVersion(gpuArch);
+    if (version < 50) {
       errs() << "fuse-compile: --gpu-arch must be an NVIDIA architecture "
                 "such as sm_90 (sm_50 or later), not '"
              << gpuArch << "'\n";

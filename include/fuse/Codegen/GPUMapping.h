@@ -74,6 +74,12 @@ void emitRoundGroups(
     mlir::OpBuilder &b, mlir::Location loc, int64_t rounds,
     llvm::function_ref<void(mlir::Value first, int64_t count)> emitRounds);
 
+/// `x` combined (maximum or sum) over each aligned group of `lanes` lanes
+/// of a warp (a power of two up to 32) by XOR shuffles: every lane of the
+/// group gets the result.
+mlir::Value combineAcrossLanes(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value x, int64_t lanes, bool max);
+
 /// Static shared memory a block may have without opting in to more.
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 

@@ -152,6 +152,10 @@ struct CompileOptions {
   bool serialSums = false;
 };
 
+/// The number of an NVIDIA architecture ("sm_90a": 90), 0 when it has none
+/// (what --gpu-arch must name: sm_50 or later).
+unsigned getChipVersion(llvm::StringRef chip);
+
 /// The x86-64 microarchitecture levels that `--cpu=spec` means, a
 /// comma-separated list of "x86-64" (any x86-64: SSE2), "x86-64-v2"
 /// (SSE4.2), "x86-64-v3" (AVX2, FMA), "x86-64-v4" (AVX-512), or "native",

@@ -83,22 +83,10 @@ private:
   Value minIndex(Value x, int64_t bound) {
     return arith::MinUIOp::create(b, loc, x, c(bound));
   }
-  Value shuffleXor(Value x, int64_t offset) {
-    Value width = arith::ConstantIntOp::create(b, loc, 32, 32);
-    Value shift = arith::ConstantIntOp::create(b, loc, offset, 32);
-    return gpu::ShuffleOp::create(b, loc, x, shift, width,
-                                  gpu::ShuffleMode::XOR)
-        .getShuffleResult();
-  }
   /// `x` combined over the four lanes of a quad (the lanes holding one row
   /// of an accumulator fragment).
   Value combineQuad(Value x, bool max) {
-    for (int64_t offset : {1, 2}) {
-      Value other = shuffleXor(x, offset);
-      x = max ? Value(arith::MaximumFOp::create(b, loc, x, other))
-              : Value(arith::AddFOp::create(b, loc, x, other));
-    }
-    return x;
+    return combineAcrossLanes(b, loc, x, 4, max);
   }
 
   /// Copies rows [first, first + count) of tensor `which` (sequence
@@ -466,8 +454,6 @@ LogicalResult AttentionMmaBuilder::build(KernelStrategyAttr strategy) {
 LogicalResult fuse::mapAttentionMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
                                          AttentionOp op,
                                          KernelStrategyAttr strategy) {
-  if (!op.hasBufferSemantics())
-    return op.emitOpError("must be bufferized before it is mapped to the GPU");
   AttentionMmaBuilder builder(b, func, op, strategy);
   return builder.build(strategy);
 }

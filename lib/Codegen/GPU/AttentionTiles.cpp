@@ -93,7 +93,9 @@ private:
   Value loadIf(Value cond, Value buffer, ValueRange indices, float otherwise);
   /// Combines `x` over the 16 lanes of a row (aligned groups of 16 lanes
   /// in a warp): every lane gets the result.
-  Value combineRow(Value x, bool max);
+  Value combineRow(Value x, bool max) {
+    return combineAcrossLanes(b, loc, x, kSide, max);
+  }
 
   /// A loop over k in [0, `extent`), `unroll` values of k an iteration,
   /// that adds the outer product of a column of TR values (`loadRow(k,
@@ -130,19 +132,6 @@ Value AttentionTileBuilder::loadIf(Value cond, Value buffer, ValueRange indices,
   b.setInsertionPointToStart(branch.elseBlock());
   scf::YieldOp::create(b, loc, f(otherwise));
   return branch.getResult(0);
-}
-
-Value AttentionTileBuilder::combineRow(Value x, bool max) {
-  Value width = arith::ConstantIntOp::create(b, loc, 32, 32);
-  for (int64_t offset = 1; offset < kSide; offset *= 2) {
-    Value shift = arith::ConstantIntOp::create(b, loc, offset, 32);
-    Value other =
-        gpu::ShuffleOp::create(b, loc, x, shift, width, gpu::ShuffleMode::XOR)
-            .getShuffleResult();
-    x = max ? Value(arith::MaximumFOp::create(b, loc, x, other))
-            : Value(arith::AddFOp::create(b, loc, x, other));
-  }
-  return x;
 }
 
 scf::ForOp AttentionTileBuilder::buildOuterProducts(
@@ -451,8 +440,6 @@ LogicalResult AttentionTileBuilder::build(KernelStrategyAttr strategy) {
 LogicalResult fuse::mapAttentionTiles(OpBuilder &b, gpu::GPUFuncOp func,
                                       AttentionOp op,
                                       KernelStrategyAttr strategy) {
-  if (!op.hasBufferSemantics())
-    return op.emitOpError("must be bufferized before it is mapped to the GPU");
   AttentionTileBuilder builder(b, func, op, strategy);
   return builder.build(strategy);
 }

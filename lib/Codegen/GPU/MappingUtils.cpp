@@ -65,6 +65,20 @@ Value addSharedCopy(OpBuilder &b, gpu::GPUFuncOp func, int64_t elements,
   return copy;
 }
 
+Value combineAcrossLanes(OpBuilder &b, Location loc, Value x, int64_t lanes,
+                         bool max) {
+  Value width = arith::ConstantIntOp::create(b, loc, 32, 32);
+  for (int64_t offset = 1; offset < lanes; offset *= 2) {
+    Value shift = arith::ConstantIntOp::create(b, loc, offset, 32);
+    Value other =
+        gpu::ShuffleOp::create(b, loc, x, shift, width, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+    x = max ? Value(arith::MaximumFOp::create(b, loc, x, other))
+            : Value(arith::AddFOp::create(b, loc, x, other));
+  }
+  return x;
+}
+
 Value emitRoundElement(OpBuilder &b, Location loc, Value first, int64_t r,
                        int64_t threads, Value tid, int64_t vector) {
   auto c = [&](int64_t v) -> Value {

@@ -71,8 +71,7 @@ struct LowerAttentionPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     auto strategy = func->getAttrOfType<KernelStrategyAttr>(kStrategyAttrName);
-    if (strategy && (strategy.getMapping() == Mapping::attention ||
-                     strategy.getMapping() == Mapping::attention_mma))
+    if (strategy && isAttentionMapping(strategy.getMapping()))
       return;
     IRRewriter rewriter(&getContext());
     SmallVector<AttentionOp> ops;

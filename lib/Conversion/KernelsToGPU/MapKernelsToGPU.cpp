@@ -29,8 +29,8 @@
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SetVector.h"
@@ -694,13 +694,18 @@ struct MapKernelsToGPUPass
             << strategy << "; it cannot run on the GPU";
         return signalPassFailure();
       }
-      // fuse.attention's kernel is built from the op (AttentionTiles.cpp).
-      if (strategy.getMapping() == Mapping::attention ||
-          strategy.getMapping() == Mapping::attention_mma) {
+      // fuse.attention's kernel is built from the op (AttentionTiles.cpp,
+      // AttentionMmaTiles.cpp).
+      if (isAttentionMapping(strategy.getMapping())) {
         auto attentions = llvm::to_vector(entry.getOps<AttentionOp>());
         if (attentions.size() != 1) {
           gpuFunc.emitOpError("strategy ")
               << strategy << " needs a kernel that is one fuse.attention";
+          return signalPassFailure();
+        }
+        if (!attentions.front().hasBufferSemantics()) {
+          attentions.front().emitOpError(
+              "must be bufferized before it is mapped to the GPU");
           return signalPassFailure();
         }
         if (failed(strategy.getMapping() == Mapping::attention

@@ -256,8 +256,7 @@ std::string fuse::describeStrategy(Attribute strategy) {
     if (kernel.getMapping() == Mapping::planes)
       text += "(" + std::to_string(kernel.getPlanes()) +
               (kernel.getStagedOutput() ? ", staged output)" : ")");
-    if (kernel.getMapping() == Mapping::attention ||
-        kernel.getMapping() == Mapping::attention_mma) {
+    if (isAttentionMapping(kernel.getMapping())) {
       llvm::raw_string_ostream os(text);
       os << " " << kernel.getBlockTile()[0] << " rows x "
          << kernel.getBlockTile()[1] << " keys";
@@ -314,8 +313,7 @@ int64_t KernelStrategyAttr::getCapacity() const {
     return getGrid() * (getBlock() / getRowThreads());
   if (getMapping() == Mapping::planes)
     return getGrid() * getPlanes();
-  if (getMapping() == Mapping::attention ||
-      getMapping() == Mapping::attention_mma)
+  if (isAttentionMapping(getMapping()))
     return getGrid() * getBlockTile()[0];
   // tiles: the grid's block tiles, some of which may be partial.
   return getGrid() * getBlock();

@@ -45,6 +45,12 @@ constexpr llvm::StringLiteral kModelHalfAttrName = "fuse.model_half";
 /// block's query rows and keys (or head-size columns).
 constexpr int64_t kAttentionBlock = 256;
 
+/// Whether `mapping` builds a kernel from its fuse.attention (`attention`
+/// or its tensor-core form `attention_mma`) rather than from a loop.
+inline bool isAttentionMapping(Mapping mapping) {
+  return mapping == Mapping::attention || mapping == Mapping::attention_mma;
+}
+
 /// A strategy in a few words, for people: "kernel rows(32)",
 /// "cublaslt matmul+bias+relu", "cudnn conv+bias+residual".
 std::string describeStrategy(mlir::Attribute strategy);
