@@ -934,6 +934,16 @@ func.func @f(%x: tensor<3x4xf32>) -> tensor<*xf32> {
 
 // -----
 
+func.func @f(%x: tensor<3x9223372036854775807xf32>) -> tensor<*xf32> {
+  %pads = onnx.Constant dense<[0, 1, 0, 1]> : tensor<4xi64>
+  // expected-error @+2 {{'onnx.Pad' op padding dim 1 of size 9223372036854775807 by (1, 1) overflows a 64-bit size}}
+  // expected-error @+1 {{'onnx.Pad' op failed to infer returned types}}
+  %0 = onnx.Pad(%x, %pads) : (tensor<3x9223372036854775807xf32>, tensor<4xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
 func.func @f(%x: tensor<3x4xf32>) -> tensor<*xf32> {
   %r = onnx.Constant dense<[2]> : tensor<1xi64>
   // expected-error @+2 {{'onnx.Tile' op 'repeats' has 1 entries for an input of rank 2}}

@@ -623,7 +623,12 @@ LogicalResult ONNXPadOp::inferReturnTypes(MLIRContext *,
     if (mode == "reflect" && (before >= kept || after >= kept))
       return inferError(loc, name, "reflect pads of dim ", d, " (", before,
                         ", ", after, ") must be less than its size ", kept);
-    shape.push_back(kept + before + after);
+    int64_t padded;
+    if (llvm::AddOverflow(kept, before + after, padded))
+      return inferError(loc, name, "padding dim ", d, " of size ", size,
+                        " by (", before, ", ", after,
+                        ") overflows a 64-bit size");
+    shape.push_back(padded);
   }
   types.push_back(RankedTensorType::get(shape, elementType));
   return success();
