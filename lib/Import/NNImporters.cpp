@@ -437,6 +437,12 @@ LogicalResult fuse::detail::importTopK(NodeImporter &n) {
     return n.emitError() << "k = " << *k << " is larger than the "
                          << kMaxTopKRounds
                          << " supported (TopK is built as k rounds of ArgMax)";
+  // The positions along the axis become a constant of that many int64s.
+  constexpr int64_t kMaxTopKLength = int64_t(1) << 24;
+  if (length > kMaxTopKLength)
+    return n.emitError() << "an axis of " << length
+                         << " elements is longer than the " << kMaxTopKLength
+                         << " supported";
   const auto *largestAttr = n.findAttr("largest");
   bool largest = !largestAttr || largestAttr->i() != 0;
   Type elementType = type.getElementType();
