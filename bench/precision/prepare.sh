@@ -4,7 +4,7 @@
 # (ignored by git, carried by the device call). Models: the library-call
 # shapes of test/Numerics (library_calls), the mini transformer, light
 # SqueezeNet, the attention shapes of the tensor-core kernel
-# (attention_tiles) and three of the small transformer exports, each compiled
+# (attention_tiles), the row widths of the rows kernels (row_chunks) and three of the small transformer exports, each compiled
 # from its float32 file with --precision=fp16, bf16 and tf32, and from its
 # float16 version (to_half.py; what PyTorch's model.half() exports) with
 # the default precision.
@@ -18,6 +18,7 @@ rm -rf "$OUT" && mkdir -p "$OUT/models"
 cp "$BUILD/bin/fuse-run" "$OUT/"
 python3 test/Numerics/Inputs/models.py library_calls "$OUT/models/library_calls.onnx"
 python3 test/Numerics/Inputs/models.py attention_tiles "$OUT/models/attention_tiles.onnx"
+python3 test/Numerics/Inputs/models.py row_chunks "$OUT/models/row_chunks.onnx"
 python3 test/Models/Inputs/transformer.py "$OUT/models/mini_bert.onnx"
 python3 test/Models/Inputs/light_model.py squeezenet "$OUT/models/squeezenet.onnx"
 for m in bert_sdpa_dynamo gpt2_dynamo llama_dynamo; do

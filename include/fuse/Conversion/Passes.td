@@ -100,7 +100,10 @@ def DistributeRows : Pass<"fuse-distribute-rows", "mlir::ModuleOp"> {
     or a block per iteration of the kernel's parallel loop), after
     bufferization: each linalg op in the row that writes global memory and
     has only parallel iterators is run by lane `l` for iterations `l`,
-    `l + R`, ... of its linearized iteration space; each op with only
+    `l + R`, ... of its linearized iteration space (by chunks of 16 bytes,
+    lane `l` taking chunks `l`, `l + R`, ..., where every operand that
+    varies along the innermost loop is contiguous and provably aligned in
+    it: one `vector.load` or `vector.store` per operand and chunk); each op with only
     reduction iterators and an f32 combiner (add, mul, maximumf, minimumf,
     maxnumf, minnumf) folds a per-lane partial that is combined across the
     row with `gpu.shuffle` (xor butterfly) and, for a block-wide row,
@@ -118,6 +121,7 @@ def DistributeRows : Pass<"fuse-distribute-rows", "mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect",
     "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect", "::mlir::affine::AffineDialect",
   ];
 }
 

@@ -11,6 +11,13 @@
 //   lane l runs the iterations l, l + R, l + 2R, ... of its linearized
 //   iteration space (neighbouring lanes, neighbouring elements), in a loop
 //   of a constant number of rounds that LLVM unrolls;
+// - where every operand that varies along the innermost loop is contiguous
+//   in it and provably aligned, the same split goes by chunks of 16 bytes
+//   (8 f16 or 4 f32 elements) instead of elements: lane l takes chunks l,
+//   l + R, ..., moving each operand's chunk with one aligned vector.load or
+//   vector.store, and runs the op's body once per element of the chunk.
+//   One 16-byte access a lane instead of eight 2-byte ones is what lets a
+//   row of f16 move at the copy rate;
 // - an op whose iterators are all reductions, with a combiner MLIR's GPU
 //   reductions know (add, max, ...): each lane folds its share into a
 //   partial that starts at the combiner's identity, the partials are
@@ -40,6 +47,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -56,6 +65,12 @@ using namespace fuse;
 /// partial results: one f32 per warp.
 static constexpr StringLiteral kPartialsName = "__fuse_row_partials";
 static constexpr int64_t kWarpSize = 32;
+/// The bytes of one chunk of a vectorized row op: the widest global access
+/// of one thread.
+static constexpr int64_t kChunkBytes = 16;
+/// The alignment the runtime gives every buffer a kernel receives
+/// (art::kAlignment).
+static constexpr int64_t kArgumentAlignment = 64;
 
 /// Whether `memref` is a lane's own buffer (a stack allocation, seen
 /// through views).
@@ -166,6 +181,101 @@ matchCombiners(linalg::LinalgOp op) {
   return combiners;
 }
 
+/// Whether every access of `memref` whose last index is a multiple of
+/// `width` starts at a multiple of `width` elements from an aligned
+/// address: the buffer is a kernel argument (whose address the runtime
+/// aligns to kArgumentAlignment bytes) of static, row-major shape whose
+/// last dim `width` divides, seen through subviews of unit strides whose
+/// last offset `width` divides (every other stride is a multiple of the
+/// last dim's size).
+static bool isChunkAligned(Value memref, int64_t width) {
+  while (auto subview = memref.getDefiningOp<memref::SubViewOp>()) {
+    if (!subview.hasUnitStride() ||
+        subview.getSourceType().getRank() != subview.getType().getRank())
+      return false;
+    int64_t lastOffset = subview.getStaticOffsets().back();
+    if (ShapedType::isDynamic(lastOffset) || lastOffset % width != 0)
+      return false;
+    memref = subview.getSource();
+  }
+  auto argument = dyn_cast<BlockArgument>(memref);
+  if (!argument)
+    return false;
+  auto function = dyn_cast<func::FuncOp>(argument.getOwner()->getParentOp());
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  return function && isKernel(function) &&
+         argument.getOwner() == &function.getBody().front() && type &&
+         type.getRank() > 0 && type.hasStaticShape() &&
+         type.getLayout().isIdentity() && type.getShape().back() % width == 0;
+}
+
+namespace {
+/// How a row op runs by chunks: `width` consecutive iterations of its
+/// innermost loop a chunk; `contiguous[i]` says whether operand i varies
+/// along that loop (one vector access a chunk) or not (one scalar load a
+/// chunk).
+struct ChunkPlan {
+  int64_t width = 0;
+  SmallVector<bool> contiguous;
+};
+} // namespace
+
+/// The chunks `op` can run by, if any: a linalg.generic with a body of
+/// pure ops whose operands that vary along the innermost loop index it in
+/// their last dim only, are contiguous and aligned there (isChunkAligned),
+/// and whose innermost range the chunk width divides. For an all-reduction
+/// (`reduction`) the outputs are per-lane partials that do not vary along
+/// the loop.
+static std::optional<ChunkPlan> planChunks(linalg::LinalgOp op,
+                                           ArrayRef<int64_t> ranges,
+                                           bool reduction) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || ranges.empty() || ranges.back() <= 1)
+    return std::nullopt;
+  for (Operation &inner : generic.getBody()->without_terminator())
+    if (!isPure(&inner) || inner.getNumRegions() != 0)
+      return std::nullopt;
+  unsigned innermost = ranges.size() - 1;
+  ChunkPlan plan;
+  int64_t narrowest = kChunkBytes;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.getElementType().isIntOrFloat())
+      return std::nullopt;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    bool varies = llvm::any_of(map.getResults(), [&](AffineExpr e) {
+      return e.isFunctionOfDim(innermost);
+    });
+    bool output = op.isDpsInit(&operand);
+    if (varies && (output && reduction))
+      return std::nullopt;
+    if (!varies && output && !reduction)
+      return std::nullopt;
+    if (varies) {
+      ArrayRef<AffineExpr> results = map.getResults();
+      auto last = dyn_cast<AffineDimExpr>(results.back());
+      if (!last || last.getPosition() != innermost ||
+          llvm::any_of(results.drop_back(), [&](AffineExpr e) {
+            return e.isFunctionOfDim(innermost);
+          }))
+        return std::nullopt;
+      unsigned bits = type.getElementTypeBitWidth();
+      if (bits % 8 != 0 || bits / 8 > kChunkBytes)
+        return std::nullopt;
+      narrowest = std::min<int64_t>(narrowest, bits / 8);
+    }
+    plan.contiguous.push_back(varies);
+  }
+  plan.width = kChunkBytes / narrowest;
+  if (plan.width < 2 || ranges.back() % plan.width != 0)
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands())
+    if (plan.contiguous[operand.getOperandNumber()] &&
+        !isChunkAligned(operand.get(), plan.width))
+      return std::nullopt;
+  return plan;
+}
+
 namespace {
 class RowDistributor {
 public:
@@ -265,6 +375,14 @@ private:
       return success(); // Every lane computes its own copy.
     if (allParallel && staticRanges && !ranges.empty() &&
         op.hasPureBufferSemantics()) {
+      if (std::optional<ChunkPlan> plan =
+              planChunks(op, ranges, /*reduction=*/false)) {
+        Operation *after = runByChunks(op, *plan, ranges);
+        rewriter.setInsertionPointAfter(after);
+        if (!last)
+          sync(loc);
+        return success();
+      }
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::LinalgLoops> loops =
           linalg::linalgOpToLoops(rewriter, op);
@@ -281,6 +399,36 @@ private:
     return success();
   }
 
+  static int64_t product(ArrayRef<int64_t> ranges) {
+    int64_t total = 1;
+    for (int64_t r : ranges)
+      total *= r;
+    return total;
+  }
+
+  /// Starts the loop by which the lanes share `count` items: lane l takes
+  /// items l, l + R, ..., in rounds whose number is the same in every lane
+  /// (a guard skips an item past the end when R does not divide `count`).
+  /// Returns the loop and the item, the insertion point where the item's
+  /// work goes.
+  std::pair<scf::ForOp, Value> startRounds(Location loc, int64_t count) {
+    int64_t rounds = (count + rowThreads - 1) / rowThreads;
+    auto loop = scf::ForOp::create(rewriter, loc, index(0), index(rounds),
+                                   index(1));
+    rewriter.setInsertionPointToStart(loop.getBody());
+    Value item = arith::AddIOp::create(
+        rewriter, loc, lane,
+        arith::MulIOp::create(rewriter, loc, loop.getInductionVar(),
+                              index(rowThreads)));
+    if (count % rowThreads != 0) {
+      Value inRange = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, item, index(count));
+      auto guard = scf::IfOp::create(rewriter, loc, inRange, false);
+      rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+    }
+    return {loop, item};
+  }
+
   /// Replaces the perfect nest `loops` (outermost first, ranges from 0 with
   /// step 1) by one loop over the linearized index, lane by lane: lane l
   /// takes l, l + R, l + 2R, ... The loop counts rounds, the same number
@@ -293,32 +441,28 @@ private:
     auto inner = cast<scf::ForOp>(loops.back());
     Location loc = outer.getLoc();
     rewriter.setInsertionPoint(outer);
-    int64_t total = 1;
-    for (int64_t r : ranges)
-      total *= r;
-    int64_t rounds = (total + rowThreads - 1) / rowThreads;
-    auto loop = scf::ForOp::create(rewriter, loc, index(0), index(rounds),
-                                   index(1));
-    rewriter.setInsertionPointToStart(loop.getBody());
-    Value linear = arith::AddIOp::create(
-        rewriter, loc, lane,
-        arith::MulIOp::create(rewriter, loc, loop.getInductionVar(),
-                              index(rowThreads)));
-    Operation *insertBefore = loop.getBody()->getTerminator();
-    if (total % rowThreads != 0) {
-      Value inRange = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::ult, linear, index(total));
-      auto guard = scf::IfOp::create(rewriter, loc, inRange, false);
-      insertBefore = guard.thenBlock()->getTerminator();
-      rewriter.setInsertionPoint(insertBefore);
-    }
-    // Row-major: the last loop varies fastest.
-    SmallVector<Value> ivs(loops.size());
+    auto [loop, linear] = startRounds(loc, product(ranges));
+    Operation *insertBefore = rewriter.getInsertionBlock()->getTerminator();
+    SmallVector<Value> ivs = delinearize(loc, linear, ranges);
+    Block *from = inner.getBody();
+    for (Operation &op : llvm::make_early_inc_range(from->without_terminator()))
+      op.moveBefore(insertBefore);
+    for (auto [l, iv] : llvm::zip(loops, ivs))
+      cast<scf::ForOp>(l).getInductionVar().replaceAllUsesWith(iv);
+    rewriter.eraseOp(outer);
+    return loop;
+  }
+
+  /// The loop indices of the iteration `linear` (below the product of
+  /// `ranges`) in row-major order: the last loop varies fastest.
+  SmallVector<Value> delinearize(Location loc, Value linear,
+                                 ArrayRef<int64_t> ranges) {
+    SmallVector<Value> ivs(ranges.size());
     Value rest = linear;
     int outermost = 0; // The outermost loop of more than one iteration.
-    while (outermost + 1 < int(loops.size()) && ranges[outermost] == 1)
+    while (outermost + 1 < int(ranges.size()) && ranges[outermost] == 1)
       ++outermost;
-    for (int i = static_cast<int>(loops.size()) - 1; i >= 0; --i) {
+    for (int i = static_cast<int>(ranges.size()) - 1; i >= 0; --i) {
       if (ranges[i] == 1 && i != outermost) {
         ivs[i] = index(0);
         continue;
@@ -330,13 +474,127 @@ private:
       ivs[i] = arith::RemUIOp::create(rewriter, loc, rest, index(ranges[i]));
       rest = arith::DivUIOp::create(rewriter, loc, rest, index(ranges[i]));
     }
-    Block *from = inner.getBody();
-    for (Operation &op : llvm::make_early_inc_range(from->without_terminator()))
-      op.moveBefore(insertBefore);
-    for (auto [l, iv] : llvm::zip(loops, ivs))
-      cast<scf::ForOp>(l).getInductionVar().replaceAllUsesWith(iv);
-    rewriter.eraseOp(outer);
+    return ivs;
+  }
+
+  /// The indices `map` gives at loop indices `ivs`.
+  SmallVector<Value> applyMap(Location loc, AffineMap map, ValueRange ivs) {
+    SmallVector<Value> indices;
+    for (AffineExpr e : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(e))
+        indices.push_back(ivs[dim.getPosition()]);
+      else if (auto constant = dyn_cast<AffineConstantExpr>(e))
+        indices.push_back(index(constant.getValue()));
+      else
+        indices.push_back(affine::AffineApplyOp::create(
+            rewriter, loc, AffineMap::get(map.getNumDims(), 0, e), ivs));
+    }
+    return indices;
+  }
+
+  /// Replaces `op` (see planChunks) by a loop over its chunks, lane by
+  /// lane as `linearize` does with iterations: lane l takes chunks l,
+  /// l + R, ... Each contiguous operand's chunk moves with one vector.load
+  /// or vector.store aligned to the chunk's bytes; an operand that does
+  /// not vary along the innermost loop is loaded once a chunk; the body
+  /// runs once per element of the chunk, an all-reduction's per-lane
+  /// partials (its outputs) carried from one element to the next. Returns
+  /// the new loop.
+  Operation *runByChunks(linalg::LinalgOp op, const ChunkPlan &plan,
+                         ArrayRef<int64_t> ranges) {
+    auto generic = cast<linalg::GenericOp>(op.getOperation());
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    int64_t width = plan.width;
+    auto [loop, chunk] = startRounds(loc, product(ranges) / width);
+    Value first = arith::MulIOp::create(rewriter, loc, chunk, index(width));
+    SmallVector<Value> ivs = delinearize(loc, first, ranges);
+    unsigned innermost = ranges.size() - 1;
+
+    // Each operand's chunk (a vector) or value (a scalar), and where it is.
+    Block *body = generic.getBody();
+    SmallVector<Value> values;
+    SmallVector<SmallVector<Value>> places;
+    SmallVector<VectorType> vectorTypes;
+    for (OpOperand &operand : op->getOpOperands()) {
+      unsigned i = operand.getOperandNumber();
+      auto type = cast<MemRefType>(operand.get().getType());
+      places.push_back(
+          applyMap(loc, op.getMatchingIndexingMap(&operand), ivs));
+      auto vectorType = VectorType::get({width}, type.getElementType());
+      vectorTypes.push_back(vectorType);
+      bool read = op.isDpsInput(&operand) ||
+                  !body->getArgument(i).use_empty() || !plan.contiguous[i];
+      if (!read) {
+        values.push_back(Value());
+        continue;
+      }
+      if (plan.contiguous[i])
+        values.push_back(vector::LoadOp::create(
+            rewriter, loc, vectorType, operand.get(), places.back(),
+            /*nontemporal=*/false, chunkAlignment(type, width)));
+      else
+        values.push_back(memref::LoadOp::create(rewriter, loc, operand.get(),
+                                                places.back()));
+    }
+
+    // The body, once per element; a reduction's outputs (scalars) carry.
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    unsigned numInputs = op.getNumDpsInputs();
+    SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
+    for (int64_t j = 0; j < width; ++j) {
+      IRMapping mapping;
+      for (BlockArgument argument : body->getArguments()) {
+        unsigned i = argument.getArgNumber();
+        Value value = values[i];
+        if (!value)
+          continue;
+        if (plan.contiguous[i])
+          value = vector::ExtractOp::create(rewriter, loc, value,
+                                            ArrayRef<int64_t>{j});
+        mapping.map(argument, value);
+      }
+      for (Operation &inner : body->without_terminator()) {
+        if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+          Value iv = ivs[index.getDim()];
+          if (index.getDim() == innermost && j != 0)
+            iv = arith::AddIOp::create(rewriter, loc, iv, this->index(j));
+          mapping.map(index.getResult(), iv);
+          continue;
+        }
+        rewriter.clone(inner, mapping);
+      }
+      for (unsigned k = 0; k < op.getNumDpsInits(); ++k) {
+        Value result = mapping.lookupOrDefault(yield.getOperand(k));
+        if (plan.contiguous[numInputs + k])
+          results[k].push_back(result);
+        else
+          values[numInputs + k] = result; // A partial: the next element's.
+      }
+    }
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      unsigned i = init.getOperandNumber();
+      auto type = cast<MemRefType>(init.get().getType());
+      if (plan.contiguous[i]) {
+        Value chunkValue = vector::FromElementsOp::create(
+            rewriter, loc, vectorTypes[i], results[i - numInputs]);
+        vector::StoreOp::create(rewriter, loc, chunkValue, init.get(),
+                                places[i], /*nontemporal=*/false,
+                                chunkAlignment(type, width));
+      } else {
+        memref::StoreOp::create(rewriter, loc, values[i], init.get(),
+                                places[i]);
+      }
+    }
+    rewriter.eraseOp(op);
     return loop;
+  }
+
+  /// The alignment of a chunk of `width` elements of `type` (see
+  /// isChunkAligned).
+  static llvm::MaybeAlign chunkAlignment(MemRefType type, int64_t width) {
+    int64_t bytes = width * type.getElementTypeBitWidth() / 8;
+    return llvm::Align(std::min(bytes, kArgumentAlignment));
   }
 
   /// `a` combined with `b` by the reduction's own op.
@@ -419,12 +677,18 @@ private:
     }
     for (auto [init, partial] : llvm::zip(op.getDpsInitsMutable(), partials))
       init.set(partial);
-    FailureOr<linalg::LinalgLoops> loops =
-        linalg::linalgOpToLoops(rewriter, op);
-    if (failed(loops) || loops->empty())
-      return op.emitOpError("could not be lowered to loops for its row");
-    rewriter.eraseOp(op);
-    Operation *loop = linearize(*loops, ranges);
+    Operation *loop;
+    if (std::optional<ChunkPlan> plan =
+            planChunks(op, ranges, /*reduction=*/true)) {
+      loop = runByChunks(op, *plan, ranges);
+    } else {
+      FailureOr<linalg::LinalgLoops> loops =
+          linalg::linalgOpToLoops(rewriter, op);
+      if (failed(loops) || loops->empty())
+        return op.emitOpError("could not be lowered to loops for its row");
+      rewriter.eraseOp(op);
+      loop = linearize(*loops, ranges);
+    }
     rewriter.setInsertionPointAfter(loop);
 
     Value first;

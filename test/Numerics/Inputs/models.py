@@ -682,6 +682,41 @@ def attention_tiles():
 
 
 @model
+def row_chunks():
+    """Row kernels (LayerNorm, Softmax, a row sum, GlobalAveragePool) over
+    widths that the GPU's rows kernels split into 16-byte chunks or not:
+    768 (whole rounds of chunks in f16 and f32), 100 (not a multiple of 8
+    f16; 25 f32 chunks for 32 lanes), 1000 (125 f16 chunks: a last round
+    cut short), 4096 (a row sum) and a 8x8 pool plane. Each row reads a
+    MatMul's (or a Conv's) output, which --precision stores in half
+    precision; the first also adds a residual input."""
+    return make([node("MatMul", ["x1", "w1"], ["h1"]),
+                 node("Add", ["h1", "b1"], ["hb1"]),
+                 node("Add", ["hb1", "res1"], ["s1"]),
+                 node("LayerNormalization", ["s1", "g1", "be1"], ["y1"],
+                      axis=-1, epsilon=1e-5),
+                 node("MatMul", ["x2", "w2"], ["h2"]),
+                 node("LayerNormalization", ["h2", "g2", "be2"], ["y2"],
+                      axis=-1, epsilon=1e-5),
+                 node("MatMul", ["x3", "w3"], ["h3"]),
+                 node("Softmax", ["h3"], ["y3"], axis=-1),
+                 node("MatMul", ["x4", "w4"], ["h4"]),
+                 node("ReduceSum", ["h4", "last"], ["y4"], keepdims=1),
+                 node("Conv", ["x5", "w5"], ["c5"], pads=[1, 1, 1, 1]),
+                 node("GlobalAveragePool", ["c5"], ["y5"])],
+                [("x1", [64, 256]), ("res1", [64, 768]), ("x2", [50, 64]),
+                 ("x3", [20, 32]), ("x4", [8, 64]), ("x5", [2, 3, 8, 8])],
+                ["y1", "y2", "y3", "y4", "y5"],
+                [weight("w1", [256, 768], 90, 0.1), weight("b1", [768], 91),
+                 weight("g1", [768], 92), weight("be1", [768], 93),
+                 weight("w2", [64, 100], 94, 0.2), weight("g2", [100], 95),
+                 weight("be2", [100], 96), weight("w3", [32, 1000], 97, 0.2),
+                 weight("w4", [64, 4096], 98, 0.2),
+                 weight("w5", [16, 3, 3, 3], 99), ints("last", [-1])],
+                opset=17)
+
+
+@model
 def external_data():
     """Every initializer in one external data file (`.onnx.data`, as the
     dynamo exporter writes it): weights, a bias, scalars, a splat and
