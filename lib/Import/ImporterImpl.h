@@ -106,6 +106,13 @@ struct OpImportInfo {
 };
 
 /// Importers of operators that become several ops, each in its own file.
+/// The sizes of a static `shape` flattened to 2-D around `axis` (opset 1
+/// to 12's Softmax, LogSoftmax and Hardmax): the dims before it, the dims
+/// from it on. An error on `n` when either overflows 64 bits.
+mlir::FailureOr<std::pair<int64_t, int64_t>>
+getSizesAroundAxis(NodeImporter &n, llvm::ArrayRef<int64_t> shape,
+                   int64_t axis);
+
 mlir::LogicalResult importAttention(NodeImporter &n);
 mlir::LogicalResult importConvTranspose(NodeImporter &n);
 mlir::LogicalResult importDequantizeLinear(NodeImporter &n);

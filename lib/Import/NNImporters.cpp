@@ -87,9 +87,11 @@ importAlongAxis(NodeImporter &n,
   if (n.version >= 13 || *axis == type.getRank() - 1) {
     result = fn(e, n.input(0), *axis);
   } else {
-    int64_t outer = 1, inner = 1;
-    for (int64_t i = 0; i < type.getRank(); ++i)
-      (i < *axis ? outer : inner) *= type.getDimSize(i);
+    FailureOr<std::pair<int64_t, int64_t>> sizes =
+        getSizesAroundAxis(n, type.getShape(), *axis);
+    if (failed(sizes))
+      return failure();
+    auto [outer, inner] = *sizes;
     Value flat = e.reshape(n.input(0), {outer, inner});
     result = e.reshape(fn(e, flat, 1), type.getShape());
   }

@@ -320,6 +320,22 @@ static LogicalResult importSplit(NodeImporter &n) {
   return success();
 }
 
+FailureOr<std::pair<int64_t, int64_t>>
+fuse::detail::getSizesAroundAxis(NodeImporter &n, ArrayRef<int64_t> shape,
+                                 int64_t axis) {
+  int64_t outer = 1, inner = 1;
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    int64_t &part = static_cast<int64_t>(i) < axis ? outer : inner;
+    if (llvm::MulOverflow(part, size, part))
+      return n.emitError() << "the input's dims "
+                           << (static_cast<int64_t>(i) < axis ? "before"
+                                                              : "from")
+                           << " axis " << axis
+                           << " hold more than 2^63 elements";
+  }
+  return std::make_pair(outer, inner);
+}
+
 /// Softmax-1/11 flattens the input to 2-D around `axis` and normalizes each
 /// row; that is Softmax-13 over the last dim when `axis` is the last dim,
 /// and otherwise Reshape -> Softmax -> Reshape.
@@ -345,9 +361,11 @@ static LogicalResult importSoftmax(NodeImporter &n) {
   if (!type.hasStaticShape())
     return n.emitError() << "Softmax-" << n.version << " over axis " << axis
                          << " of a dynamic shape is not supported";
-  int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < rank; ++i)
-    (i < axis ? outer : inner) *= type.getDimSize(i);
+  FailureOr<std::pair<int64_t, int64_t>> sizes =
+      getSizesAroundAxis(n, type.getShape(), axis);
+  if (failed(sizes))
+    return failure();
+  auto [outer, inner] = *sizes;
   FailureOr<Operation *> flat = n.createOp(
       "onnx.Reshape", {input, createI64Constant(n, {outer, inner})}, {});
   if (failed(flat))
