@@ -17,9 +17,9 @@ for fbin in "$DIR"/*.fbin; do
   case $kind in bf16) tol=3e-2 ;; esac
   onnx="$DIR/models/$model.onnx"
   args=()
-  # A model exported in fp16 takes fp16 inputs; the float32 one is the
-  # oracle.
-  if [ "$kind" = f16model ]; then
+  # A model exported in fp16, or compiled with --io-precision=fp16, takes
+  # fp16 inputs; the float32 one is the oracle.
+  if [ "$kind" = f16model ] || [ "$kind" = iofp16 ]; then
     args+=(--oracle "$onnx")
     onnx="$DIR/models/${model}_f16.onnx"
   fi

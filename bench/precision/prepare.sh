@@ -7,7 +7,7 @@
 # (attention_tiles), the row widths of the rows kernels (row_chunks) and three of the small transformer exports, each compiled
 # from its float32 file with --precision=fp16, bf16 and tf32, and from its
 # float16 version (to_half.py; what PyTorch's model.half() exports) with
-# the default precision.
+# the default precision, and with --precision=fp16 --io-precision=fp16.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${FUSE_BUILD_DIR:-build}
@@ -38,5 +38,9 @@ for m in $(cd "$OUT/models" && ls *.onnx | sed 's/\.onnx$//'); do
     --gpu-arch="$ARCH" --precision=fp16 2>/dev/null
   "$BUILD/bin/fuse-compile" "$OUT/models/${m}_f16.onnx" -o "$OUT/$m.f16model.fbin" \
     --gpu-arch="$ARCH" 2>/dev/null
+  # float16 inputs and outputs of the float32 model (checked like the
+  # float16 export, whose inputs they take).
+  "$BUILD/bin/fuse-compile" "$OUT/models/$m.onnx" -o "$OUT/$m.iofp16.fbin" \
+    --gpu-arch="$ARCH" --precision=fp16 --io-precision=fp16 2>/dev/null
 done
 du -sh "$OUT"

@@ -755,6 +755,17 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
       })) ||
       failed(checkEmptyTensors(module)) || failed(checkRanks(module)))
     return failure();
+  // The model's own precision, before --io-precision changes its edges.
+  Precision modelPrecision = getModelPrecision(module);
+  // Both plans exchange the same types: the edges change before the
+  // reference plan is taken.
+  if (options.ioPrecision &&
+      failed(stages.runPasses(module, [&](OpPassManager &pm) {
+        SetIOTypesOptions io;
+        io.type = *options.ioPrecision;
+        pm.nest<func::FuncOp>().addPass(createSetIOTypes(io));
+      })))
+    return failure();
 
   if (options.reference) {
     int64_t ops = 0;
@@ -775,7 +786,6 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
 
   bool cpu = options.target == artifact::Target::Cpu;
   bool libraries = !cpu && options.strategy != "generated";
-  Precision modelPrecision = getModelPrecision(module);
   Precision precision = options.precision.value_or(modelPrecision);
   stages.begin("fuse and select strategies");
   return stages.runPasses(module, [&](OpPassManager &pm) {

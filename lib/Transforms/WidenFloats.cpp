@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstantTensor.h"
+#include "EdgeCasts.h"
 
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
@@ -39,28 +40,6 @@ bool isNarrowFloatTensor(Type type, FloatType wide) {
   auto element =
       tensor ? dyn_cast<FloatType>(tensor.getElementType()) : FloatType();
   return element && element.getWidth() < wide.getWidth();
-}
-
-/// A cast of `value` to `to`, named after the value's node and the type
-/// (the profile and the launch metadata name kernels by node).
-Value createCast(OpBuilder &b, Value value, Type to) {
-  // No elements, nothing to convert: an empty constant launches nothing.
-  auto toTensor = cast<RankedTensorType>(to);
-  if (toTensor.hasStaticShape() && toTensor.getNumElements() == 0)
-    return ONNXConstantOp::create(
-        b, value.getLoc(), toTensor,
-        DenseElementsAttr::get(toTensor, ArrayRef<Attribute>()));
-  std::string node = getNodeName(value.getLoc());
-  std::string typeName;
-  llvm::raw_string_ostream os(typeName);
-  os << getElementTypeOrSelf(to);
-  Location loc = NameLoc::get(
-      b.getStringAttr((node.empty() ? "" : node + " ") + "as " + typeName),
-      value.getLoc());
-  return ONNXCastOp::create(
-      b, loc, to, value,
-      b.getI64IntegerAttr(*getONNXDataType(getElementTypeOrSelf(to))),
-      b.getI64IntegerAttr(1));
 }
 
 class WidenFloatsPass : public fuse::impl::WidenFloatsBase<WidenFloatsPass> {
@@ -94,7 +73,7 @@ public:
               func.getFunctionType().getResult(operand.getOperandNumber());
           if (operand.get().getType() != want &&
               isNarrowFloatTensor(want, wide))
-            operand.set(createCast(builder, operand.get(), want));
+            operand.set(createEdgeCast(builder, operand.get(), want));
         }
       } else if (isa_and_nonnull<ONNXDialect>(op.getDialect())) {
         widenOp(builder, op);
@@ -112,7 +91,7 @@ private:
   void castUsesToWide(OpBuilder &b, Value value) {
     if (!isNarrow(value.getType()) || value.use_empty())
       return;
-    Value wide = createCast(b, value, widen(value.getType()));
+    Value wide = createEdgeCast(b, value, widen(value.getType()));
     originalTypes[wide] = value.getType();
     value.replaceAllUsesExcept(wide, wide.getDefiningOp());
   }
@@ -199,7 +178,7 @@ private:
     for (OpOperand &operand : op.getOpOperands()) {
       auto it = originalTypes.find(operand.get());
       if (it != originalTypes.end())
-        operand.set(createCast(b, operand.get(), it->second));
+        operand.set(createEdgeCast(b, operand.get(), it->second));
     }
     b.setInsertionPointAfter(&op);
     for (OpResult result : op.getResults())

@@ -36,6 +36,7 @@ _CHOICES = {
     "depthwise": ("kernel", "library"),
     "conv": ("auto", "direct", "gemm"),
     "precision": ("auto", "fp32", "tf32", "fp16", "bf16"),
+    "io_precision": ("model", "fp32", "fp16", "bf16"),
 }
 
 
@@ -81,7 +82,7 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
             strategy="auto", input_shapes=None, fusion=True,
             reference=False, depthwise="kernel", conv="auto", cuda_path=None,
             fusion_report=False, output=None, precision="auto",
-            keep_fp32=()):
+            keep_fp32=(), io_precision="model"):
     """Compiles an ONNX model into an artifact, as fuse-compile does.
 
     model: a path (str or os.PathLike; external data is read from its
@@ -105,6 +106,10 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
         (fuse-compile --precision; docs/precision.md).
     keep_fp32: node-name patterns ("*" for any characters) whose groups
         stay fp32 under `precision` (fuse-compile --keep-fp32).
+    io_precision: "model" (the types the ONNX model declares), "fp32",
+        "fp16" or "bf16": the type of every float input and output
+        (fuse-compile --io-precision); InferenceSession.run then takes and
+        returns arrays of that type.
     output: a path to write the artifact to instead of returning it.
 
     Returns the artifact's bytes, or `output` when given. Raises
@@ -130,7 +135,7 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
     artifact, diagnostics = _compiler.compile(
         data, source, out, target, arch, cpu, _os.fspath(cuda_path),
         strategy, depthwise, conv, fusion, reference, fusion_report, shapes,
-        precision, list(keep_fp32))
+        precision, list(keep_fp32), io_precision)
     if diagnostics:
         _warnings.warn(diagnostics, CompileWarning, stacklevel=2)
     return artifact if output is None else output

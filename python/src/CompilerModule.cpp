@@ -41,6 +41,8 @@ struct Request {
   /// "auto", "fp32", "tf32", "fp16" or "bf16".
   std::string precision = "auto";
   std::vector<std::string> keepFp32;
+  /// "model", "fp32", "fp16" or "bf16".
+  std::string ioPrecision = "model";
 };
 
 /// The request as fuse-compile's flags, for the artifact's Build section
@@ -63,6 +65,8 @@ std::string getFlags(const Request &request) {
     flags += " --precision=" + request.precision;
   for (const std::string &pattern : request.keepFp32)
     flags += " --keep-fp32=" + pattern;
+  if (request.ioPrecision != "model")
+    flags += " --io-precision=" + request.ioPrecision;
   return flags;
 }
 
@@ -119,6 +123,8 @@ Result compileRequest(llvm::StringRef model, const std::string &source,
   if (request.precision != "auto")
     options.precision = fuse::symbolizePrecision(request.precision);
   options.keepFp32 = request.keepFp32;
+  if (request.ioPrecision != "model")
+    options.ioPrecision = fuse::symbolizePrecision(request.ioPrecision);
   options.flags = getFlags(request);
 
   std::lock_guard<std::mutex> lock(compileMutex);
@@ -210,7 +216,7 @@ NB_MODULE(_compiler, m) {
          const std::string &strategy, const std::string &depthwise,
          const std::string &conv, bool fuse, bool reference, bool fusionReport,
          std::vector<std::string> inputShapes, const std::string &precision,
-         std::vector<std::string> keepFp32) {
+         std::vector<std::string> keepFp32, const std::string &ioPrecision) {
         Request request{target,
                         arch,
                         cpu,
@@ -223,13 +229,14 @@ NB_MODULE(_compiler, m) {
                         fusionReport,
                         std::move(inputShapes),
                         precision,
-                        std::move(keepFp32)};
+                        std::move(keepFp32),
+                        ioPrecision};
         return compile(std::move(model), source, output, std::move(request));
       },
       "model"_a.none(), "source"_a, "output"_a, "target"_a, "arch"_a, "cpu"_a,
       "cuda_path"_a, "strategy"_a, "depthwise"_a, "conv"_a, "fuse"_a,
       "reference"_a, "fusion_report"_a, "input_shapes"_a, "precision"_a,
-      "keep_fp32"_a,
+      "keep_fp32"_a, "io_precision"_a,
       "Compiles a model (bytes, or None to read `source`, a path); returns "
       "(artifact bytes or None when written to `output`, diagnostics).");
 }

@@ -82,6 +82,9 @@ def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="precision must be auto, fp32, "
                                          "tf32, fp16 or bf16, not 'fp8'"):
         fuse.compile(model, precision="fp8")
+    with pytest.raises(ValueError, match="io_precision must be model, fp32, "
+                                         "fp16 or bf16, not 'tf32'"):
+        fuse.compile(model, io_precision="tf32")
     with pytest.raises(TypeError, match="keep_fp32 must be a sequence of "
                                         "node-name patterns"):
         fuse.compile(model, keep_fp32="conv*")

@@ -147,6 +147,35 @@ static cl::opt<PrecisionFlag> precisionFlag(
                    "bf16 weights and values, contractions on bf16 tensor "
                    "cores with f32 sums")),
     cl::cat(compileCategory));
+/// --io-precision's values: a float type, or model (Auto: the model's own).
+static cl::opt<PrecisionFlag> ioPrecisionFlag(
+    "io-precision",
+    cl::desc("The element type of the model's float inputs and outputs "
+             "(integer and boolean ones keep theirs); casts at the edges "
+             "run inside the first and last kernels"),
+    cl::init(PrecisionFlag::Auto),
+    cl::values(clEnumValN(PrecisionFlag::Auto, "model",
+                          "the types the ONNX model declares (default)"),
+               clEnumValN(PrecisionFlag::Fp32, "fp32", "float32"),
+               clEnumValN(PrecisionFlag::Fp16, "fp16", "float16"),
+               clEnumValN(PrecisionFlag::Bf16, "bf16", "bfloat16")),
+    cl::cat(compileCategory));
+/// A precision flag's precision; none for auto (the model's own).
+static std::optional<fuse::Precision> getPrecision(PrecisionFlag flag) {
+  switch (flag) {
+  case PrecisionFlag::Auto:
+    return std::nullopt;
+  case PrecisionFlag::Fp32:
+    return fuse::Precision::fp32;
+  case PrecisionFlag::Tf32:
+    return fuse::Precision::tf32;
+  case PrecisionFlag::Fp16:
+    return fuse::Precision::fp16;
+  case PrecisionFlag::Bf16:
+    return fuse::Precision::bf16;
+  }
+  return std::nullopt;
+}
 static cl::list<std::string> keepFp32(
     "keep-fp32",
     cl::desc("Keep the groups of nodes whose names match these patterns "
@@ -589,22 +618,8 @@ int main(int argc, char **argv) {
     reportFile->keep();
     options.fusionReportStream = &reportFile->os();
   }
-  switch (precisionFlag) {
-  case PrecisionFlag::Auto:
-    break;
-  case PrecisionFlag::Fp32:
-    options.precision = fuse::Precision::fp32;
-    break;
-  case PrecisionFlag::Tf32:
-    options.precision = fuse::Precision::tf32;
-    break;
-  case PrecisionFlag::Fp16:
-    options.precision = fuse::Precision::fp16;
-    break;
-  case PrecisionFlag::Bf16:
-    options.precision = fuse::Precision::bf16;
-    break;
-  }
+  options.precision = getPrecision(precisionFlag);
+  options.ioPrecision = getPrecision(ioPrecisionFlag);
   options.keepFp32.assign(keepFp32.begin(), keepFp32.end());
   options.strategy = strategy;
   options.depthwise = depthwise;

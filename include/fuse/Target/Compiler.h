@@ -86,6 +86,9 @@ struct CompileOptions {
   /// bf16; unset: the model's own (fp16 or bf16 for a model that holds
   /// tensors of that type, else fp32).
   std::optional<Precision> precision;
+  /// The element type of the model's float inputs and outputs
+  /// (fuse-set-io-types: fp32, fp16 or bf16); unset: the model's own.
+  std::optional<Precision> ioPrecision;
   /// Node-name patterns whose groups stay fp32 (fuse-apply-precision's
   /// keep-fp32).
   std::vector<std::string> keepFp32;

@@ -477,6 +477,43 @@ def OutlineKernels : Pass<"fuse-outline-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def SetIOTypes : Pass<"fuse-set-io-types", "mlir::func::FuncOp"> {
+  let summary = "Give the model's float inputs and outputs one float type";
+  let description = [{
+    fuse-compile's `--io-precision`: every float argument and result of the
+    graph function takes the element type `type` says (f32, f16 or bf16).
+    An argument whose type changes is cast to its old type where the
+    function starts, a result is cast to the new type before the return,
+    so the graph computes what it computed before; fusion then folds the
+    casts into the first and last kernels (and a cast to a wider type and
+    back cancels). Integer and boolean tensors keep their types.
+
+    ```mlir
+    // before (type=fp16)
+    func.func @main_graph(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %y = onnx.Relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+      return %y : tensor<4xf32>
+    }
+    // after
+    func.func @main_graph(%x: tensor<4xf16>) -> tensor<4xf16> {
+      %x32 = onnx.Cast(%x) {to = 1 : i64} : (tensor<4xf16>) -> tensor<4xf32>
+      %y = onnx.Relu(%x32) : (tensor<4xf32>) -> tensor<4xf32>
+      %y16 = onnx.Cast(%y) {to = 10 : i64} : (tensor<4xf32>) -> tensor<4xf16>
+      return %y16 : tensor<4xf16>
+    }
+    ```
+  }];
+  let dependentDialects = ["::fuse::ONNXDialect"];
+  let options = [
+    Option<"type", "type", "::fuse::Precision", "::fuse::Precision::fp32",
+           "The element type of the float inputs and outputs",
+           [{::llvm::cl::values(
+             clEnumValN(::fuse::Precision::fp32, "fp32", "f32"),
+             clEnumValN(::fuse::Precision::fp16, "fp16", "f16"),
+             clEnumValN(::fuse::Precision::bf16, "bf16", "bf16"))}]>,
+  ];
+}
+
 def WidenFloats : Pass<"fuse-widen-floats", "mlir::func::FuncOp"> {
   let summary = "Compute every float tensor in f64 (the reference plan)";
   let description = [{
