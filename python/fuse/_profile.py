@@ -3,7 +3,7 @@ as fuse-run --profile prints them."""
 
 import statistics
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -12,6 +12,8 @@ class LaunchProfile:
     launch: int             # its position in the plan
     kind: str               # "kernel", "cublaslt" or "cudnn"
     kernel: str             # the kernel's name, or what the call computes
+    math: str               # how it multiplies: "fp32" (kernels), "tf32",
+                            # "fp16" or "bf16" (library calls)
     group: Optional[int]    # its fusion group, None when none describes it
     strategy: str           # how the group runs ("kernel rows(32)", ...)
     nodes: Tuple[Tuple[str, str], ...]  # (ONNX node name, op type)
@@ -21,7 +23,9 @@ class LaunchProfile:
     bytes: int              # the fewest bytes it must move
     gflops: float
     gbps: float
-    limit_percent: Optional[float]  # % of the device's limit, if measured
+    limit_percent: Optional[float]  # % of the device's limit (FLOPs over
+                                    # its math's matmul rate, or bytes over
+                                    # the copy rate), if measured
 
 
 class Profile:
@@ -38,6 +42,10 @@ class Profile:
         self.overhead_ms: float = raw["overhead_ms"]
         self.copy_gbps: float = raw["copy_gbps"]
         self.peak_gflops: float = raw["peak_gflops"]
+        #: The matmul rate of each math ("fp32", "tf32", "fp16", "bf16";
+        #: GFLOP/s, 0 where not measured): a launch's FLOPs are judged
+        #: against its math's (LaunchProfile.math).
+        self.matmul_gflops: Dict[str, float] = dict(raw["matmul_gflops"])
         medians = [statistics.median(l["times_ms"]) * 1e3
                    for l in raw["launches"]]
         total = sum(medians)
@@ -49,14 +57,16 @@ class Profile:
             nbytes = g["bytes"] if g else 0
             seconds = us * 1e-6
             limit = None
-            if g and seconds > 0 and (self.copy_gbps or self.peak_gflops):
+            rate = self.matmul_gflops.get(l["math"], 0.0)
+            if g and seconds > 0 and (self.copy_gbps or rate):
                 floor = nbytes / (self.copy_gbps * 1e9) \
                     if self.copy_gbps else 0.0
-                if self.peak_gflops:
-                    floor = max(floor, flops / (self.peak_gflops * 1e9))
+                if rate:
+                    floor = max(floor, flops / (rate * 1e9))
                 limit = 100.0 * floor / seconds
             self.launches.append(LaunchProfile(
                 launch=l["launch"], kind=l["kind"], kernel=l["kernel"],
+                math=l["math"],
                 group=l["group"] if g else None,
                 strategy=g["strategy"] if g else l["kernel"],
                 nodes=tuple(g["nodes"]) if g else (),

@@ -627,6 +627,8 @@ nb::dict Session::profile(nb::handle feeds, const std::string &plan, int warmup,
   std::vector<double> times(size_t(iterations) * n);
   std::vector<double> whole(static_cast<size_t>(iterations));
   double overheadMs = 0, copyGBps = 0, peakGFlops = 0;
+  static const char *const mathNames[] = {"fp32", "tf32", "fp16", "bf16"};
+  double mathGFlops[4] = {0, 0, 0, 0};
   locked([&] {
     if (!arrays.empty()) {
       if (fuse_status s = copyInputs(arrays))
@@ -642,10 +644,22 @@ nb::dict Session::profile(nb::handle feeds, const std::string &plan, int warmup,
       }
       inputsSet = true;
     }
-    if (measureLimits)
+    if (measureLimits) {
       if (fuse_status s =
               fuse_model_measure_limits(model, &copyGBps, &peakGFlops))
         return s;
+      mathGFlops[FUSE_MATH_FP32] = peakGFlops;
+      // The rate of each other math a launch multiplies in.
+      for (size_t l = 0; l < n; ++l) {
+        fuse_launch_info info;
+        if (fuse_status s = fuse_model_plan_launch(model, planId, l, &info))
+          return s;
+        if (info.math != FUSE_MATH_FP32 && mathGFlops[info.math] == 0)
+          if (fuse_status s = fuse_model_measure_matmul_rate(
+                  model, info.math, &mathGFlops[info.math]))
+            return s;
+      }
+    }
     if (fuse_status s = fuse_model_profile(model, planId, warmup, iterations,
                                            times.data(), &overheadMs))
       return s;
@@ -670,6 +684,7 @@ nb::dict Session::profile(nb::handle feeds, const std::string &plan, int warmup,
     launch["group"] = info.group == FUSE_NO_GROUP
                           ? nb::object(nb::none())
                           : nb::object(nb::int_(info.group));
+    launch["math"] = mathNames[info.math];
     launches.append(launch);
   }
   nb::list wholeMs;
@@ -684,6 +699,10 @@ nb::dict Session::profile(nb::handle feeds, const std::string &plan, int warmup,
   result["overhead_ms"] = overheadMs;
   result["copy_gbps"] = copyGBps;
   result["peak_gflops"] = peakGFlops;
+  nb::dict rates;
+  for (int math = FUSE_MATH_FP32; math <= FUSE_MATH_BF16; ++math)
+    rates[mathNames[math]] = mathGFlops[math];
+  result["matmul_gflops"] = rates;
   return result;
 }
 

@@ -58,6 +58,11 @@ public:
                               double *timesMs, double *overheadMs) = 0;
   /// fuse_model_measure_limits.
   virtual fuse_status measureLimits(double *copyGBps, double *fp32GFlops) = 0;
+  /// fuse_model_measure_matmul_rate (0 where there is no matrix library).
+  virtual fuse_status measureMatmulRate(fuse_math math, double *gflops) {
+    *gflops = 0;
+    return FUSE_OK;
+  }
   /// fuse_model_device_name.
   virtual const char *deviceName() const = 0;
   /// fuse_model_device_driver.

@@ -433,21 +433,18 @@ public:
   const char *libraries() const override { return libraryInfo.c_str(); }
 
   fuse_status measureLimits(double *copyGBps, double *fp32GFlops) override {
-    if (fuse_status s = finishPending())
-      return s;
-    // 3 x 64 MiB: two halves of a copy, or the three 4096^2 matrices of an
-    // SGEMM; plus cuBLASLt's 32 MiB workspace.
-    const uint64_t matrix = uint64_t(4096) * 4096 * 4;
-    const uint64_t workspaceBytes = 32ull << 20;
-    CUdeviceptr scratch = 0;
-    if (fuse_status s =
-            cu->check(cu->cuMemAlloc(&scratch, 3 * matrix + workspaceBytes),
-                      "cuMemAlloc (measuring the device's limits)"))
-      return s;
-    fuse_status status = measure(scratch, matrix, workspaceBytes, copyGBps,
-                                 fp32GFlops);
-    cu->cuMemFree(scratch);
-    return status;
+    return withScratch(
+        "measuring the device's limits", [&](CUdeviceptr scratch) {
+          if (fuse_status s = measureCopy(scratch, copyGBps))
+            return s;
+          return measureRate(FUSE_MATH_FP32, scratch, *fp32GFlops);
+        });
+  }
+
+  fuse_status measureMatmulRate(fuse_math math, double *gflops) override {
+    return withScratch("measuring a matmul's rate", [&](CUdeviceptr scratch) {
+      return measureRate(math, scratch, *gflops);
+    });
   }
 
   int device() const override { return shared->ordinal; }
@@ -554,15 +551,36 @@ private:
   /// Events recorded back to back before a profiled plan's launches.
   static constexpr size_t kCalibration = 8;
 
-  fuse_status measure(CUdeviceptr scratch, uint64_t matrix,
-                      uint64_t workspaceBytes, double *copyGBps,
-                      double *fp32GFlops) {
-    // Data, not zeros: 1.0f everywhere.
-    if (fuse_status s = cu->check(cu->cuMemsetD32Async(scratch, 0x3f800000u,
-                                                       3 * matrix / 4, stream),
-                                  "cuMemsetD32Async"))
+  /// Scratch memory to measure in: 3 x 64 MiB (two halves of a copy, or
+  /// the three 4096^2 float32 matrices of a matmul, half ones using half
+  /// of each) and cuBLASLt's 32 MiB workspace, filled with 1.0f (finite in
+  /// every type: as half words, 1.875 and 0 in float16, 1 and 0 in
+  /// bfloat16). Runs `measure` with it.
+  static constexpr uint64_t kScratchMatrix = uint64_t(4096) * 4096 * 4;
+  static constexpr uint64_t kScratchWorkspace = 32ull << 20;
+  template <class Measure>
+  fuse_status withScratch(const char *what, Measure measure) {
+    if (fuse_status s = finishPending())
       return s;
-    const uint64_t half = 3 * matrix / 2 / 256 * 256;
+    CUdeviceptr scratch = 0;
+    if (fuse_status s = cu->check(
+            cu->cuMemAlloc(&scratch, 3 * kScratchMatrix + kScratchWorkspace),
+            std::string("cuMemAlloc (") + what + ")"))
+      return s;
+    fuse_status status =
+        cu->check(cu->cuMemsetD32Async(scratch, 0x3f800000u,
+                                       3 * kScratchMatrix / 4, stream),
+                  "cuMemsetD32Async");
+    if (status == FUSE_OK)
+      status = measure(scratch);
+    cu->cuMemFree(scratch);
+    return status;
+  }
+
+  /// The copy bandwidth: device-to-device copies of half the scratch
+  /// (median of 5 after one untimed).
+  fuse_status measureCopy(CUdeviceptr scratch, double *copyGBps) {
+    const uint64_t half = 3 * kScratchMatrix / 2 / 256 * 256;
     std::vector<float> times;
     for (int i = 0; i < 6; ++i) {
       float ms = 0;
@@ -582,19 +600,24 @@ private:
     std::sort(times.begin(), times.end());
     double seconds = times[times.size() / 2] * 1e-3;
     *copyGBps = seconds > 0 ? 2.0 * double(half) / seconds / 1e9 : 0;
-    *fp32GFlops = 0;
-    // The SGEMM rate needs cuBLASLt; without it the rate is unknown (0).
+    return FUSE_OK;
+  }
+
+  /// The matmul rate of `math` in the scratch; 0 without cuBLASLt.
+  fuse_status measureRate(fuse_math math, CUdeviceptr scratch,
+                          double &gflops) {
+    gflops = 0;
     const CublasLt *lt = cublasLt;
     if (!lt && CublasLt::get(1, lt) != FUSE_OK)
       return FUSE_OK;
     cublasLtHandle_t handle = matmulHandle;
-    if (!handle &&
-        lt->cublasLtCreate(&handle) != CUBLAS_STATUS_SUCCESS)
+    if (!handle && lt->cublasLtCreate(&handle) != CUBLAS_STATUS_SUCCESS)
       return FUSE_OK;
-    CallContext context{cu, stream, start, stop, "measuring SGEMM", nullptr};
-    fuse_status status = measureSgemm(*lt, handle, context, scratch,
-                                      scratch + 3 * matrix, workspaceBytes,
-                                      *fp32GFlops);
+    CallContext context{cu, stream, start, stop, "measuring a matmul's rate",
+                        nullptr};
+    fuse_status status =
+        measureMatmul(*lt, handle, context, math, scratch,
+                      scratch + 3 * kScratchMatrix, kScratchWorkspace, gflops);
     if (handle != matmulHandle)
       lt->cublasLtDestroy(handle);
     return status;

@@ -569,24 +569,37 @@ fuse_status prepareConv(const Cudnn &library, cudnnHandle_t handle,
   return FUSE_OK;
 }
 
-fuse_status measureSgemm(const CublasLt &library, cublasLtHandle_t handle,
-                         const CallContext &context, CUdeviceptr scratch,
-                         CUdeviceptr workspace, uint64_t workspaceBytes,
-                         double &gflops) {
+fuse_status measureMatmul(const CublasLt &library, cublasLtHandle_t handle,
+                          const CallContext &context, fuse_math math,
+                          CUdeviceptr scratch, CUdeviceptr workspace,
+                          uint64_t workspaceBytes, double &gflops) {
   const int64_t n = 4096;
   MatmulParams p;
   p.m = p.n = p.k = n;
   p.lda = p.ldb = n;
-  const uint64_t matrix = uint64_t(n) * n * 4;
+  uint64_t elementBytes = 4;
+  if (math == FUSE_MATH_FP16 || math == FUSE_MATH_BF16) {
+    p.inputType = p.outputType = uint32_t(math == FUSE_MATH_FP16
+                                              ? DType::Float16
+                                              : DType::BFloat16);
+    elementBytes = 2;
+  }
+  p.tf32 = math == FUSE_MATH_TF32;
+  const uint64_t matrix = uint64_t(n) * n * elementBytes;
   std::vector<CUdeviceptr> pointers = {scratch, scratch + matrix,
                                        scratch + 2 * matrix};
+  static const char *const names[] = {
+      "measuring SGEMM", "measuring a TF32 matmul", "measuring an fp16 matmul",
+      "measuring a bf16 matmul"};
+  const char *name = names[math];
   MatmulCall call(library);
-  if (fuse_status s = call.prepare(handle, "measuring SGEMM", p, pointers,
-                                   workspace, workspaceBytes))
+  if (fuse_status s = call.prepare(handle, name, p, pointers, workspace,
+                                   workspaceBytes))
     return s;
   const CudaDriver &cu = *context.cu;
   std::vector<float> times;
-  for (int i = 0; i < 6; ++i) {
+  int runs = math == FUSE_MATH_FP32 ? 6 : 21;
+  for (int i = 0; i < runs; ++i) {
     float ms = 0;
     if (fuse_status s = cu.check(cu.cuEventRecord(context.start, context.stream), "cuEventRecord"))
       return s;
@@ -594,7 +607,7 @@ fuse_status measureSgemm(const CublasLt &library, cublasLtHandle_t handle,
       return s;
     if (fuse_status s = cu.check(cu.cuEventRecord(context.stop, context.stream), "cuEventRecord"))
       return s;
-    if (fuse_status s = cu.check(cu.cuEventSynchronize(context.stop), "measuring SGEMM (cuEventSynchronize)"))
+    if (fuse_status s = cu.check(cu.cuEventSynchronize(context.stop), std::string(name) + " (cuEventSynchronize)"))
       return s;
     if (fuse_status s = cu.check(cu.cuEventElapsedTime(&ms, context.start, context.stop), "cuEventElapsedTime"))
       return s;

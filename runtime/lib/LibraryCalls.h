@@ -61,12 +61,13 @@ fuse_status prepareConv(const Cudnn &library, cudnnHandle_t handle,
                         CUdeviceptr workspace, uint64_t workspaceBytes,
                         std::unique_ptr<LibraryCall> &call);
 
-/// The fp32 GFLOP/s of a 4096^3 matmul through cuBLASLt (median of 5), in
-/// scratch memory the caller provides (3 x 64 MiB, filled with data).
-fuse_status measureSgemm(const CublasLt &library, cublasLtHandle_t handle,
-                         const CallContext &context, CUdeviceptr scratch,
-                         CUdeviceptr workspace, uint64_t workspaceBytes,
-                         double &gflops);
+/// The GFLOP/s of a 4096^3 matmul through cuBLASLt in `math` (median of
+/// 5 runs, of 20 for the tensor cores' shorter ones), in scratch memory the
+/// caller provides (3 x 64 MiB, filled with data).
+fuse_status measureMatmul(const CublasLt &library, cublasLtHandle_t handle,
+                          const CallContext &context, fuse_math math,
+                          CUdeviceptr scratch, CUdeviceptr workspace,
+                          uint64_t workspaceBytes, double &gflops);
 
 } // namespace runtime
 } // namespace fuse

@@ -415,6 +415,27 @@ uint64_t fuse_model_plan_arena_bytes(const fuse_model *model, size_t plan) {
   return model->artifact.plans[plan].arenaBytes;
 }
 
+/// How `launch` multiplies: a library call's math from its parameters
+/// (half inputs on tensor cores, TF32 if asked, else f32 FMAs); kernels
+/// are fp32.
+static fuse_math getLaunchMath(const Launch &launch) {
+  using fuse::artifact::DType;
+  using fuse::artifact::LaunchKind;
+  uint32_t type = uint32_t(DType::Float32), tf32 = 0;
+  if (launch.kind == uint32_t(LaunchKind::Matmul)) {
+    type = launch.matmul.inputType;
+    tf32 = launch.matmul.tf32;
+  } else if (launch.kind == uint32_t(LaunchKind::Conv)) {
+    type = launch.conv.dataType;
+    tf32 = launch.conv.tf32;
+  }
+  if (type == uint32_t(DType::Float16))
+    return FUSE_MATH_FP16;
+  if (type == uint32_t(DType::BFloat16))
+    return FUSE_MATH_BF16;
+  return tf32 ? FUSE_MATH_TF32 : FUSE_MATH_FP32;
+}
+
 fuse_status fuse_model_plan_launch(const fuse_model *model, size_t plan,
                                    size_t index, fuse_launch_info *info) {
   if (fuse_status s = checkPlanIndex(model, plan))
@@ -440,6 +461,7 @@ fuse_status fuse_model_plan_launch(const fuse_model *model, size_t plan,
   info->group = launch.group;
   info->workspace_offset = launch.workspaceOffset;
   info->workspace_bytes = launch.workspaceBytes;
+  info->math = static_cast<fuse_math>(getLaunchMath(launch));
   return FUSE_OK;
 }
 
@@ -653,6 +675,18 @@ fuse_status fuse_model_measure_limits(fuse_model *model, double *copy_gbps,
     return fail(FUSE_ERROR_ARGUMENT,
                 "copy_gbps and fp32_gflops must not be NULL");
   return model->backend->measureLimits(copy_gbps, fp32_gflops);
+}
+
+fuse_status fuse_model_measure_matmul_rate(fuse_model *model, fuse_math math,
+                                           double *gflops) {
+  if (fuse_status s = checkRunnable(model))
+    return s;
+  if (!gflops)
+    return fail(FUSE_ERROR_ARGUMENT, "gflops must not be NULL");
+  if (math < FUSE_MATH_FP32 || math > FUSE_MATH_BF16)
+    return fail(FUSE_ERROR_ARGUMENT, "math %d is not a fuse_math",
+                static_cast<int>(math));
+  return model->backend->measureMatmulRate(math, gflops);
 }
 
 const char *fuse_model_libraries(const fuse_model *model) {

@@ -225,7 +225,12 @@ def test_profile(conv_model, conv_artifact):
         assert launch.time_us >= 0 and 0 <= launch.share <= 1
         assert launch.group is not None and launch.strategy
         assert {n for n, _ in launch.nodes} <= node_names
+        assert launch.math == "fp32"  # kernels; library calls say theirs
     assert abs(sum(l.share for l in profile) - 1) < 1e-6
+    # No matrix library on the CPU: no rate to judge FLOPs against.
+    measured = session.profile(iterations=1, measure_limits=True)
+    assert set(measured.matmul_gflops) == {"fp32", "tf32", "fp16", "bf16"}
+    assert not any(measured.matmul_gflops.values())
     assert any(l.flops > 0 for l in profile)
     table = str(profile)
     assert table.startswith("profile: plan 'main' on cpu: ")

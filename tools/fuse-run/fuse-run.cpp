@@ -98,8 +98,11 @@ shape, min, max and mean):
                        first: group, strategy, microseconds (median), share
                        of the total, GFLOP/s, GB/s, the percentage of the
                        device limit that applies (the larger of FLOPs over
-                       the fp32 SGEMM rate and the group's minimum bytes
-                       over the copy bandwidth, as a share of its time) and
+                       the matmul rate of the launch's math and the group's
+                       minimum bytes over the copy bandwidth, as a share of
+                       its time: the fp32 SGEMM rate for kernels, a library
+                       call on tensor cores the rate of a 4096^3 cuBLASLt
+                       matmul in its precision, measured at start) and
                        its ONNX nodes; then the sum against the median of
                        whole-plan (graph) runs, and for each choice the
                        candidate that ran (tuned: its time against the
@@ -631,6 +634,19 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
     if (measuredPeak)
       peakGFlops = peak;
   }
+  // The rate of each math the running launches multiply in (fp32: the
+  // SGEMM rate above).
+  static const char *const mathNames[] = {"fp32", "tf32", "fp16", "bf16"};
+  double mathGFlops[4] = {peakGFlops, 0, 0, 0};
+  std::vector<bool> running = launchesThatRun(model, plan);
+  for (size_t l = 0; l < n; ++l) {
+    fuse_launch_info info;
+    check(fuse_model_plan_launch(model, plan, l, &info));
+    if (running[l] && info.math != FUSE_MATH_FP32 &&
+        mathGFlops[info.math] == 0)
+      check(fuse_model_measure_matmul_rate(model, info.math,
+                                           &mathGFlops[info.math]));
+  }
   std::vector<double> times(size_t(options.iterations) * n);
   double overheadMs = 0;
   check(fuse_model_profile(model, plan, int(options.warmup),
@@ -648,11 +664,10 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
     bool hasGroup;
   };
   // Launches of candidates not selected do not run: no rows.
-  std::vector<bool> runs = launchesThatRun(model, plan);
   std::vector<Row> rows;
   double total = 0;
   for (size_t l = 0; l < n; ++l) {
-    if (!runs[l])
+    if (!running[l])
       continue;
     std::vector<double> samples;
     for (long i = 0; i < options.iterations; ++i)
@@ -694,10 +709,15 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
   std::printf("limits: copy %.0f GB/s (%s), fp32 matmul ", copyGBps,
               measuredCopy ? "measured" : "given");
   if (peakGFlops > 0)
-    std::printf("%.0f GFLOP/s (%s)\n", peakGFlops,
+    std::printf("%.0f GFLOP/s (%s)", peakGFlops,
                 measuredPeak ? "measured" : "given");
   else
-    std::printf("unknown (give --peak-gflops)\n");
+    std::printf("unknown (give --peak-gflops)");
+  for (int math = FUSE_MATH_TF32; math <= FUSE_MATH_BF16; ++math)
+    if (mathGFlops[math] > 0)
+      std::printf(", %s matmul %.0f GFLOP/s (measured)", mathNames[math],
+                  mathGFlops[math]);
+  std::printf("\n");
   std::printf("%6s %5s %-40s %10s %6s %9s %8s %6s  %s\n", "launch", "group",
               "strategy", "us", "share", "GFLOP/s", "GB/s", "limit",
               "nodes");
@@ -713,8 +733,9 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
     d.gbps = double(row.group.bytes) / seconds / 1e9;
     double floor = copyGBps > 0 ? double(row.group.bytes) / (copyGBps * 1e9)
                                 : 0;
-    if (peakGFlops > 0)
-      floor = std::max(floor, double(row.group.flops) / (peakGFlops * 1e9));
+    double rate = mathGFlops[row.info.math];
+    if (rate > 0)
+      floor = std::max(floor, double(row.group.flops) / (rate * 1e9));
     d.limit = 100.0 * floor / seconds;
     return d;
   };
@@ -747,6 +768,11 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
           ", \"device\": " + jsonString(fuse_model_device_name(model)) +
           ", \"copy_gbps\": " + std::to_string(copyGBps) +
           ", \"peak_gflops\": " + std::to_string(peakGFlops) +
+          ", \"matmul_gflops\": {";
+  for (int math = FUSE_MATH_FP32; math <= FUSE_MATH_BF16; ++math)
+    json += std::string(math ? ", " : "") + "\"" + mathNames[math] +
+            "\": " + std::to_string(mathGFlops[math]);
+  json += std::string("}") +
           ", \"sum_ms\": " + std::to_string(total / 1e3) +
           ", \"event_overhead_ms\": " + std::to_string(overheadMs) +
           ", \"libraries\": " + jsonString(fuse_model_libraries(model)) +
@@ -766,7 +792,8 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
     json += std::string(r ? "," : "") + "\n  {\"name\": " + jsonString(name) +
             ", \"cat\": \"" + category + "\", \"ph\": \"X\", " + numbers +
             ", \"args\": {\"launch\": " + std::to_string(row.launch) +
-            ", \"kernel\": " + jsonString(row.info.kernel);
+            ", \"kernel\": " + jsonString(row.info.kernel) +
+            ", \"math\": \"" + mathNames[row.info.math] + "\"";
     if (row.hasGroup) {
       std::snprintf(numbers, sizeof(numbers),
                     ", \"group\": %u, \"flops\": %llu, \"bytes\": %llu, "

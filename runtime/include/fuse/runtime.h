@@ -134,6 +134,16 @@ typedef enum fuse_launch_kind {
   FUSE_LAUNCH_CUDNN = 3,    /* a cuDNN convolution (cuda) */
 } fuse_launch_kind;
 
+/* How a launch multiplies, for the rate it is judged against: a library
+ * call's math (cuBLASLt and cuDNN: f32 FMAs, TF32, fp16 or bf16 tensor
+ * cores, f32 sums always); FUSE_MATH_FP32 for kernels. */
+typedef enum fuse_math {
+  FUSE_MATH_FP32 = 0,
+  FUSE_MATH_TF32 = 1,
+  FUSE_MATH_FP16 = 2,
+  FUSE_MATH_BF16 = 3,
+} fuse_math;
+
 /* fuse_launch_info.group of a launch that no metadata describes. */
 #define FUSE_NO_GROUP 0xffffffffu
 
@@ -151,6 +161,7 @@ typedef struct fuse_launch_info {
                                 FUSE_NO_GROUP */
   uint64_t workspace_offset; /* a library call's scratch memory, in the */
   uint64_t workspace_bytes;  /* plan's arena (0 bytes: none) */
+  fuse_math math;            /* how it multiplies */
 } fuse_launch_info;
 
 typedef enum fuse_buffer_kind {
@@ -349,6 +360,14 @@ const char *fuse_model_libraries(const fuse_model *model);
  * when cuBLASLt is missing). Takes about a second. */
 fuse_status fuse_model_measure_limits(fuse_model *model, double *copy_gbps,
                                       double *fp32_gflops);
+
+/* Measures the matrix multiply rate of `math` (GFLOP/s): a 4096^3 cuBLASLt
+ * matmul with f32 sums, of float32 matrices for FUSE_MATH_FP32 (no TF32)
+ * and FUSE_MATH_TF32, of float16 or bfloat16 ones (output too) for
+ * FUSE_MATH_FP16 and FUSE_MATH_BF16; 0 where it cannot be measured (on the
+ * CPU, or when cuBLASLt is missing). Takes under a second. */
+fuse_status fuse_model_measure_matmul_rate(fuse_model *model, fuse_math math,
+                                           double *gflops);
 
 /* The architectures the artifact has kernels for, comma-separated: for
  * cpu its x86-64 levels, lowest first ("x86-64,x86-64-v3"), for cuda its

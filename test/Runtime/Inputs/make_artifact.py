@@ -1121,6 +1121,7 @@ DEFECTS = {
     # (Valid, so not named like the defects: validation.test loads every
     # <kind>-<defect>.fbin expecting a format error.)
     "typedfloat32": typed_params(),
+    "tf32first": typed_params(tf32=1),
     "matmul-input-type": typed_params(inputType=6),
     "matmul-tf32-half": typed_params(inputType=10, outputType=10, tf32=1),
     "matmul-narrowing-output": typed_params(outputType=16),

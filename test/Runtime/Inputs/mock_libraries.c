@@ -190,7 +190,8 @@ enum {
   CUBLAS_STATUS_INTERNAL_ERROR = 14,
   CUBLAS_STATUS_NOT_SUPPORTED = 15,
 };
-enum { CUBLAS_COMPUTE_32F = 68, CUDA_R_32F = 0 };
+enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
+       CUDA_R_32F = 0 };
 enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
 enum {
   DESC_TRANSA = 3,
@@ -303,8 +304,11 @@ cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc,
   FAIL_IF_ASKED("cublasLtMatmulDescCreate");
   if (!desc)
     return CUBLAS_STATUS_INVALID_VALUE;
-  /* fp32 data and compute only (no TF32: that would be compute type 77). */
-  if (computeType != CUBLAS_COMPUTE_32F || scaleType != CUDA_R_32F)
+  /* fp32 data and compute; TF32 (compute type 77) computes in fp32 here:
+   * the stand-in checks the plumbing, not TF32's rounding. */
+  if ((computeType != CUBLAS_COMPUTE_32F &&
+       computeType != CUBLAS_COMPUTE_32F_FAST_TF32) ||
+      scaleType != CUDA_R_32F)
     return CUBLAS_STATUS_NOT_SUPPORTED;
   *desc = create(sizeof(**desc));
   if (!*desc)
