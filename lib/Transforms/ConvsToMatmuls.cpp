@@ -52,9 +52,10 @@ static Value buildShape(PatternRewriter &rewriter, Location loc,
 
 namespace {
 struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
-  ConvToMatmul(MLIRContext *ctx, int64_t maxColumns, int64_t minFilters)
-      : OpRewritePattern(ctx), maxColumns(maxColumns), minFilters(minFilters) {
-  }
+  ConvToMatmul(MLIRContext *ctx, int64_t maxColumns, int64_t minFilters,
+               int64_t rowAlignment, bool pointwise)
+      : OpRewritePattern(ctx), maxColumns(maxColumns), minFilters(minFilters),
+        rowAlignment(rowAlignment), pointwise(pointwise) {}
 
   LogicalResult matchAndRewrite(ONNXConvOp conv,
                                 PatternRewriter &rewriter) const override {
@@ -79,7 +80,10 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     int64_t images = x[0], filters = y[1], positions = y[2] * y[3];
     bool fewColumns = maxColumns <= 0 || images * positions <= maxColumns;
     bool manyFilters = minFilters > 0 && filters >= minFilters;
-    if (!fewColumns && !manyFilters)
+    ArrayRef<int64_t> kernel = w->type.getShape().drop_front(2);
+    bool alignedPointwise = pointwise && kernel[0] == 1 && kernel[1] == 1 &&
+                            positions % rowAlignment == 0;
+    if (!fewColumns && !manyFilters && !alignedPointwise)
       return rewriter.notifyMatchFailure(
           conv, "too many output positions for its few filters");
 
@@ -98,10 +102,10 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
       return rewriter.notifyMatchFailure(conv, error);
     SmallVector<int64_t> pads = resolveWindowPads(x.drop_front(2), window);
 
-    // [W | bias | 0]: rows aligned to 4 floats (16 bytes), as cuBLASLt's
-    // fast kernels want their leading dimensions.
+    // [W | bias | 0]: rows aligned to 16 bytes of what the matmul reads,
+    // as cuBLASLt's fast kernels want their leading dimensions.
     int64_t taps = x[1] * window.kernel[0] * window.kernel[1];
-    int64_t rows = llvm::alignTo(taps + 1, 4);
+    int64_t rows = llvm::alignTo(taps + 1, rowAlignment);
     ConstantTensor matrix;
     matrix.type = RankedTensorType::get({filters, rows}, rewriter.getF32Type());
     matrix.floats.assign(filters * rows, 0.0);
@@ -175,7 +179,8 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     return success();
   }
 
-  int64_t maxColumns, minFilters;
+  int64_t maxColumns, minFilters, rowAlignment;
+  bool pointwise;
 };
 
 struct ConvsToMatmulsPass
@@ -183,8 +188,15 @@ struct ConvsToMatmulsPass
   using ConvsToMatmulsBase::ConvsToMatmulsBase;
 
   void runOnOperation() override {
+    if (rowAlignment < 1 || rowAlignment > 64) {
+      getOperation().emitError()
+          << "fuse-convs-to-matmuls: row-alignment must be from 1 to 64, not "
+          << static_cast<int64_t>(rowAlignment);
+      return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
-    patterns.add<ConvToMatmul>(&getContext(), maxColumns, minFilters);
+    patterns.add<ConvToMatmul>(&getContext(), maxColumns, minFilters,
+                               rowAlignment, pointwise);
     // No folding, no constant CSE: the graph is simplified already, and
     // only the rewritten convolutions should change.
     GreedyRewriteConfig config;

@@ -1,6 +1,9 @@
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls | FileCheck %s
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls=max-columns=16 | FileCheck %s --check-prefix=LIMIT
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="max-columns=16 min-filters=1" | FileCheck %s --check-prefix=FILTERS
+// RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="max-columns=16 row-alignment=8 pointwise=true" | FileCheck %s --check-prefix=HALF
+// RUN: not fuse-opt %s -split-input-file -fuse-convs-to-matmuls="row-alignment=0" 2>&1 | FileCheck %s --check-prefix=BADALIGN
+// BADALIGN: fuse-convs-to-matmuls: row-alignment must be from 1 to 64, not 0
 
 // Conv + bias, then a residual Add (the Conv second) and a ReLU: im2col of
 // the input, the weights as [K, rows] with the bias in the column after the
@@ -90,4 +93,31 @@ func.func @late_residual(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32> {
   %r = onnx.Relu(%x) : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   %s = onnx.Add(%y, %r) : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   return %s : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// For half precision (row-alignment=8 pointwise): rows of 8 elements (3
+// channels, a 1x1 window and the bias: 4 -> 8), and a 1x1 convolution
+// over many positions is rewritten when its positions per image (64) are
+// a multiple of 8; one over 36 positions, or a 3x3 one, is not. Without
+// those options the weight rows align to 4 and the wide 1x1 stays a Conv.
+// HALF-LABEL: func.func @pointwise
+// HALF: fuse.im2col %{{.*}} : tensor<2x3x8x8xf32> -> tensor<2x8x64xf32>
+// HALF: onnx.MatMul(%{{.*}}, %{{.*}}) : (tensor<4x8xf32>, tensor<2x8x64xf32>) -> tensor<2x4x64xf32>
+// HALF: onnx.Conv
+// HALF: onnx.Conv
+// HALF-NOT: fuse.im2col
+// LIMIT-LABEL: func.func @pointwise
+// LIMIT-NOT: fuse.im2col
+// CHECK-LABEL: func.func @pointwise
+// CHECK: fuse.im2col %{{.*}} : tensor<2x3x8x8xf32> -> tensor<2x4x64xf32>
+func.func @pointwise(%x: tensor<2x3x8x8xf32>, %z: tensor<2x3x6x6xf32>) -> (tensor<2x4x8x8xf32>, tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>) {
+  %w = onnx.Constant dense<0.5> : tensor<4x3x1x1xf32>
+  %w3 = onnx.Constant dense<0.5> : tensor<4x3x3x3xf32>
+  %b = onnx.Constant dense<1.0> : tensor<4xf32>
+  %y = onnx.Conv(%x, %w, %b) : (tensor<2x3x8x8xf32>, tensor<4x3x1x1xf32>, tensor<4xf32>) -> tensor<2x4x8x8xf32>
+  %y36 = onnx.Conv(%z, %w, %b) : (tensor<2x3x6x6xf32>, tensor<4x3x1x1xf32>, tensor<4xf32>) -> tensor<2x4x6x6xf32>
+  %y3 = onnx.Conv(%x, %w3, %b) : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<2x4x6x6xf32>
+  return %y, %y36, %y3 : tensor<2x4x8x8xf32>, tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>
 }

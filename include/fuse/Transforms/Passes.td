@@ -265,7 +265,13 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
     output channels (0: never on that account): the matmul does Cout / 2
     FLOPs per byte im2col writes, so with many filters the copy is paid
     back whatever the map size (docs/models.md has the per-convolution
-    measurements these defaults come from).
+    measurements these defaults come from). With `pointwise`, a 1x1
+    convolution whose output positions per image are a multiple of
+    `row-alignment` is rewritten too: in half precision cuDNN's NCHW
+    kernels run such convolutions far below the tensor cores' rate, and
+    im2col of a 1x1 window is one copy of the input. The weight matrix's
+    rows are padded with zeros to a multiple of `row-alignment` elements:
+    cuBLASLt's fast kernels want 16-byte leading dimensions (4 f32, 8 f16).
 
     ```mlir
     %cols = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, ...}
@@ -285,6 +291,13 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
     Option<"minFilters", "min-filters", "int64_t", "256",
            "Also rewrite convolutions with at least this many output "
            "channels, whatever their positions; 0 turns this off">,
+    Option<"rowAlignment", "row-alignment", "int64_t", "4",
+           "Pad the weight matrix's rows (and im2col's) to a multiple of "
+           "this many elements: 16 bytes of the type the matmul reads "
+           "(4 for f32, 8 for f16 and bf16)">,
+    Option<"pointwise", "pointwise", "bool", "false",
+           "Also rewrite 1x1 convolutions whose output positions per "
+           "image are a multiple of row-alignment (for half precision)">,
   ];
 }
 
