@@ -80,6 +80,24 @@ LogicalResult fuse::detail::importConvTranspose(NodeImporter &n) {
         kernel[i] < 1)
       return n.emitError() << "strides, dilations and kernel must be "
                               "positive, output_padding not negative";
+  // Sizes below 2^30 keep every size and pad computed below (products of
+  // two of them, sums of a few) within 64 bits.
+  constexpr int64_t kMaxSize = int64_t(1) << 30;
+  auto tooLarge = [&](int64_t v) { return v > kMaxSize || v < -kMaxSize; };
+  bool large = llvm::any_of(strides, tooLarge) ||
+               llvm::any_of(dilations, tooLarge) ||
+               llvm::any_of(outputPadding, tooLarge) ||
+               llvm::any_of(kernel, tooLarge) ||
+               llvm::any_of(xType.getShape().drop_front(2), tooLarge);
+  if (padsAttr)
+    large |= llvm::any_of(padsAttr->ints(), tooLarge);
+  if (outputShapeAttr)
+    large |= llvm::any_of(outputShapeAttr->ints(), tooLarge);
+  if (large)
+    return n.emitError() << "strides, dilations, pads, output_padding, "
+                            "output_shape, the kernel and the input's "
+                            "spatial dims must be at most "
+                         << kMaxSize;
 
   // Per spatial dim: the output size and the pads of the full result.
   SmallVector<int64_t> outSize(spatial), padBegin(spatial);
