@@ -105,7 +105,6 @@ struct OpImportInfo {
   ImportFn import;
 };
 
-/// Importers of operators that become several ops, each in its own file.
 /// The sizes of a static `shape` flattened to 2-D around `axis` (opset 1
 /// to 12's Softmax, LogSoftmax and Hardmax): the dims before it, the dims
 /// from it on. An error on `n` when either overflows 64 bits.
@@ -113,6 +112,7 @@ mlir::FailureOr<std::pair<int64_t, int64_t>>
 getSizesAroundAxis(NodeImporter &n, llvm::ArrayRef<int64_t> shape,
                    int64_t axis);
 
+/// Importers of operators that become several ops, each in its own file.
 mlir::LogicalResult importAttention(NodeImporter &n);
 mlir::LogicalResult importConvTranspose(NodeImporter &n);
 mlir::LogicalResult importDequantizeLinear(NodeImporter &n);

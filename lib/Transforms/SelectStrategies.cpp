@@ -862,11 +862,9 @@ static Operation *getContraction(GroupOp group) {
 /// precision is fp16 or bf16; null otherwise.
 static Type getHalfStorage(GroupOp group) {
   std::optional<Precision> precision = group.getPrecision();
-  if (precision == Precision::fp16)
-    return Float16Type::get(group.getContext());
-  if (precision == Precision::bf16)
-    return BFloat16Type::get(group.getContext());
-  return Type();
+  if (precision != Precision::fp16 && precision != Precision::bf16)
+    return Type();
+  return getStorageType(group.getContext(), *precision);
 }
 
 /// The library call of `group`'s contraction, as the group's precision

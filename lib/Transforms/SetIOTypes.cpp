@@ -22,18 +22,6 @@ using namespace fuse;
 
 namespace {
 
-/// The element type of a `--io-precision` value.
-Type getIOElementType(MLIRContext *context, Precision precision) {
-  switch (precision) {
-  case Precision::fp16:
-    return Float16Type::get(context);
-  case Precision::bf16:
-    return BFloat16Type::get(context);
-  default:
-    return Float32Type::get(context);
-  }
-}
-
 /// `type` with element type `element` if it is a ranked tensor of floats
 /// of another type; else null.
 Type retype(Type type, Type element) {
@@ -53,7 +41,7 @@ public:
     if (func.isExternal() || !func.isPublic() ||
         !func.getBody().hasOneBlock())
       return;
-    Type element = getIOElementType(func.getContext(), type);
+    Type element = getStorageType(func.getContext(), type);
     Block &body = func.getBody().front();
     OpBuilder builder = OpBuilder::atBlockBegin(&body);
     for (BlockArgument arg : body.getArguments()) {

@@ -627,7 +627,6 @@ nb::dict Session::profile(nb::handle feeds, const std::string &plan, int warmup,
   std::vector<double> times(size_t(iterations) * n);
   std::vector<double> whole(static_cast<size_t>(iterations));
   double overheadMs = 0, copyGBps = 0, peakGFlops = 0;
-  static const char *const mathNames[] = {"fp32", "tf32", "fp16", "bf16"};
   double mathGFlops[4] = {0, 0, 0, 0};
   locked([&] {
     if (!arrays.empty()) {
@@ -684,7 +683,7 @@ nb::dict Session::profile(nb::handle feeds, const std::string &plan, int warmup,
     launch["group"] = info.group == FUSE_NO_GROUP
                           ? nb::object(nb::none())
                           : nb::object(nb::int_(info.group));
-    launch["math"] = mathNames[info.math];
+    launch["math"] = fuse_math_name(info.math);
     launches.append(launch);
   }
   nb::list wholeMs;
@@ -701,7 +700,7 @@ nb::dict Session::profile(nb::handle feeds, const std::string &plan, int warmup,
   result["peak_gflops"] = peakGFlops;
   nb::dict rates;
   for (int math = FUSE_MATH_FP32; math <= FUSE_MATH_BF16; ++math)
-    rates[mathNames[math]] = mathGFlops[math];
+    rates[fuse_math_name(fuse_math(math))] = mathGFlops[math];
   result["matmul_gflops"] = rates;
   return result;
 }

@@ -461,7 +461,7 @@ fuse_status fuse_model_plan_launch(const fuse_model *model, size_t plan,
   info->group = launch.group;
   info->workspace_offset = launch.workspaceOffset;
   info->workspace_bytes = launch.workspaceBytes;
-  info->math = static_cast<fuse_math>(getLaunchMath(launch));
+  info->math = getLaunchMath(launch);
   return FUSE_OK;
 }
 
@@ -675,6 +675,20 @@ fuse_status fuse_model_measure_limits(fuse_model *model, double *copy_gbps,
     return fail(FUSE_ERROR_ARGUMENT,
                 "copy_gbps and fp32_gflops must not be NULL");
   return model->backend->measureLimits(copy_gbps, fp32_gflops);
+}
+
+const char *fuse_math_name(fuse_math math) {
+  switch (math) {
+  case FUSE_MATH_FP32:
+    return "fp32";
+  case FUSE_MATH_TF32:
+    return "tf32";
+  case FUSE_MATH_FP16:
+    return "fp16";
+  case FUSE_MATH_BF16:
+    return "bf16";
+  }
+  return "";
 }
 
 fuse_status fuse_model_measure_matmul_rate(fuse_model *model, fuse_math math,

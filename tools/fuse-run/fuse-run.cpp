@@ -636,7 +636,6 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
   }
   // The rate of each math the running launches multiply in (fp32: the
   // SGEMM rate above).
-  static const char *const mathNames[] = {"fp32", "tf32", "fp16", "bf16"};
   double mathGFlops[4] = {peakGFlops, 0, 0, 0};
   std::vector<bool> running = launchesThatRun(model, plan);
   for (size_t l = 0; l < n; ++l) {
@@ -715,8 +714,8 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
     std::printf("unknown (give --peak-gflops)");
   for (int math = FUSE_MATH_TF32; math <= FUSE_MATH_BF16; ++math)
     if (mathGFlops[math] > 0)
-      std::printf(", %s matmul %.0f GFLOP/s (measured)", mathNames[math],
-                  mathGFlops[math]);
+      std::printf(", %s matmul %.0f GFLOP/s (measured)",
+                  fuse_math_name(fuse_math(math)), mathGFlops[math]);
   std::printf("\n");
   std::printf("%6s %5s %-40s %10s %6s %9s %8s %6s  %s\n", "launch", "group",
               "strategy", "us", "share", "GFLOP/s", "GB/s", "limit",
@@ -770,7 +769,8 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
           ", \"peak_gflops\": " + std::to_string(peakGFlops) +
           ", \"matmul_gflops\": {";
   for (int math = FUSE_MATH_FP32; math <= FUSE_MATH_BF16; ++math)
-    json += std::string(math ? ", " : "") + "\"" + mathNames[math] +
+    json += std::string(math ? ", " : "") + "\"" +
+            fuse_math_name(fuse_math(math)) +
             "\": " + std::to_string(mathGFlops[math]);
   json += std::string("}") +
           ", \"sum_ms\": " + std::to_string(total / 1e3) +
@@ -792,8 +792,8 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
     json += std::string(r ? "," : "") + "\n  {\"name\": " + jsonString(name) +
             ", \"cat\": \"" + category + "\", \"ph\": \"X\", " + numbers +
             ", \"args\": {\"launch\": " + std::to_string(row.launch) +
-            ", \"kernel\": " + jsonString(row.info.kernel) +
-            ", \"math\": \"" + mathNames[row.info.math] + "\"";
+            ", \"kernel\": " + jsonString(row.info.kernel) + ", \"math\": \"" +
+            fuse_math_name(row.info.math) + "\"";
     if (row.hasGroup) {
       std::snprintf(numbers, sizeof(numbers),
                     ", \"group\": %u, \"flops\": %llu, \"bytes\": %llu, "

@@ -47,6 +47,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -399,13 +400,6 @@ private:
     return success();
   }
 
-  static int64_t product(ArrayRef<int64_t> ranges) {
-    int64_t total = 1;
-    for (int64_t r : ranges)
-      total *= r;
-    return total;
-  }
-
   /// Starts the loop by which the lanes share `count` items: lane l takes
   /// items l, l + R, ..., in rounds whose number is the same in every lane
   /// (a guard skips an item past the end when R does not divide `count`).
@@ -441,7 +435,7 @@ private:
     auto inner = cast<scf::ForOp>(loops.back());
     Location loc = outer.getLoc();
     rewriter.setInsertionPoint(outer);
-    auto [loop, linear] = startRounds(loc, product(ranges));
+    auto [loop, linear] = startRounds(loc, computeProduct(ranges));
     Operation *insertBefore = rewriter.getInsertionBlock()->getTerminator();
     SmallVector<Value> ivs = delinearize(loc, linear, ranges);
     Block *from = inner.getBody();
@@ -506,7 +500,7 @@ private:
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
     int64_t width = plan.width;
-    auto [loop, chunk] = startRounds(loc, product(ranges) / width);
+    auto [loop, chunk] = startRounds(loc, computeProduct(ranges) / width);
     Value first = arith::MulIOp::create(rewriter, loc, chunk, index(width));
     SmallVector<Value> ivs = delinearize(loc, first, ranges);
     unsigned innermost = ranges.size() - 1;
@@ -515,14 +509,13 @@ private:
     Block *body = generic.getBody();
     SmallVector<Value> values;
     SmallVector<SmallVector<Value>> places;
-    SmallVector<VectorType> vectorTypes;
+    auto chunkType = [&](MemRefType type) {
+      return VectorType::get({width}, type.getElementType());
+    };
     for (OpOperand &operand : op->getOpOperands()) {
       unsigned i = operand.getOperandNumber();
       auto type = cast<MemRefType>(operand.get().getType());
-      places.push_back(
-          applyMap(loc, op.getMatchingIndexingMap(&operand), ivs));
-      auto vectorType = VectorType::get({width}, type.getElementType());
-      vectorTypes.push_back(vectorType);
+      places.push_back(applyMap(loc, op.getMatchingIndexingMap(&operand), ivs));
       bool read = op.isDpsInput(&operand) ||
                   !body->getArgument(i).use_empty() || !plan.contiguous[i];
       if (!read) {
@@ -531,7 +524,7 @@ private:
       }
       if (plan.contiguous[i])
         values.push_back(vector::LoadOp::create(
-            rewriter, loc, vectorType, operand.get(), places.back(),
+            rewriter, loc, chunkType(type), operand.get(), places.back(),
             /*nontemporal=*/false, chunkAlignment(type, width)));
       else
         values.push_back(memref::LoadOp::create(rewriter, loc, operand.get(),
@@ -577,7 +570,7 @@ private:
       auto type = cast<MemRefType>(init.get().getType());
       if (plan.contiguous[i]) {
         Value chunkValue = vector::FromElementsOp::create(
-            rewriter, loc, vectorTypes[i], results[i - numInputs]);
+            rewriter, loc, chunkType(type), results[i - numInputs]);
         vector::StoreOp::create(rewriter, loc, chunkValue, init.get(),
                                 places[i], /*nontemporal=*/false,
                                 chunkAlignment(type, width));

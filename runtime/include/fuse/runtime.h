@@ -144,6 +144,10 @@ typedef enum fuse_math {
   FUSE_MATH_BF16 = 3,
 } fuse_math;
 
+/* "fp32", "tf32", "fp16" or "bf16"; "" for a value that is not a
+ * fuse_math. */
+const char *fuse_math_name(fuse_math math);
+
 /* fuse_launch_info.group of a launch that no metadata describes. */
 #define FUSE_NO_GROUP 0xffffffffu
 

@@ -247,6 +247,19 @@ void KernelStrategyAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+FloatType fuse::getStorageType(MLIRContext *context, Precision precision) {
+  switch (precision) {
+  case Precision::fp16:
+    return Float16Type::get(context);
+  case Precision::bf16:
+    return BFloat16Type::get(context);
+  case Precision::fp32:
+  case Precision::tf32:
+    break;
+  }
+  return Float32Type::get(context);
+}
+
 std::string fuse::describeStrategy(Attribute strategy) {
   std::string text;
   if (auto kernel = dyn_cast_or_null<KernelStrategyAttr>(strategy)) {

@@ -51,6 +51,10 @@ inline bool isAttentionMapping(Mapping mapping) {
   return mapping == Mapping::attention || mapping == Mapping::attention_mma;
 }
 
+/// The float type values are stored in between kernels under `precision`:
+/// f16 for fp16, bf16 for bf16, f32 for fp32 and tf32.
+mlir::FloatType getStorageType(mlir::MLIRContext *context, Precision precision);
+
 /// A strategy in a few words, for people: "kernel rows(32)",
 /// "cublaslt matmul+bias+relu", "cudnn conv+bias+residual".
 std::string describeStrategy(mlir::Attribute strategy);
