@@ -14,7 +14,7 @@ for fbin in "$DIR"/*.fbin; do
   base=$(basename "$fbin" .fbin)
   model=${base%.*} kind=${base##*.}
   tol=5e-3
-  case $kind in bf16) tol=3e-2 ;; esac
+  case $kind in bf16*) tol=3e-2 ;; esac
   onnx="$DIR/models/$model.onnx"
   args=()
   # A model exported in fp16, or compiled with --io-precision=fp16, takes

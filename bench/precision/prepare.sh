@@ -4,7 +4,9 @@
 # (ignored by git, carried by the device call). Models: the library-call
 # shapes of test/Numerics (library_calls), the mini transformer, light
 # SqueezeNet, the attention shapes of the tensor-core kernel
-# (attention_tiles), the row widths of the rows kernels (row_chunks) and three of the small transformer exports, each compiled
+# (attention_tiles), the row widths of the rows kernels (row_chunks), a
+# small ResNet (conv_nhwc) and three of the small transformer exports,
+# each compiled
 # from its float32 file with --precision=fp16, bf16 and tf32, and from its
 # float16 version (to_half.py; what PyTorch's model.half() exports) with
 # the default precision, and with --precision=fp16 --io-precision=fp16.
@@ -19,6 +21,7 @@ cp "$BUILD/bin/fuse-run" "$OUT/"
 python3 test/Numerics/Inputs/models.py library_calls "$OUT/models/library_calls.onnx"
 python3 test/Numerics/Inputs/models.py attention_tiles "$OUT/models/attention_tiles.onnx"
 python3 test/Numerics/Inputs/models.py row_chunks "$OUT/models/row_chunks.onnx"
+python3 test/Numerics/Inputs/models.py conv_nhwc "$OUT/models/conv_nhwc.onnx"
 python3 test/Models/Inputs/transformer.py "$OUT/models/mini_bert.onnx"
 python3 test/Models/Inputs/light_model.py squeezenet "$OUT/models/squeezenet.onnx"
 for m in bert_sdpa_dynamo gpt2_dynamo llama_dynamo; do
@@ -33,9 +36,11 @@ for m in $(cd "$OUT/models" && ls *.onnx | sed 's/\.onnx$//'); do
       --gpu-arch="$ARCH" --precision=$p --conv=direct \
       --fusion-report --fusion-report-file="$OUT/$m.$p.report.txt" 2>/dev/null
   done
-  # The conv path through im2col and cuBLASLt too.
+  # The conv path through im2col and cuBLASLt too (NHWC for CNNs).
   "$BUILD/bin/fuse-compile" "$OUT/models/$m.onnx" -o "$OUT/$m.fp16gemm.fbin" \
     --gpu-arch="$ARCH" --precision=fp16 2>/dev/null
+  "$BUILD/bin/fuse-compile" "$OUT/models/$m.onnx" -o "$OUT/$m.bf16gemm.fbin" \
+    --gpu-arch="$ARCH" --precision=bf16 2>/dev/null
   "$BUILD/bin/fuse-compile" "$OUT/models/${m}_f16.onnx" -o "$OUT/$m.f16model.fbin" \
     --gpu-arch="$ARCH" 2>/dev/null
   # float16 inputs and outputs of the float32 model (checked like the

@@ -803,18 +803,22 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     // On the cpu every convolution goes through im2col: the tiled
     // matmul has no padding logic in its inner loop (light ResNet-50
     // 253 -> 187 ms, SqueezeNet 20.3 -> 16.5 ms with --cpu=native).
-    if (options.conv == "gemm" ||
+    if (options.conv == "gemm" || options.conv == "nhwc" ||
         (options.conv == "auto" && (libraries || cpu))) {
       ConvsToMatmulsOptions convs;
-      if (options.conv == "gemm" || cpu)
+      if (options.conv != "auto" || cpu)
         convs.maxColumns = 0;
       // Half-precision matrices: rows of 8 elements are 16 bytes, and
       // aligned 1x1 convolutions run faster as matmuls than on cuDNN's
-      // NCHW kernels.
-      if (precision == Precision::fp16 || precision == Precision::bf16) {
+      // NCHW kernels; on cuda NHWC activations let each convolution be
+      // one matmul with the batch in its rows.
+      bool half = precision == Precision::fp16 || precision == Precision::bf16;
+      if (half) {
         convs.rowAlignment = 8;
         convs.pointwise = !cpu;
       }
+      convs.channelsLast = options.conv == "nhwc" ||
+                           (options.conv == "auto" && half && libraries);
       pm.nest<func::FuncOp>().addPass(createConvsToMatmuls(convs));
     }
     if (options.fuse)

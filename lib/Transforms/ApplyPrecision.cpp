@@ -422,7 +422,10 @@ private:
   /// A half-precision group's contraction multiplies half-precision
   /// operands: an activation operand with no half version (a function
   /// argument, the result of an op that writes f32) gets a kernel of its
-  /// own converting it, which is cheaper than the product in f32.
+  /// own converting it, which is cheaper than the product in f32. The
+  /// kernel converts the data before the data-movement ops that lead to
+  /// the product, where those have no other reader (the Transpose and
+  /// im2col of a model input in NHWC): they then move half the bytes.
   LogicalResult narrowContractionOperands(RewriterBase &rewriter, Block &body) {
     SmallVector<GroupOp> groups(body.getOps<GroupOp>());
     for (GroupOp group : groups) {
@@ -447,8 +450,24 @@ private:
             !isF32Tensor(value.getType()) || hasHalfVersion(value) ||
             value.getDefiningOp<ONNXConstantOp>())
           continue;
+        OpOperand *convertAt = &operand;
+        SmallVector<Value> moved;
+        while (Operation *def = convertAt->get().getDefiningOp()) {
+          SmallVector<OpOperand *> data;
+          if (isDataMovementOp(def) && def->getNumResults() == 1 &&
+              convertAt->get().hasOneUse())
+            data = getDataOperands(def);
+          if (data.size() != 1 || !isF32Tensor(data[0]->get().getType()) ||
+              hasHalfVersion(data[0]->get()))
+            break;
+          moved.push_back(convertAt->get());
+          convertAt = data[0];
+        }
+        for (Value v : moved)
+          narrow.insert(v);
+        value = convertAt->get();
         if (Value converted = conversions.lookup(value)) {
-          operand.set(converted);
+          convertAt->set(converted);
           continue;
         }
         if (Operation *def = value.getDefiningOp())
@@ -470,7 +489,7 @@ private:
                  << describeHalf();
         convert->setPrecisionAttr(
             PrecisionAttr::get(group.getContext(), precision));
-        operand.set(convert->getResult(0));
+        convertAt->set(convert->getResult(0));
         conversions[value] = convert->getResult(0);
         narrow.insert(convert->getResult(0));
       }

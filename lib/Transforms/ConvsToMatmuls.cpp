@@ -17,6 +17,22 @@
 // where fusion and the cuBLASLt call take them as the matmul's epilogue.
 // Reshapes of intermediates are views and cost nothing.
 //
+// With `channels-last` (half precision on cuda) the rewrite is NHWC
+// instead, for every convolution of one group not next to a grouped one:
+//
+//   %xl   = onnx.Transpose(%x)    [N, H, W, C]
+//   %rows = fuse.im2col %xl {channels_last}   [N, outH * outW, rows]
+//   %y2   = onnx.MatMul(Reshape(%rows), %w2)  [N * outH * outW, K]
+//   %y    = onnx.Transpose(onnx.Reshape(%y2)) [N, K, outH, outW]
+//
+// with %w2 = [W | bias | 0]^T, or, for a 1x1 window of stride 1 without
+// pads, no im2col: the matmul reads %xl's [N * H * W, C] view, and the
+// bias is an Add after it. The batch joins the matmul's rows (one large
+// product instead of N small ones with H * W columns each), the bias is
+// along the result's last dim where cuBLASLt's epilogue takes it, and
+// the Transpose back is cancelled by the next convolution's Transpose
+// in, so a CNN's activations stay NHWC from one convolution to the next.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ConstantTensor.h"
@@ -24,6 +40,7 @@
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
 #include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
+#include "fuse/Dialect/ONNX/IR/ONNXTraits.h"
 #include "fuse/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -50,12 +67,129 @@ static Value buildShape(PatternRewriter &rewriter, Location loc,
                                 DenseIntElementsAttr::get(type, dims));
 }
 
+/// Transpose's permutations between NCHW and NHWC.
+static constexpr int64_t kToChannelsLast[] = {0, 2, 3, 1};
+static constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2};
+
+static bool hasPerm(ONNXTransposeOp op, ArrayRef<int64_t> perm) {
+  std::optional<ArrayRef<int64_t>> actual = op.getPerm();
+  return actual && *actual == perm;
+}
+
+/// `value` (NCHW) in NHWC: the source of a Transpose to NCHW, an existing
+/// Transpose of `value` to NHWC before `user`, or a new one right after
+/// `value` is defined.
+static Value toChannelsLast(PatternRewriter &rewriter, Value value,
+                            Operation *user) {
+  if (auto back = value.getDefiningOp<ONNXTransposeOp>())
+    if (hasPerm(back, kToChannelsFirst))
+      return back.getData();
+  for (Operation *other : value.getUsers())
+    if (auto transpose = dyn_cast<ONNXTransposeOp>(other))
+      if (hasPerm(transpose, kToChannelsLast) &&
+          transpose->getBlock() == user->getBlock() &&
+          transpose->isBeforeInBlock(user))
+        return transpose;
+  OpBuilder::InsertionGuard guard(rewriter);
+  if (Operation *def = value.getDefiningOp())
+    rewriter.setInsertionPointAfter(def);
+  else
+    rewriter.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+  auto type = cast<RankedTensorType>(value.getType());
+  ArrayRef<int64_t> d = type.getShape();
+  return ONNXTransposeOp::create(
+      rewriter, value.getLoc(), type.clone({d[0], d[2], d[3], d[1]}), value,
+      rewriter.getDenseI64ArrayAttr(kToChannelsLast));
+}
+
+static bool isGroupedConv(Operation *op) {
+  auto conv = dyn_cast_or_null<ONNXConvOp>(op);
+  return conv && conv.getGroup() != 1;
+}
+
+/// The activations CNNs put between convolutions (MobileNet's ReLU6 is a
+/// Clip).
+static bool isActivation(Operation *op) {
+  return isa_and_nonnull<ONNXReluOp, ONNXClipOp>(op);
+}
+
+static bool feedsGroupedConv(Value value, int depth = 0) {
+  for (Operation *user : value.getUsers()) {
+    if (isGroupedConv(user))
+      return true;
+    if (depth < 4 && isActivation(user) &&
+        feedsGroupedConv(user->getResult(0), depth + 1))
+      return true;
+  }
+  return false;
+}
+
+/// Whether `conv` reads or feeds a grouped (depthwise) convolution, through
+/// activations: those stay NCHW, so NHWC there would only add Transposes.
+static bool isNextToGroupedConv(ONNXConvOp conv) {
+  Operation *producer = conv.getX().getDefiningOp();
+  while (isActivation(producer))
+    producer = producer->getOperand(0).getDefiningOp();
+  return isGroupedConv(producer) || feedsGroupedConv(conv.getResult());
+}
+
+/// Rebuilds the residual Adds and the ReLU right after `conv` on `flat`,
+/// the matmul's result: `toFlat` brings a residual (of the Conv's type) to
+/// `flat`'s type, `finish` brings the chain's result back to the Conv's
+/// type, and replaces the chain's last op.
+static void replaceWithChain(ONNXConvOp conv, Value flat,
+                             function_ref<Value(Value, Operation *)> toFlat,
+                             function_ref<Value(Value, Location)> finish,
+                             PatternRewriter &rewriter) {
+  auto yType = cast<RankedTensorType>(conv.getType());
+  Type flatType = flat.getType();
+  Operation *last = conv;
+  SmallVector<Operation *> chain;
+  while (last->getResult(0).hasOneUse()) {
+    Operation *user = *last->getResult(0).getUsers().begin();
+    if (user->getBlock() != conv->getBlock() || user->getNumResults() != 1 ||
+        user->getResult(0).getType() != yType)
+      break;
+    Value current = last->getResult(0);
+    // Each op is rebuilt where it was: a residual may be computed after
+    // the Conv.
+    rewriter.setInsertionPoint(user);
+    if (isa<ONNXReluOp>(user)) {
+      flat = ONNXReluOp::create(rewriter, user->getLoc(), flatType, flat);
+    } else if (auto add = dyn_cast<ONNXAddOp>(user)) {
+      Value other = add.getA() == current ? add.getB() : add.getA();
+      if (other == current || other.getType() != yType)
+        break;
+      Value residual = toFlat(other, user);
+      flat = add.getA() == current
+                 ? ONNXAddOp::create(rewriter, user->getLoc(), flatType, flat,
+                                     residual)
+                 : ONNXAddOp::create(rewriter, user->getLoc(), flatType,
+                                     residual, flat);
+    } else {
+      break;
+    }
+    chain.push_back(user);
+    last = user;
+    if (isa<ONNXReluOp>(user))
+      break;
+  }
+  rewriter.setInsertionPoint(last);
+  rewriter.replaceOp(last, finish(flat, last->getLoc()));
+  for (Operation *op : llvm::reverse(chain))
+    if (op != last)
+      rewriter.eraseOp(op);
+  if (last != conv.getOperation())
+    rewriter.eraseOp(conv);
+}
+
 namespace {
 struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
   ConvToMatmul(MLIRContext *ctx, int64_t maxColumns, int64_t minFilters,
-               int64_t rowAlignment, bool pointwise)
+               int64_t rowAlignment, bool pointwise, bool channelsLast)
       : OpRewritePattern(ctx), maxColumns(maxColumns), minFilters(minFilters),
-        rowAlignment(rowAlignment), pointwise(pointwise) {}
+        rowAlignment(rowAlignment), pointwise(pointwise),
+        channelsLast(channelsLast) {}
 
   LogicalResult matchAndRewrite(ONNXConvOp conv,
                                 PatternRewriter &rewriter) const override {
@@ -76,16 +210,6 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
       if (!bias)
         return rewriter.notifyMatchFailure(conv, "bias is not a constant");
     }
-    ArrayRef<int64_t> x = xType.getShape(), y = yType.getShape();
-    int64_t images = x[0], filters = y[1], positions = y[2] * y[3];
-    bool fewColumns = maxColumns <= 0 || images * positions <= maxColumns;
-    bool manyFilters = minFilters > 0 && filters >= minFilters;
-    ArrayRef<int64_t> kernel = w->type.getShape().drop_front(2);
-    bool alignedPointwise = pointwise && kernel[0] == 1 && kernel[1] == 1 &&
-                            positions % rowAlignment == 0;
-    if (!fewColumns && !manyFilters && !alignedPointwise)
-      return rewriter.notifyMatchFailure(
-          conv, "too many output positions for its few filters");
 
     WindowParams window;
     window.kernel.assign(w->type.getShape().begin() + 2,
@@ -100,8 +224,35 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     std::string error;
     if (failed(normalizeWindowParams(window, 2, error)))
       return rewriter.notifyMatchFailure(conv, error);
-    SmallVector<int64_t> pads = resolveWindowPads(x.drop_front(2), window);
+    SmallVector<int64_t> pads =
+        resolveWindowPads(xType.getShape().drop_front(2), window);
 
+    if (channelsLast && !isNextToGroupedConv(conv)) {
+      rewriteChannelsLast(conv, *w, bias, window, pads, rewriter);
+      return success();
+    }
+
+    ArrayRef<int64_t> x = xType.getShape(), y = yType.getShape();
+    int64_t images = x[0], filters = y[1], positions = y[2] * y[3];
+    bool fewColumns = maxColumns <= 0 || images * positions <= maxColumns;
+    bool manyFilters = minFilters > 0 && filters >= minFilters;
+    bool alignedPointwise = pointwise && window.kernel[0] == 1 &&
+                            window.kernel[1] == 1 &&
+                            positions % rowAlignment == 0;
+    if (!fewColumns && !manyFilters && !alignedPointwise)
+      return rewriter.notifyMatchFailure(
+          conv, "too many output positions for its few filters");
+    rewriteChannelsFirst(conv, *w, bias, window, pads, rewriter);
+    return success();
+  }
+
+  void rewriteChannelsFirst(ONNXConvOp conv, const ConstantTensor &w,
+                            const std::optional<ConstantTensor> &bias,
+                            const WindowParams &window, ArrayRef<int64_t> pads,
+                            PatternRewriter &rewriter) const {
+    ArrayRef<int64_t> x = conv.getX().getType().getShape();
+    ArrayRef<int64_t> y = conv.getType().getShape();
+    int64_t images = x[0], filters = y[1], positions = y[2] * y[3];
     // [W | bias | 0]: rows aligned to 16 bytes of what the matmul reads,
     // as cuBLASLt's fast kernels want their leading dimensions.
     int64_t taps = x[1] * window.kernel[0] * window.kernel[1];
@@ -111,7 +262,7 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     matrix.floats.assign(filters * rows, 0.0);
     for (int64_t f = 0; f < filters; ++f) {
       for (int64_t t = 0; t < taps; ++t)
-        matrix.floats[f * rows + t] = w->floats[f * taps + t];
+        matrix.floats[f * rows + t] = w.floats[f * taps + t];
       matrix.floats[f * rows + taps] = bias ? bias->floats[f] : 0.0;
     }
 
@@ -130,57 +281,228 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     auto flatType = RankedTensorType::get({images, filters, positions}, f32);
     Value flat = ONNXMatMulOp::create(rewriter, loc, flatType, weights, cols);
 
-    // The residual Adds and the ReLU after the Conv, on 3-D values.
-    Operation *last = conv;
-    SmallVector<Operation *> chain;
     Value shape3 = nullptr;
-    while (last->getResult(0).hasOneUse()) {
-      Operation *user = *last->getResult(0).getUsers().begin();
-      if (user->getBlock() != conv->getBlock() ||
-          user->getNumResults() != 1 || user->getResult(0).getType() != yType)
-        break;
-      Value current = last->getResult(0);
-      // Each op is rebuilt where it was: a residual may be computed after
-      // the Conv.
-      rewriter.setInsertionPoint(user);
-      if (isa<ONNXReluOp>(user)) {
-        flat = ONNXReluOp::create(rewriter, user->getLoc(), flatType, flat);
-      } else if (auto add = dyn_cast<ONNXAddOp>(user)) {
-        Value other = add.getA() == current ? add.getB() : add.getA();
-        if (other == current || other.getType() != yType)
-          break;
-        if (!shape3)
-          shape3 = buildShape(rewriter, loc, {images, filters, positions});
-        Value residual = ONNXReshapeOp::create(rewriter, user->getLoc(),
-                                               flatType, other, shape3);
-        flat = add.getA() == current
-                   ? ONNXAddOp::create(rewriter, user->getLoc(), flatType,
-                                       flat, residual)
-                   : ONNXAddOp::create(rewriter, user->getLoc(), flatType,
-                                       residual, flat);
-      } else {
-        break;
-      }
-      chain.push_back(user);
-      last = user;
-      if (isa<ONNXReluOp>(user))
-        break;
+    auto toFlat = [&](Value residual, Operation *user) -> Value {
+      if (!shape3)
+        shape3 = buildShape(rewriter, loc, {images, filters, positions});
+      return ONNXReshapeOp::create(rewriter, user->getLoc(), flatType, residual,
+                                   shape3);
+    };
+    auto finish = [&](Value result, Location at) -> Value {
+      Value shape4 = buildShape(rewriter, loc, y);
+      return ONNXReshapeOp::create(rewriter, at, conv.getType(), result,
+                                   shape4);
+    };
+    replaceWithChain(conv, flat, toFlat, finish, rewriter);
+  }
+
+  void rewriteChannelsLast(ONNXConvOp conv, const ConstantTensor &w,
+                           const std::optional<ConstantTensor> &bias,
+                           const WindowParams &window, ArrayRef<int64_t> pads,
+                           PatternRewriter &rewriter) const {
+    ArrayRef<int64_t> x = conv.getX().getType().getShape();
+    ArrayRef<int64_t> y = conv.getType().getShape();
+    int64_t images = x[0], channels = x[1], filters = y[1];
+    int64_t positions = y[2] * y[3], outRows = images * positions;
+    int64_t windowSize = window.kernel[0] * window.kernel[1];
+    int64_t taps = channels * windowSize;
+    // A 1x1 window of stride 1 without pads reads the input as it is:
+    // [N * H * W, C] is the NHWC input, and the bias is an Add.
+    bool direct =
+        windowSize == 1 &&
+        llvm::all_of(window.strides, [](int64_t s) { return s == 1; }) &&
+        llvm::all_of(pads, [](int64_t p) { return p == 0; }) &&
+        channels % rowAlignment == 0;
+    int64_t rows = direct ? channels : llvm::alignTo(taps + 1, rowAlignment);
+
+    // [W | bias | 0]^T, row (kh * S + kw) * C + c as im2col's columns.
+    ConstantTensor matrix;
+    matrix.type = RankedTensorType::get({rows, filters}, rewriter.getF32Type());
+    matrix.floats.assign(rows * filters, 0.0);
+    for (int64_t f = 0; f < filters; ++f) {
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t t = 0; t < windowSize; ++t)
+          matrix.floats[(t * channels + c) * filters + f] =
+              w.floats[(f * channels + c) * windowSize + t];
+      if (!direct)
+        matrix.floats[taps * filters + f] = bias ? bias->floats[f] : 0.0;
     }
-    rewriter.setInsertionPoint(last);
-    Value shape4 = buildShape(rewriter, loc, y);
-    Value result = ONNXReshapeOp::create(rewriter, last->getLoc(), yType,
-                                         flat, shape4);
-    rewriter.replaceOp(last, result);
-    for (Operation *op : llvm::reverse(chain))
-      if (op != last)
-        rewriter.eraseOp(op);
-    if (last != conv.getOperation())
-      rewriter.eraseOp(conv);
-    return success();
+
+    Location loc = conv.getLoc();
+    Type f32 = rewriter.getF32Type();
+    rewriter.setInsertionPoint(conv);
+    Value input = toChannelsLast(rewriter, conv.getX(), conv);
+    auto matrixType = RankedTensorType::get({outRows, rows}, f32);
+    Value lhs;
+    if (direct) {
+      lhs = ONNXReshapeOp::create(rewriter, loc, matrixType, input,
+                                  buildShape(rewriter, loc, {outRows, rows}));
+    } else {
+      auto colsType = RankedTensorType::get({images, positions, rows}, f32);
+      Value cols =
+          Im2ColOp::create(rewriter, loc, colsType, input,
+                           rewriter.getDenseI64ArrayAttr(window.kernel),
+                           rewriter.getDenseI64ArrayAttr(pads),
+                           rewriter.getDenseI64ArrayAttr(window.strides),
+                           rewriter.getDenseI64ArrayAttr(window.dilations),
+                           rewriter.getUnitAttr());
+      lhs = ONNXReshapeOp::create(rewriter, loc, matrixType, cols,
+                                  buildShape(rewriter, loc, {outRows, rows}));
+    }
+    Value weights = ONNXConstantOp::create(
+        rewriter, loc, matrix.type,
+        buildConstantAttr(matrix, blobNameStem(conv, "conv") + "_nhwc_W"));
+    auto flatType = RankedTensorType::get({outRows, filters}, f32);
+    Value flat = ONNXMatMulOp::create(rewriter, loc, flatType, lhs, weights);
+    if (direct && bias)
+      flat = ONNXAddOp::create(rewriter, loc, flatType, flat, conv.getB());
+
+    Value shape2 = nullptr;
+    auto toFlat = [&](Value residual, Operation *user) -> Value {
+      Value last = toChannelsLast(rewriter, residual, user);
+      if (!shape2)
+        shape2 = buildShape(rewriter, loc, {outRows, filters});
+      return ONNXReshapeOp::create(rewriter, user->getLoc(), flatType, last,
+                                   shape2);
+    };
+    auto finish = [&](Value result, Location at) -> Value {
+      SmallVector<int64_t> nhwc{images, y[2], y[3], filters};
+      Value view =
+          ONNXReshapeOp::create(rewriter, at, RankedTensorType::get(nhwc, f32),
+                                result, buildShape(rewriter, loc, nhwc));
+      return ONNXTransposeOp::create(
+          rewriter, at, conv.getType(), view,
+          rewriter.getDenseI64ArrayAttr(kToChannelsFirst));
+    };
+    replaceWithChain(conv, flat, toFlat, finish, rewriter);
   }
 
   int64_t maxColumns, minFilters, rowAlignment;
-  bool pointwise;
+  bool pointwise, channelsLast;
+};
+
+/// A 2-D MaxPool of an NHWC convolution's result (the stem of a ResNet):
+/// the same MaxPool over the NHWC data, as a 3-D MaxPool of [N, 1, H, W, C]
+/// whose window is 1 along C, so that the next convolution reads NHWC
+/// without a Transpose either side of the pool.
+struct MaxPoolToChannelsLast : public OpRewritePattern<ONNXMaxPoolOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ONNXMaxPoolOp pool,
+                                PatternRewriter &rewriter) const override {
+    auto back = pool.getX().getDefiningOp<ONNXTransposeOp>();
+    auto type = dyn_cast<RankedTensorType>(pool.getType());
+    if (!back || !hasPerm(back, kToChannelsFirst) || !type ||
+        type.getRank() != 4 || !type.hasStaticShape() ||
+        pool.getKernelShape().size() != 2)
+      return rewriter.notifyMatchFailure(pool,
+                                         "not a 2-D MaxPool of NHWC data");
+    auto append = [&](std::optional<ArrayRef<int64_t>> values, int64_t one,
+                      int64_t split) -> DenseI64ArrayAttr {
+      if (!values)
+        return {};
+      SmallVector<int64_t> v(values->begin(), values->end());
+      // Pads are [begin..., end...]: one more dim in each half.
+      if (split)
+        v.insert(v.begin() + split, 0);
+      v.push_back(one);
+      return rewriter.getDenseI64ArrayAttr(v);
+    };
+    Value data = back.getData();
+    ArrayRef<int64_t> nhwc = cast<RankedTensorType>(data.getType()).getShape();
+    Type element = type.getElementType();
+    Location loc = pool.getLoc();
+    SmallVector<int64_t> in5{nhwc[0], 1, nhwc[1], nhwc[2], nhwc[3]};
+    ArrayRef<int64_t> y = type.getShape();
+    SmallVector<int64_t> out5{y[0], 1, y[2], y[3], y[1]};
+    Value view = ONNXReshapeOp::create(rewriter, loc,
+                                       RankedTensorType::get(in5, element),
+                                       data, buildShape(rewriter, loc, in5));
+    SmallVector<int64_t> kernel(pool.getKernelShape());
+    kernel.push_back(1);
+    Value pooled = ONNXMaxPoolOp::create(
+        rewriter, loc, RankedTensorType::get(out5, element), view,
+        pool.getAutoPadAttr(), pool.getCeilModeAttr(),
+        append(pool.getDilations(), 1, 0),
+        rewriter.getDenseI64ArrayAttr(kernel), append(pool.getPads(), 0, 2),
+        pool.getStorageOrderAttr(), append(pool.getStrides(), 1, 0));
+    SmallVector<int64_t> outNhwc{y[0], y[2], y[3], y[1]};
+    Value result = ONNXReshapeOp::create(
+        rewriter, loc, RankedTensorType::get(outNhwc, element), pooled,
+        buildShape(rewriter, loc, outNhwc));
+    rewriter.replaceOpWithNewOp<ONNXTransposeOp>(
+        pool, type, result, rewriter.getDenseI64ArrayAttr(kToChannelsFirst));
+    return success();
+  }
+};
+
+/// An elementwise op of NHWC convolutions' results (a residual Sum that
+/// did not fuse into a matmul's epilogue, a Relu after it) computes on the
+/// NHWC data, and its result is transposed back instead, where the next
+/// convolution's Transpose to NHWC cancels it. Each operand is a Transpose
+/// to NCHW of the result's shape or a scalar.
+struct SinkTransposeThroughElementwise : public RewritePattern {
+  SinkTransposeThroughElementwise(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<ONNXDialect>(op->getDialect()) || !isElementwiseOp(op) ||
+        op->getNumResults() != 1 || op->getNumRegions() != 0)
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || type.getRank() != 4 || !type.hasStaticShape())
+      return failure();
+    SmallVector<Value> operands;
+    bool transposed = false;
+    for (Value operand : op->getOperands()) {
+      auto operandType = dyn_cast<RankedTensorType>(operand.getType());
+      auto back = operand.getDefiningOp<ONNXTransposeOp>();
+      if (back && hasPerm(back, kToChannelsFirst) && operandType &&
+          operandType.getShape() == type.getShape()) {
+        operands.push_back(back.getData());
+        transposed = true;
+      } else if (operandType && operandType.hasStaticShape() &&
+                 operandType.getNumElements() == 1 &&
+                 operandType.getRank() <= 4) {
+        // One element broadcasts the same in either layout.
+        operands.push_back(operand);
+      } else {
+        return failure();
+      }
+    }
+    if (!transposed)
+      return failure();
+    ArrayRef<int64_t> d = type.getShape();
+    Operation *moved = rewriter.clone(*op);
+    moved->setOperands(operands);
+    moved->getResult(0).setType(type.clone({d[0], d[2], d[3], d[1]}));
+    rewriter.replaceOpWithNewOp<ONNXTransposeOp>(
+        op, type, moved->getResult(0),
+        rewriter.getDenseI64ArrayAttr(kToChannelsFirst));
+    return success();
+  }
+};
+
+/// Transpose(Transpose(x)) with inverse permutations: x. What is left
+/// where one convolution's NHWC result meets the next one's NHWC input.
+struct CancelTransposes : public OpRewritePattern<ONNXTransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ONNXTransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getData().getDefiningOp<ONNXTransposeOp>();
+    if (!inner || !op.getPerm() || !inner.getPerm())
+      return rewriter.notifyMatchFailure(op, "not a Transpose of a Transpose");
+    ArrayRef<int64_t> outer = *op.getPerm(), first = *inner.getPerm();
+    if (outer.size() != first.size())
+      return rewriter.notifyMatchFailure(op, "ranks differ");
+    for (auto [i, p] : llvm::enumerate(outer))
+      if (p < 0 || p >= int64_t(first.size()) || first[p] != int64_t(i))
+        return rewriter.notifyMatchFailure(op, "not inverse permutations");
+    rewriter.replaceOp(op, inner.getData());
+    return success();
+  }
 };
 
 struct ConvsToMatmulsPass
@@ -196,7 +518,10 @@ struct ConvsToMatmulsPass
     }
     RewritePatternSet patterns(&getContext());
     patterns.add<ConvToMatmul>(&getContext(), maxColumns, minFilters,
-                               rowAlignment, pointwise);
+                               rowAlignment, pointwise, channelsLast);
+    if (channelsLast)
+      patterns.add<CancelTransposes, MaxPoolToChannelsLast,
+                   SinkTransposeThroughElementwise>(&getContext());
     // No folding, no constant CSE: the graph is simplified already, and
     // only the rewritten convolutions should change.
     GreedyRewriteConfig config;

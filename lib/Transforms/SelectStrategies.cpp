@@ -245,6 +245,13 @@ static SmallVector<int64_t> chooseThreadTile(Operation *root) {
     return {};
   ArrayRef<int64_t> shape = type.getShape();
   int64_t rank = type.getRank(), dim = rank - 1, size = kThreadTile;
+  // An NHWC im2col's row of 16 bytes of half precision reads one tap's
+  // channels: 8 of them share the tap's index arithmetic.
+  auto im2col = dyn_cast<Im2ColOp>(resultOp);
+  if (im2col && im2col.getChannelsLast() &&
+      type.getElementTypeBitWidth() == 16 && shape[dim] % 8 == 0 &&
+      im2col.getNumChannels() % 8 == 0)
+    size = 8;
   if (auto transpose = dyn_cast<ONNXTransposeOp>(resultOp)) {
     if (std::optional<ArrayRef<int64_t>> perm = transpose.getPerm()) {
       auto innermost = llvm::find(*perm, rank - 1);

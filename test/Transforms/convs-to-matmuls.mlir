@@ -3,6 +3,7 @@
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="max-columns=16 min-filters=1" | FileCheck %s --check-prefix=FILTERS
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="max-columns=16 row-alignment=8 pointwise=true" | FileCheck %s --check-prefix=HALF
 // RUN: not fuse-opt %s -split-input-file -fuse-convs-to-matmuls="row-alignment=0" 2>&1 | FileCheck %s --check-prefix=BADALIGN
+// RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="channels-last=true" | FileCheck %s --check-prefix=NHWC
 // BADALIGN: fuse-convs-to-matmuls: row-alignment must be from 1 to 64, not 0
 
 // Conv + bias, then a residual Add (the Conv second) and a ReLU: im2col of
@@ -120,4 +121,112 @@ func.func @pointwise(%x: tensor<2x3x8x8xf32>, %z: tensor<2x3x6x6xf32>) -> (tenso
   %y36 = onnx.Conv(%z, %w, %b) : (tensor<2x3x6x6xf32>, tensor<4x3x1x1xf32>, tensor<4xf32>) -> tensor<2x4x6x6xf32>
   %y3 = onnx.Conv(%x, %w3, %b) : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<2x4x6x6xf32>
   return %y, %y36, %y3 : tensor<2x4x8x8xf32>, tensor<2x4x6x6xf32>, tensor<2x4x6x6xf32>
+}
+
+// -----
+
+// NHWC (channels-last): a 1x1 Conv with bias reads the input's NHWC view
+// as [N * H * W, C] and adds the bias after its matmul; the 3x3 Conv after
+// it takes an NHWC im2col ([N, positions, rows], the bias in the weights'
+// row after the taps, 73 rows aligned to 76) of that result directly: the
+// Transpose back to NCHW and the next Transpose to NHWC cancel. The
+// residual (the block's input, also the first Conv's input) shares its
+// Transpose to NHWC.
+// NHWC-LABEL: func.func @block
+// CHECK-LABEL: func.func @block
+// LIMIT-LABEL: func.func @block
+// FILTERS-LABEL: func.func @block
+// HALF-LABEL: func.func @block
+// NHWC-SAME: (%[[X:.*]]: tensor<2x8x4x4xf32>)
+// NHWC: %[[XL:.*]] = onnx.Transpose(%[[X]]) {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x8x4x4xf32>) -> tensor<2x4x4x8xf32>
+// NHWC: %[[A:.*]] = onnx.Reshape(%[[XL]], %{{.*}}) : (tensor<2x4x4x8xf32>, tensor<2xi64>) -> tensor<32x8xf32>
+// NHWC: %[[W1:.*]] = onnx.Constant dense<5.000000e-01> : tensor<8x8xf32>
+// NHWC: %[[M1:.*]] = onnx.MatMul(%[[A]], %[[W1]]) : (tensor<32x8xf32>, tensor<8x8xf32>) -> tensor<32x8xf32>
+// NHWC: %[[B1:.*]] = onnx.Add(%[[M1]], %{{.*}}) : (tensor<32x8xf32>, tensor<8xf32>) -> tensor<32x8xf32>
+// NHWC: %[[R1:.*]] = onnx.Relu(%[[B1]]) : (tensor<32x8xf32>) -> tensor<32x8xf32>
+// NHWC: %[[Y1:.*]] = onnx.Reshape(%[[R1]], %{{.*}}) : (tensor<32x8xf32>, tensor<4xi64>) -> tensor<2x4x4x8xf32>
+// NHWC: %[[COLS:.*]] = fuse.im2col %[[Y1]] {channels_last, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<2x4x4x8xf32> -> tensor<2x16x76xf32>
+// NHWC: %[[A2:.*]] = onnx.Reshape(%[[COLS]], %{{.*}}) : (tensor<2x16x76xf32>, tensor<2xi64>) -> tensor<32x76xf32>
+// NHWC: %[[W2:.*]] = onnx.Constant dense_resource<{{.*}}> : tensor<76x8xf32>
+// NHWC: %[[M2:.*]] = onnx.MatMul(%[[A2]], %[[W2]]) : (tensor<32x76xf32>, tensor<76x8xf32>) -> tensor<32x8xf32>
+// NHWC: %[[RES:.*]] = onnx.Reshape(%[[XL]], %{{.*}}) : (tensor<2x4x4x8xf32>, tensor<2xi64>) -> tensor<32x8xf32>
+// NHWC: %[[S:.*]] = onnx.Add(%[[M2]], %[[RES]]) : (tensor<32x8xf32>, tensor<32x8xf32>) -> tensor<32x8xf32>
+// NHWC: %[[R2:.*]] = onnx.Relu(%[[S]])
+// NHWC: %[[Y2:.*]] = onnx.Reshape(%[[R2]], %{{.*}}) : (tensor<32x8xf32>, tensor<4xi64>) -> tensor<2x4x4x8xf32>
+// NHWC: %[[OUT:.*]] = onnx.Transpose(%[[Y2]]) {perm = array<i64: 0, 3, 1, 2>} : (tensor<2x4x4x8xf32>) -> tensor<2x8x4x4xf32>
+// NHWC: return %[[OUT]]
+// NHWC-NOT: onnx.Conv
+func.func @block(%x: tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32> {
+  %w1 = onnx.Constant dense<0.5> : tensor<8x8x1x1xf32>
+  %b1 = onnx.Constant dense<1.0> : tensor<8xf32>
+  %w2 = onnx.Constant dense<0.25> : tensor<8x8x3x3xf32>
+  %y1 = onnx.Conv(%x, %w1, %b1) : (tensor<2x8x4x4xf32>, tensor<8x8x1x1xf32>, tensor<8xf32>) -> tensor<2x8x4x4xf32>
+  %r1 = onnx.Relu(%y1) : (tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32>
+  %y2 = onnx.Conv(%r1, %w2) {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x8x4x4xf32>, tensor<8x8x3x3xf32>) -> tensor<2x8x4x4xf32>
+  %s = onnx.Add(%y2, %x) : (tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32>
+  %r2 = onnx.Relu(%s) : (tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32>
+  return %r2 : tensor<2x8x4x4xf32>
+}
+
+// -----
+
+// The weights as [rows, K]: row (kh * S + kw) * C + c holds W[k, c, kh,
+// kw]; the bias row follows the 2 * 1 * 2 taps, then zeros to 8 rows.
+// NHWC-LABEL: func.func @weight_order
+// NHWC: fuse.im2col %{{.*}} {channels_last, {{.*}}} : tensor<1x3x3x2xf32> -> tensor<1x4x8xf32>
+// NHWC: onnx.Constant dense<{{\[\[}}1.000000e+00], [3.000000e+00], [2.000000e+00], [4.000000e+00], [5.000000e+00], [0.000000e+00], [0.000000e+00], [0.000000e+00]]> : tensor<8x1xf32>
+func.func @weight_order(%x: tensor<1x2x3x3xf32>) -> tensor<1x1x2x2xf32> {
+  %w = onnx.Constant dense<[[[[1.0, 2.0]], [[3.0, 4.0]]]]> : tensor<1x2x1x2xf32>
+  %b = onnx.Constant dense<5.0> : tensor<1xf32>
+  %y = onnx.Conv(%x, %w, %b) {kernel_shape = array<i64: 1, 2>, strides = array<i64: 2, 1>} : (tensor<1x2x3x3xf32>, tensor<1x2x1x2xf32>, tensor<1xf32>) -> tensor<1x1x2x2xf32>
+  return %y : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// A MaxPool between two NHWC Convs pools the NHWC data as a 3-D MaxPool
+// of [N, 1, H, W, C] with a window of 1 along C; a residual Sum of two
+// NHWC results computes on them too. No Transpose is left between the
+// first Conv and the last.
+// NHWC-LABEL: func.func @pool_sum
+// NHWC: onnx.Transpose
+// NHWC: %[[V:.*]] = onnx.Reshape(%{{.*}}, %{{.*}}) : (tensor<1x8x8x8xf32>, tensor<5xi64>) -> tensor<1x1x8x8x8xf32>
+// NHWC: %[[P:.*]] = onnx.MaxPool(%[[V]]) {kernel_shape = array<i64: 3, 3, 1>, pads = array<i64: 1, 1, 0, 1, 1, 0>, strides = array<i64: 2, 2, 1>} : (tensor<1x1x8x8x8xf32>) -> tensor<1x1x4x4x8xf32>
+// NHWC: onnx.Reshape(%[[P]], %{{.*}}) : (tensor<1x1x4x4x8xf32>, tensor<4xi64>) -> tensor<1x4x4x8xf32>
+// NHWC-NOT: onnx.Transpose
+// NHWC: onnx.Sum(%{{.*}}, %{{.*}}) : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+// NHWC-NOT: onnx.Transpose
+// NHWC: onnx.MatMul
+// NHWC: onnx.Transpose(%{{.*}}) {perm = array<i64: 0, 3, 1, 2>}
+// NHWC-NEXT: return
+func.func @pool_sum(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x4x4xf32> {
+  %w = onnx.Constant dense<0.5> : tensor<8x8x1x1xf32>
+  %y = onnx.Conv(%x, %w) : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x8x8xf32>
+  %p = onnx.MaxPool(%y) {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x8xf32>) -> tensor<1x8x4x4xf32>
+  %a = onnx.Conv(%p, %w) : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %b = onnx.Conv(%p, %w) : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %s = onnx.Sum(%a, %b) : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %z = onnx.Conv(%s, %w) : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  return %z : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// Next to a depthwise Conv (through a Clip), a Conv stays NCHW: the first
+// feeds it, the last reads it; both keep the NCHW rules (the small 1x1s are
+// rewritten as NCHW im2cols here, within max-columns).
+// NHWC-LABEL: func.func @next_to_depthwise
+// NHWC-NOT: onnx.Transpose
+// NHWC-NOT: channels_last
+// NHWC: return
+func.func @next_to_depthwise(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %w = onnx.Constant dense<0.5> : tensor<8x8x1x1xf32>
+  %wd = onnx.Constant dense<0.5> : tensor<8x1x3x3xf32>
+  %lo = onnx.Constant dense<0.0> : tensor<f32>
+  %hi = onnx.Constant dense<6.0> : tensor<f32>
+  %y = onnx.Conv(%x, %w) : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %c = onnx.Clip(%y) min(%lo) max(%hi) : (tensor<1x8x4x4xf32>, tensor<f32>, tensor<f32>) -> tensor<1x8x4x4xf32>
+  %d = onnx.Conv(%c, %wd) {group = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x4xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %z = onnx.Conv(%d, %w) : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  return %z : tensor<1x8x4x4xf32>
 }

@@ -201,10 +201,12 @@ static cl::opt<std::string> conv(
     cl::desc("How convolutions of one group run: auto (default: on cuda "
              "with libraries, as im2col and a cuBLASLt matmul when they have "
              "at most 4096 output positions, N*H*W, or at least 256 "
-             "filters, directly otherwise; on cpu always as im2col and "
-             "fuse's tiled matmul; else directly), "
+             "filters, directly otherwise, and in fp16 or bf16 as nhwc; on "
+             "cpu always as im2col and fuse's tiled matmul; else directly), "
              "direct (always a convolution: cuDNN or fuse's kernel), gemm "
-             "(always im2col and a matmul, on either target)"),
+             "(always im2col and a matmul, on either target), nhwc (always "
+             "a matmul over NHWC activations kept NHWC between "
+             "convolutions, except next to grouped ones)"),
     cl::init("auto"), cl::cat(compileCategory));
 static cl::list<int64_t> gpuContractionTile(
     "gpu-contraction-tile",
@@ -472,8 +474,8 @@ int main(int argc, char **argv) {
            << reportFormat << "'\n";
     return 2;
   }
-  if (conv != "auto" && conv != "direct" && conv != "gemm") {
-    errs() << "fuse-compile: --conv must be auto, direct or gemm, not '"
+  if (conv != "auto" && conv != "direct" && conv != "gemm" && conv != "nhwc") {
+    errs() << "fuse-compile: --conv must be auto, direct, gemm or nhwc, not '"
            << conv << "'\n";
     return 2;
   }

@@ -97,7 +97,8 @@ struct CompileOptions {
   /// fuse-select-strategies' depthwise: "library" or "kernel".
   std::string depthwise = "kernel";
   /// Convolutions as im2col and a matmul (fuse-convs-to-matmuls): "auto"
-  /// (small ones, on cuda with libraries), "direct" (none) or "gemm" (all).
+  /// (small ones, on cuda with libraries; in half precision there, NHWC),
+  /// "direct" (none), "gemm" (all) or "nhwc" (all, over NHWC activations).
   std::string conv = "auto";
   /// fuse-select-strategies' gpu-contraction-tile (rows, columns); empty
   /// for its default.

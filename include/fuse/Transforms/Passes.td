@@ -273,6 +273,22 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
     rows are padded with zeros to a multiple of `row-alignment` elements:
     cuBLASLt's fast kernels want 16-byte leading dimensions (4 f32, 8 f16).
 
+    With `channels-last`, every such convolution that neither reads nor
+    feeds a grouped convolution (through ReLU or Clip) is rewritten as a
+    matmul over NHWC activations instead: `onnx.Transpose` of the input to
+    NHWC, `fuse.im2col {channels_last}` ([N, outH * outW, rows], C
+    consecutive entries a tap) viewed as [N * outH * outW, rows], times the
+    weights as [rows, K]; a 1x1 window of stride 1 without pads reads the
+    NHWC input as [N * H * W, C] directly and adds its bias after the
+    matmul. The result is viewed as NHWC and transposed back to NCHW; that
+    Transpose and the next convolution's Transpose to NHWC cancel, so
+    activations stay NHWC between convolutions, and each matmul has the
+    batch in its rows (one product, not one per image). What else sits
+    between such convolutions computes on the NHWC data too: a MaxPool as
+    a 3-D MaxPool of [N, 1, H, W, C] with a window of 1 along C, and an
+    elementwise op whose operands are all NHWC results (or scalars), with
+    the Transpose back after it.
+
     ```mlir
     %cols = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, ...}
         : tensor<1x512x7x7xf32> -> tensor<1x4612x49xf32>
@@ -298,6 +314,11 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
     Option<"pointwise", "pointwise", "bool", "false",
            "Also rewrite 1x1 convolutions whose output positions per "
            "image are a multiple of row-alignment (for half precision)">,
+    Option<"channelsLast", "channels-last", "bool", "false",
+           "Rewrite every convolution of one group that neither reads nor "
+           "feeds a grouped one as a matmul over NHWC activations, the "
+           "layout kept from one convolution to the next (the other "
+           "options then apply to the rest)">,
   ];
 }
 

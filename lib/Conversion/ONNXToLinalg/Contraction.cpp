@@ -281,9 +281,9 @@ struct MatMulLowering : public OpConversionPattern<ONNXMatMulOp> {
   }
 };
 
-/// fuse.im2col: one linalg.generic over [N, rows, outH * outW] with no
-/// inputs; each element is a clamped read of the input (a tap row), 1 (the
-/// bias row) or 0 (alignment rows).
+/// fuse.im2col: one linalg.generic over its result with no inputs; each
+/// element is a clamped read of the input (a tap), 1 (the bias entry) or 0
+/// (alignment entries).
 struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -292,15 +292,16 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    auto inputType = cast<RankedTensorType>(op.getInput().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
     Type element = resultType.getElementType();
     ArrayRef<int64_t> kernel = op.getKernelShape();
+    bool channelsLast = op.getChannelsLast();
     int64_t tapRows = op.getNumTapRows();
-    int64_t channels = inputType.getDimSize(1);
+    int64_t channels = op.getNumChannels();
     int64_t outW = op.getOutputSize()[1];
     SmallVector<int64_t> padLow{op.getPads()[0], op.getPads()[1]};
-    SmallVector<int64_t> spatialIn(inputType.getShape().drop_front(2));
+    std::array<int64_t, 2> inputSize = op.getInputSize();
+    SmallVector<int64_t> spatialIn(inputSize.begin(), inputSize.end());
     WindowGeometry geometry{op.getStrides(), op.getDilations(), padLow,
                             spatialIn};
     Value input = adaptor.getInput();
@@ -317,15 +318,26 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
             return arith::ConstantIndexOp::create(b, l, v);
           };
           Value image = linalg::IndexOp::create(b, l, 0);
-          Value row = linalg::IndexOp::create(b, l, 1);
-          Value column = linalg::IndexOp::create(b, l, 2);
-          // row = (c * R + kh) * S + kw; rows past the taps clamp to the
-          // last channel (read, then replaced).
+          Value row = linalg::IndexOp::create(b, l, channelsLast ? 2 : 1);
+          Value column = linalg::IndexOp::create(b, l, channelsLast ? 1 : 2);
+          // NCHW: row = (c * R + kh) * S + kw, rows past the taps clamped
+          // to the last channel. NHWC: row = (kh * S + kw) * C + c, rows
+          // past the taps clamped to the last tap. Clamped reads are
+          // replaced below.
           Value windowSize = constant(kernel[0] * kernel[1]);
-          Value channel = arith::DivUIOp::create(b, l, row, windowSize);
-          Value lastChannel = constant(channels - 1);
-          channel = arith::MinUIOp::create(b, l, channel, lastChannel);
-          Value tap = arith::RemUIOp::create(b, l, row, windowSize);
+          Value channel, tap;
+          if (channelsLast) {
+            Value channelCount = constant(channels);
+            channel = arith::RemUIOp::create(b, l, row, channelCount);
+            tap = arith::DivUIOp::create(b, l, row, channelCount);
+            Value lastTap = constant(kernel[0] * kernel[1] - 1);
+            tap = arith::MinUIOp::create(b, l, tap, lastTap);
+          } else {
+            channel = arith::DivUIOp::create(b, l, row, windowSize);
+            Value lastChannel = constant(channels - 1);
+            channel = arith::MinUIOp::create(b, l, channel, lastChannel);
+            tap = arith::RemUIOp::create(b, l, row, windowSize);
+          }
           Value width = constant(kernel[1]);
           Value kh = arith::DivUIOp::create(b, l, tap, width);
           Value kw = arith::RemUIOp::create(b, l, tap, width);
@@ -333,8 +345,11 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
           Value oh = arith::DivUIOp::create(b, l, column, outWidth);
           Value ow = arith::RemUIOp::create(b, l, column, outWidth);
           Value zero = buildScalar(b, l, element, 0.0);
-          Value value = buildPaddedTap(b, l, input, {image, channel},
-                                       {oh, ow}, {kh, kw}, geometry, zero);
+          Value value =
+              channelsLast ? buildPaddedTap(b, l, input, {image}, {oh, ow},
+                                            {kh, kw}, geometry, zero, {channel})
+                           : buildPaddedTap(b, l, input, {image, channel},
+                                            {oh, ow}, {kh, kw}, geometry, zero);
           Value tapRowCount = constant(tapRows);
           Value isTap = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
                                               row, tapRowCount);

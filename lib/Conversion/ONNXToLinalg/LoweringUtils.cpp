@@ -179,7 +179,7 @@ Value fuse::lowering::buildPaddedTap(OpBuilder &b, Location loc, Value input,
                                      ArrayRef<Value> leading,
                                      ArrayRef<Value> out, ArrayRef<Value> tap,
                                      const WindowGeometry &window,
-                                     Value padValue) {
+                                     Value padValue, ArrayRef<Value> trailing) {
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -207,6 +207,7 @@ Value fuse::lowering::buildPaddedTap(OpBuilder &b, Location loc, Value input,
     Value atLeastZero = arith::MaxSIOp::create(b, loc, pos, zero);
     coords.push_back(arith::MinSIOp::create(b, loc, atLeastZero, last));
   }
+  coords.append(trailing.begin(), trailing.end());
   Value value = tensor::ExtractOp::create(b, loc, input, coords);
   return inside ? arith::SelectOp::create(b, loc, inside, value, padValue)
                 : value;

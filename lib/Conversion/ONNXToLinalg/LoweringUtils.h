@@ -89,16 +89,17 @@ struct WindowGeometry {
 
 /// Reads `input` at one window tap inside a `linalg.generic` body: the
 /// leading coordinates `leading`, then for each spatial dim i the position
-/// out[i] * stride + tap[i] * dilation - padLow, clamped into the image;
-/// `padValue` where a position falls outside it. Reading in the body keeps
-/// a padded copy of the input from being made per output element.
+/// out[i] * stride + tap[i] * dilation - padLow, clamped into the image,
+/// then the coordinates `trailing` (a channels-last layout's channel);
+/// `padValue` where a position falls outside the image. Reading in the body
+/// keeps a padded copy of the input from being made per output element.
 mlir::Value buildPaddedTap(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value input,
                            llvm::ArrayRef<mlir::Value> leading,
                            llvm::ArrayRef<mlir::Value> out,
                            llvm::ArrayRef<mlir::Value> tap,
-                           const WindowGeometry &window,
-                           mlir::Value padValue);
+                           const WindowGeometry &window, mlir::Value padValue,
+                           llvm::ArrayRef<mlir::Value> trailing = {});
 
 /// An optional array attribute's values; empty when absent.
 inline llvm::SmallVector<int64_t>

@@ -344,6 +344,24 @@ func.func @im2col_columns(%x: tensor<1x1x8x8xf32>) -> tensor<1x12x16xf32> {
 
 // -----
 
+// channels_last: the input is NHWC (2 channels, 8x8), the result [N,
+// positions, columns]; 2 * 9 taps and the ones column need 19 columns.
+func.func @im2col_channels_last_columns(%x: tensor<1x8x8x2xf16>) -> tensor<1x36x18xf16> {
+  // expected-error @+1 {{'fuse.im2col' op result needs more than 18 columns (C * R * S and the ones column), has 18}}
+  %0 = fuse.im2col %x {channels_last, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x8x8x2xf16> -> tensor<1x36x18xf16>
+  return %0 : tensor<1x36x18xf16>
+}
+
+// -----
+
+func.func @im2col_channels_last_rows(%x: tensor<1x8x8x2xf16>) -> tensor<1x24x24xf16> {
+  // expected-error @+1 {{'fuse.im2col' op result has 24 rows but the output is 6x6}}
+  %0 = fuse.im2col %x {channels_last, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x8x8x2xf16> -> tensor<1x24x24xf16>
+  return %0 : tensor<1x24x24xf16>
+}
+
+// -----
+
 func.func @im2col_images(%x: tensor<1x1x8x8xf32>) -> tensor<2x12x36xf32> {
   // expected-error @+1 {{'fuse.im2col' op result has 2 images but the input has 1}}
   %0 = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x1x8x8xf32> -> tensor<2x12x36xf32>

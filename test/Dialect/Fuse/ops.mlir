@@ -131,6 +131,15 @@ func.func @im2col(%x: tensor<1x2x8x8xf32>) -> tensor<1x20x16xf32> {
   return %0 : tensor<1x20x16xf32>
 }
 
+// channels_last: an NHWC input (2 channels, 8x8), one row of 24 columns
+// (18 taps, the ones column, zeros) per output position.
+// CHECK-LABEL: func.func @im2col_channels_last
+// CHECK: fuse.im2col %{{.*}} {channels_last, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<1x8x8x2xf16> -> tensor<1x16x24xf16>
+func.func @im2col_channels_last(%x: tensor<1x8x8x2xf16>) -> tensor<1x16x24xf16> {
+  %0 = fuse.im2col %x {channels_last, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} : tensor<1x8x8x2xf16> -> tensor<1x16x24xf16>
+  return %0 : tensor<1x16x24xf16>
+}
+
 // fuse.alternatives: candidates that read values from above, one selected.
 // CHECK-LABEL: func @alternatives
 func.func @alternatives(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {

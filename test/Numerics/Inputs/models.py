@@ -475,6 +475,63 @@ def conv_gemm():
 
 
 @model
+def conv_nhwc():
+    """A small ResNet as --conv=nhwc rewrites it: a 7x7 stride-2 stem,
+    MaxPool, a bottleneck block with a strided 1x1 downsample, an identity
+    block (the residual Adds), then a depthwise conv and the 1x1 convs
+    around it (kept NCHW), GlobalAveragePool, Flatten and Gemm. Between
+    the blocks' convolutions the activations stay NHWC."""
+    nodes = [node("Conv", ["x", "w0", "b0"], ["c0"], strides=[2, 2],
+                  pads=[3, 3, 3, 3]),
+             node("Relu", ["c0"], ["r0"]),
+             node("MaxPool", ["r0"], ["p0"], kernel_shape=[3, 3],
+                  strides=[2, 2], pads=[1, 1, 1, 1])]
+    inits = [weight("w0", [16, 3, 7, 7], 80, 0.2), weight("b0", [16], 81)]
+
+    def block(name, x, cin, mid, cout, stride, seed, downsample):
+        nonlocal nodes, inits
+        nodes += [node("Conv", [x, name + "w1", name + "b1"], [name + "c1"]),
+                  node("Relu", [name + "c1"], [name + "r1"]),
+                  node("Conv", [name + "r1", name + "w2", name + "b2"],
+                       [name + "c2"], strides=[stride, stride],
+                       pads=[1, 1, 1, 1]),
+                  node("Relu", [name + "c2"], [name + "r2"]),
+                  node("Conv", [name + "r2", name + "w3", name + "b3"],
+                       [name + "c3"])]
+        inits += [weight(name + "w1", [mid, cin, 1, 1], seed, 0.3),
+                  weight(name + "b1", [mid], seed + 1),
+                  weight(name + "w2", [mid, mid, 3, 3], seed + 2, 0.2),
+                  weight(name + "b2", [mid], seed + 3),
+                  weight(name + "w3", [cout, mid, 1, 1], seed + 4, 0.3),
+                  weight(name + "b3", [cout], seed + 5)]
+        skip = x
+        if downsample:
+            nodes.append(node("Conv", [x, name + "wd"], [name + "d"],
+                              strides=[stride, stride]))
+            inits.append(weight(name + "wd", [cout, cin, 1, 1], seed + 6, 0.3))
+            skip = name + "d"
+        nodes += [node("Add", [name + "c3", skip], [name + "s"]),
+                  node("Relu", [name + "s"], [name + "y"])]
+        return name + "y"
+
+    y = block("a", "p0", 16, 8, 32, 2, 82, True)
+    y = block("b", y, 32, 8, 32, 1, 90, False)
+    nodes += [node("Conv", [y, "wdw", "bdw"], ["dw"], group=32,
+                   pads=[1, 1, 1, 1]),
+              node("Clip", ["dw", "lo", "hi"], ["dwr"]),
+              node("Conv", ["dwr", "wp"], ["pw"]),
+              node("GlobalAveragePool", ["pw"], ["gap"]),
+              node("Flatten", ["gap"], ["flat"]),
+              node("Gemm", ["flat", "wfc", "bfc"], ["logits"], transB=1)]
+    inits += [weight("wdw", [32, 1, 3, 3], 100, 0.3), weight("bdw", [32], 101),
+              const("lo", np.array(0.0, np.float32)),
+              const("hi", np.array(6.0, np.float32)),
+              weight("wp", [16, 32, 1, 1], 102, 0.3),
+              weight("wfc", [10, 16], 103), weight("bfc", [10], 104)]
+    return make(nodes, [("x", [2, 3, 32, 32])], ["logits"], inits)
+
+
+@model
 def tiled_contractions():
     """MatMul and Gemm in the shapes that test the `tiles` mapping of fuse's
     generated contractions on cuda (block and thread tiles, operand tiles

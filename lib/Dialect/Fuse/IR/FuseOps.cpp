@@ -509,18 +509,28 @@ LogicalResult GroupOp::verifyRegions() {
 // Im2ColOp
 //===----------------------------------------------------------------------===//
 
-int64_t Im2ColOp::getNumTapRows() {
+int64_t Im2ColOp::getNumChannels() {
   auto input = cast<RankedTensorType>(getInput().getType());
+  return input.getDimSize(getChannelsLast() ? 3 : 1);
+}
+
+int64_t Im2ColOp::getNumTapRows() {
   ArrayRef<int64_t> kernel = getKernelShape();
-  return input.getDimSize(1) * kernel[0] * kernel[1];
+  return getNumChannels() * kernel[0] * kernel[1];
+}
+
+std::array<int64_t, 2> Im2ColOp::getInputSize() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  int64_t first = getChannelsLast() ? 1 : 2;
+  return {input.getDimSize(first), input.getDimSize(first + 1)};
 }
 
 std::array<int64_t, 2> Im2ColOp::getOutputSize() {
-  auto input = cast<RankedTensorType>(getInput().getType());
+  std::array<int64_t, 2> in = getInputSize();
   std::array<int64_t, 2> size;
   for (int i = 0; i < 2; ++i) {
     int64_t span = (getKernelShape()[i] - 1) * getDilations()[i] + 1;
-    int64_t padded = input.getDimSize(2 + i) + getPads()[i] + getPads()[2 + i];
+    int64_t padded = in[i] + getPads()[i] + getPads()[2 + i];
     size[i] = padded < span ? 0 : (padded - span) / getStrides()[i] + 1;
   }
   return size;
@@ -530,7 +540,8 @@ LogicalResult Im2ColOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());
   auto columns = cast<RankedTensorType>(getColumns().getType());
   if (input.getRank() != 4 || !input.hasStaticShape())
-    return emitOpError("input must be a static 4-D (NCHW) tensor, not ")
+    return emitOpError("input must be a static 4-D (")
+           << (getChannelsLast() ? "NHWC" : "NCHW") << ") tensor, not "
            << input;
   if (columns.getRank() != 3 || !columns.hasStaticShape())
     return emitOpError("result must be a static 3-D tensor, not ") << columns;
@@ -557,14 +568,18 @@ LogicalResult Im2ColOp::verify() {
     return emitOpError("result has ")
            << columns.getDimSize(0) << " images but the input has "
            << input.getDimSize(0);
-  if (columns.getDimSize(1) <= getNumTapRows())
+  bool last = getChannelsLast();
+  int64_t rows = columns.getDimSize(last ? 2 : 1);
+  int64_t positions = columns.getDimSize(last ? 1 : 2);
+  if (rows <= getNumTapRows())
     return emitOpError("result needs more than ")
-           << getNumTapRows() << " rows (C * R * S and the ones row), has "
-           << columns.getDimSize(1);
-  if (columns.getDimSize(2) != out[0] * out[1])
+           << getNumTapRows() << (last ? " columns" : " rows")
+           << " (C * R * S and the ones " << (last ? "column" : "row")
+           << "), has " << rows;
+  if (positions != out[0] * out[1])
     return emitOpError("result has ")
-           << columns.getDimSize(2) << " columns but the output is "
-           << out[0] << "x" << out[1];
+           << positions << (last ? " rows" : " columns")
+           << " but the output is " << out[0] << "x" << out[1];
   return success();
 }
 

@@ -135,31 +135,48 @@ def Fuse_Im2ColOp : Fuse_Op<"im2col", [Pure]> {
     dilation_h - pad_top, ow * stride_w + kw * dilation_w - pad_left], zero
     outside the image. The row after those C * R * S rows is all ones, so a
     bias can be one more column of the weights; the rows after it (up to
-    the result's row count, for aligned rows) are zeros.
+    the result's row count, for aligned rows) are zeros. The result is
+    [N, rows, outH * outW] with rows > C * R * S.
+
+    With `channels_last` the input is NHWC and the result is its transpose
+    per image, [N, outH * outW, rows]: a row of the result is one output
+    position, and its entry `(kh * S + kw) * C + c` holds input[n, oh *
+    stride_h + kh * dilation_h - pad_top, ow * stride_w + kw * dilation_w -
+    pad_left, c], so that C consecutive entries read C consecutive
+    elements; then a one and zeros as above.
 
     `kernel_shape` is [R, S], `pads` [top, left, bottom, right]; `strides`
-    and `dilations` are two values each. The result is
-    [N, rows, outH * outW] with rows > C * R * S.
+    and `dilations` are two values each.
 
     ```mlir
     %cols = fuse.im2col %x {kernel_shape = array<i64: 3, 3>,
         pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>,
         dilations = array<i64: 1, 1>}
         : tensor<1x8x7x7xf32> -> tensor<1x76x49xf32>
+    %rows = fuse.im2col %y {channels_last, kernel_shape = array<i64: 3, 3>,
+        pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>,
+        dilations = array<i64: 1, 1>}
+        : tensor<1x7x7x8xf16> -> tensor<1x49x80xf16>
     ```
   }];
   let arguments = (ins RankedTensorOf<[F32, F16, BF16]>:$input,
                        DenseI64ArrayAttr:$kernel_shape,
                        DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides,
-                       DenseI64ArrayAttr:$dilations);
+                       DenseI64ArrayAttr:$dilations,
+                       UnitAttr:$channels_last);
   let results = (outs RankedTensorOf<[F32, F16, BF16]>:$columns);
   let assemblyFormat = [{
     $input attr-dict `:` type($input) `->` type($columns)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// C * R * S: the rows that hold input values.
+    /// The input's channel count C.
+    int64_t getNumChannels();
+    /// C * R * S: the rows (columns with `channels_last`) that hold input
+    /// values.
     int64_t getNumTapRows();
+    /// The input's spatial size [H, W].
+    std::array<int64_t, 2> getInputSize();
     /// The output's spatial size [outH, outW] the attributes give.
     std::array<int64_t, 2> getOutputSize();
   }];
