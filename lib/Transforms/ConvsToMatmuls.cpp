@@ -124,8 +124,15 @@ static bool feedsGroupedConv(Value value, int depth = 0) {
   return false;
 }
 
+/// Convolutions next to a grouped one go NHWC all the same when their
+/// outputs have at most this many positions per image: in NCHW their
+/// matmuls have that few columns, and cuDNN's NCHW half-precision kernels
+/// run such maps far below the tensor cores' rate, while the Transposes
+/// either side of the grouped convolution move small maps.
+static constexpr int64_t kMaxPositionsNextToGrouped = 196;
+
 /// Whether `conv` reads or feeds a grouped (depthwise) convolution, through
-/// activations: those stay NCHW, so NHWC there would only add Transposes.
+/// activations: those stay NCHW, so NHWC there adds Transposes.
 static bool isNextToGroupedConv(ONNXConvOp conv) {
   Operation *producer = conv.getX().getDefiningOp();
   while (isActivation(producer))
@@ -227,13 +234,15 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     SmallVector<int64_t> pads =
         resolveWindowPads(xType.getShape().drop_front(2), window);
 
-    if (channelsLast && !isNextToGroupedConv(conv)) {
+    ArrayRef<int64_t> y = yType.getShape();
+    int64_t positions = y[2] * y[3];
+    if (channelsLast && (positions <= kMaxPositionsNextToGrouped ||
+                         !isNextToGroupedConv(conv))) {
       rewriteChannelsLast(conv, *w, bias, window, pads, rewriter);
       return success();
     }
 
-    ArrayRef<int64_t> x = xType.getShape(), y = yType.getShape();
-    int64_t images = x[0], filters = y[1], positions = y[2] * y[3];
+    int64_t images = xType.getDimSize(0), filters = y[1];
     bool fewColumns = maxColumns <= 0 || images * positions <= maxColumns;
     bool manyFilters = minFilters > 0 && filters >= minFilters;
     bool alignedPointwise = pointwise && window.kernel[0] == 1 &&

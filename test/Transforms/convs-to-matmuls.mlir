@@ -212,14 +212,39 @@ func.func @pool_sum(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x4x4xf32> {
 
 // -----
 
-// Next to a depthwise Conv (through a Clip), a Conv stays NCHW: the first
-// feeds it, the last reads it; both keep the NCHW rules (the small 1x1s are
-// rewritten as NCHW im2cols here, within max-columns).
+// Next to a depthwise Conv (through a Clip), a Conv with more than 196
+// output positions per image stays NCHW: the first feeds it, the last
+// reads it; both keep the NCHW rules (the 1x1s here are rewritten as NCHW
+// im2cols, within max-columns).
 // NHWC-LABEL: func.func @next_to_depthwise
 // NHWC-NOT: onnx.Transpose
 // NHWC-NOT: channels_last
 // NHWC: return
-func.func @next_to_depthwise(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+func.func @next_to_depthwise(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %w = onnx.Constant dense<0.5> : tensor<8x8x1x1xf32>
+  %wd = onnx.Constant dense<0.5> : tensor<8x1x3x3xf32>
+  %lo = onnx.Constant dense<0.0> : tensor<f32>
+  %hi = onnx.Constant dense<6.0> : tensor<f32>
+  %y = onnx.Conv(%x, %w) : (tensor<1x8x16x16xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x16x16xf32>
+  %c = onnx.Clip(%y) min(%lo) max(%hi) : (tensor<1x8x16x16xf32>, tensor<f32>, tensor<f32>) -> tensor<1x8x16x16xf32>
+  %d = onnx.Conv(%c, %wd) {group = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %z = onnx.Conv(%d, %w) : (tensor<1x8x16x16xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x16x16xf32>
+  return %z : tensor<1x8x16x16xf32>
+}
+
+// -----
+
+// With at most 196 positions per image they go NHWC all the same: the
+// Clip computes on the NHWC result, and a Transpose either side of the
+// depthwise Conv.
+// NHWC-LABEL: func.func @small_next_to_depthwise
+// NHWC: onnx.MatMul
+// NHWC: %[[C:.*]] = onnx.Clip(%{{.*}}) min(%{{.*}}) max(%{{.*}}) : (tensor<1x4x4x8xf32>, tensor<f32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+// NHWC: %[[CF:.*]] = onnx.Transpose(%[[C]]) {perm = array<i64: 0, 3, 1, 2>}
+// NHWC: %[[D:.*]] = onnx.Conv(%[[CF]], %{{.*}}) {group = 8 : i64
+// NHWC: onnx.Transpose(%[[D]]) {perm = array<i64: 0, 2, 3, 1>}
+// NHWC: onnx.MatMul
+func.func @small_next_to_depthwise(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %w = onnx.Constant dense<0.5> : tensor<8x8x1x1xf32>
   %wd = onnx.Constant dense<0.5> : tensor<8x1x3x3xf32>
   %lo = onnx.Constant dense<0.0> : tensor<f32>

@@ -274,8 +274,9 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
     cuBLASLt's fast kernels want 16-byte leading dimensions (4 f32, 8 f16).
 
     With `channels-last`, every such convolution that neither reads nor
-    feeds a grouped convolution (through ReLU or Clip) is rewritten as a
-    matmul over NHWC activations instead: `onnx.Transpose` of the input to
+    feeds a grouped convolution (through ReLU or Clip), or has at most 196
+    output positions per image, is rewritten as a matmul over NHWC
+    activations instead: `onnx.Transpose` of the input to
     NHWC, `fuse.im2col {channels_last}` ([N, outH * outW, rows], C
     consecutive entries a tap) viewed as [N * outH * outW, rows], times the
     weights as [rows, K]; a 1x1 window of stride 1 without pads reads the
@@ -316,9 +317,10 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
            "image are a multiple of row-alignment (for half precision)">,
     Option<"channelsLast", "channels-last", "bool", "false",
            "Rewrite every convolution of one group that neither reads nor "
-           "feeds a grouped one as a matmul over NHWC activations, the "
-           "layout kept from one convolution to the next (the other "
-           "options then apply to the rest)">,
+           "feeds a grouped one, or has at most 196 output positions per "
+           "image, as a matmul over NHWC activations, the layout kept from "
+           "one convolution to the next (the other options then apply to "
+           "the rest)">,
   ];
 }
 
