@@ -166,6 +166,12 @@ def test_options(conv_model):
     assert node_counts(fusion=False, strategy="generated") == [1, 1]
     v2 = fuse.InferenceSession(fuse.compile(conv_model, cpu="x86-64-v2"))
     assert v2.arch == "x86-64-v2"
+    # conv="nhwc": the Conv is a matmul over the NHWC input, whose
+    # Transpose is a kernel of its own.
+    nhwc = fuse.InferenceSession(fuse.compile(conv_model, conv="nhwc"))
+    assert "--conv=nhwc" in nhwc.compile_flags
+    op_types = {op for g in nhwc.groups() for _, op in g["nodes"]}
+    assert {"Transpose", "MatMul"} <= op_types, op_types
 
 
 def test_precision():
