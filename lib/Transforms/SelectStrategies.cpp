@@ -245,12 +245,13 @@ static SmallVector<int64_t> chooseThreadTile(Operation *root) {
     return {};
   ArrayRef<int64_t> shape = type.getShape();
   int64_t rank = type.getRank(), dim = rank - 1, size = kThreadTile;
-  // An NHWC im2col's row of 16 bytes of half precision reads one tap's
-  // channels: 8 of them share the tap's index arithmetic.
+  // An NHWC im2col in half precision: 8 entries of a row a thread, 16
+  // bytes to store, the channels of one tap where there are 8 or more
+  // (their index arithmetic shared). The 7x7 stem's 3 channels measured
+  // 8% faster than with 4 entries.
   auto im2col = dyn_cast<Im2ColOp>(resultOp);
   if (im2col && im2col.getChannelsLast() &&
-      type.getElementTypeBitWidth() == 16 && shape[dim] % 8 == 0 &&
-      im2col.getNumChannels() % 8 == 0)
+      type.getElementTypeBitWidth() == 16 && shape[dim] % 8 == 0)
     size = 8;
   if (auto transpose = dyn_cast<ONNXTransposeOp>(resultOp)) {
     if (std::optional<ArrayRef<int64_t>> perm = transpose.getPerm()) {

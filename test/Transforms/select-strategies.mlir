@@ -414,6 +414,21 @@ func.func @tiled_im2col_images(%x: tensor<32x512x7x7xf32>, %y: tensor<1x512x7x7x
 
 // -----
 
+// An NHWC im2col in half precision: 8 entries of a row a thread (16 bytes
+// to store), with 64 channels and with the stem's 3; in f32, 4.
+// CHECK-LABEL: func @tiled_im2col_channels_last
+// CHECK: fuse.im2col{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 3577, block = 256, thread_tile = [1, 1, 8]>
+// CHECK: fuse.im2col{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 3724, block = 256, thread_tile = [1, 1, 8]>
+// CHECK: fuse.im2col{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 343, block = 256, thread_tile = [1, 1, 4]>
+func.func @tiled_im2col_channels_last(%x: tensor<4x56x56x64xf16>, %s: tensor<4x224x224x3xf16>, %y: tensor<4x56x56x3xf32>) -> (tensor<4x3136x584xf16>, tensor<4x12544x152xf16>, tensor<4x3136x28xf32>) {
+  %0 = fuse.im2col %x {channels_last, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<4x56x56x64xf16> -> tensor<4x3136x584xf16>
+  %1 = fuse.im2col %s {channels_last, kernel_shape = array<i64: 7, 7>, pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>} : tensor<4x224x224x3xf16> -> tensor<4x12544x152xf16>
+  %2 = fuse.im2col %y {channels_last, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>} : tensor<4x56x56x3xf32> -> tensor<4x3136x28xf32>
+  return %0, %1, %2 : tensor<4x3136x584xf16>, tensor<4x12544x152xf16>, tensor<4x3136x28xf32>
+}
+
+// -----
+
 // A generated convolution at batch 32: 8 output channels by 8 columns per
 // iteration on the cpu, a 14-wide row too (fuse-jam-thread-tiles runs its
 // last 6 as a smaller tile); on the GPU 4 output channels by 2 columns,
