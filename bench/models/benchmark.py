@@ -346,6 +346,9 @@ def run_case(name, batch, precision, model, inputs, output_names, path,
     fuse = None
     variants = {}
     for label, flags in [("", default_flags)] + args.variant:
+        # A variant is compiled in the run's precision unless it names one.
+        if label and not any(f.startswith("--precision=") for f in flags):
+            flags = flags + ["--precision=" + precision]
         vtag = tag + ("." + label if label else "")
         artifact = os.path.join(args.out, vtag + ".fbin")
         report = os.path.join(args.out, vtag + ".fusion.json")
@@ -522,7 +525,8 @@ def main():
                    type=lambda v: (v.split("=", 1)[0], v.split("=", 1)[1]
                                    .split()),
                    help="LABEL=FLAGS: also compile with these fuse-compile "
-                        "flags, check and time it beside the default")
+                        "flags (and the run's --precision unless they name "
+                        "one), check and time it beside the default")
     p.add_argument("--tune", action="store_true",
                    help="also tune the default artifact with fuse-tune "
                         "(a timing cache shared by the models) and time "

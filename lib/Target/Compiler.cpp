@@ -798,8 +798,11 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     }
     // Attention chains become one op, one kernel (after the reference plan
     // is taken: the reference computes them op by op).
-    if (options.fuse && options.attentionKernel)
-      pm.nest<func::FuncOp>().addPass(createRaiseAttention());
+    if (options.fuse && options.attentionKernel) {
+      RaiseAttentionOptions attention;
+      attention.fuseProjections = options.fusedProjections;
+      pm.nest<func::FuncOp>().addPass(createRaiseAttention(attention));
+    }
     // On the cpu every convolution goes through im2col: the tiled
     // matmul has no padding logic in its inner loop (light ResNet-50
     // 253 -> 187 ms, SqueezeNet 20.3 -> 16.5 ms with --cpu=native).

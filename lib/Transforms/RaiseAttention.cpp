@@ -673,6 +673,140 @@ struct RaiseAttentionChain : public OpRewritePattern<ONNXMatMulOp> {
   }
 };
 
+/// Weights larger than this are not concatenated (the host copy is made in
+/// doubles).
+static constexpr int64_t kMaxProjectionWeightElements = int64_t(1) << 24;
+
+/// One of attention's Q, K, V as a projection of the layer's input:
+/// Reshape(MatMul(x, W) [+ b]) from [B, S, H * D] to [B, S, H, D], W and b
+/// constants, each op read once.
+struct Projection {
+  Value input;
+  ONNXMatMulOp matmul;
+  ConstantTensor weight;
+  std::optional<ConstantTensor> bias;
+  int64_t heads = 0, headSize = 0;
+};
+
+static std::optional<Projection> matchProjection(Value operand) {
+  auto view = operand.getDefiningOp<ONNXReshapeOp>();
+  if (!view || !operand.hasOneUse())
+    return std::nullopt;
+  auto viewType = dyn_cast<RankedTensorType>(view.getType());
+  Value flat = view.getData();
+  auto flatType = dyn_cast<RankedTensorType>(flat.getType());
+  if (!viewType || !flatType || !viewType.hasStaticShape() ||
+      !flatType.hasStaticShape() || viewType.getRank() != 4 ||
+      flatType.getRank() != 3 || !flat.hasOneUse() ||
+      viewType.getShape().take_front(2) != flatType.getShape().take_front(2))
+    return std::nullopt;
+  Projection projection;
+  Value product = flat;
+  if (auto add = flat.getDefiningOp<ONNXAddOp>()) {
+    bool matmulFirst = add.getA().getDefiningOp<ONNXMatMulOp>() != nullptr;
+    product = matmulFirst ? add.getA() : add.getB();
+    Value bias = matmulFirst ? add.getB() : add.getA();
+    auto biasType = dyn_cast<RankedTensorType>(bias.getType());
+    if (!biasType || biasType.getRank() != 1 || !product.hasOneUse())
+      return std::nullopt;
+    projection.bias = readConstant(bias, kMaxProjectionWeightElements);
+    if (!projection.bias)
+      return std::nullopt;
+  }
+  projection.matmul = product.getDefiningOp<ONNXMatMulOp>();
+  if (!projection.matmul || product.getType() != flat.getType())
+    return std::nullopt;
+  std::optional<ConstantTensor> weight =
+      readConstant(projection.matmul.getB(), kMaxProjectionWeightElements);
+  if (!weight || weight->type.getRank() != 2 || !weight->isFloat())
+    return std::nullopt;
+  projection.weight = std::move(*weight);
+  projection.input = projection.matmul.getA();
+  projection.heads = viewType.getDimSize(2);
+  projection.headSize = viewType.getDimSize(3);
+  return projection;
+}
+
+/// Attention whose Q, K and V are three projections of one input (BERT's
+/// query, key and value Linears): one MatMul by the three weights side by
+/// side (and one bias Add) computes them, and the op reads Q, K and V as
+/// head windows of its [B, S, Hq + 2 Hkv, D] result, as it reads GPT-2's
+/// fused projection. One library call instead of three: at batch 1 each
+/// call is bound by its latency, not by its work.
+struct FuseAttentionProjections : public OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getResult() || op.getHeadsFirst() || op.getHeadOffsets())
+      return rewriter.notifyMatchFailure(op, "not plain [B, S, H, D] operands");
+    std::array<std::optional<Projection>, 3> projections = {
+        matchProjection(op.getQuery()), matchProjection(op.getKey()),
+        matchProjection(op.getValue())};
+    for (const std::optional<Projection> &p : projections)
+      if (!p || p->input != projections[0]->input ||
+          p->headSize != projections[0]->headSize ||
+          p->bias.has_value() != projections[0]->bias.has_value() ||
+          p->weight.type.getDimSize(0) !=
+              projections[0]->weight.type.getDimSize(0))
+        return rewriter.notifyMatchFailure(
+            op, "Q, K and V are not projections of one input");
+    if (projections[1]->heads != projections[2]->heads)
+      return rewriter.notifyMatchFailure(op, "K and V heads differ");
+
+    int64_t rows = projections[0]->weight.type.getDimSize(0), columns = 0;
+    for (const std::optional<Projection> &p : projections)
+      columns += p->weight.type.getDimSize(1);
+    Type f32 = rewriter.getF32Type();
+    ConstantTensor weight, bias;
+    weight.type = RankedTensorType::get({rows, columns}, f32);
+    weight.floats.resize(rows * columns);
+    bias.type = RankedTensorType::get({columns}, f32);
+    int64_t first = 0;
+    for (const std::optional<Projection> &p : projections) {
+      int64_t width = p->weight.type.getDimSize(1);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < width; ++c)
+          weight.floats[r * columns + first + c] =
+              p->weight.getAsDouble(r * width + c);
+      if (p->bias)
+        for (int64_t c = 0; c < width; ++c)
+          bias.floats.push_back(p->bias->getAsDouble(c));
+      first += width;
+    }
+
+    Location loc = op.getLoc();
+    Value input = projections[0]->input;
+    auto queryType = cast<RankedTensorType>(op.getQuery().getType());
+    ArrayRef<int64_t> q = queryType.getShape();
+    int64_t heads = projections[0]->heads, kvHeads = projections[1]->heads;
+    std::string stem = blobNameStem(projections[0]->matmul, "attention");
+    Value weights = ONNXConstantOp::create(
+        rewriter, loc, weight.type, buildConstantAttr(weight, stem + "_qkv_W"));
+    auto flatType = RankedTensorType::get({q[0], q[1], columns}, f32);
+    Value flat = ONNXMatMulOp::create(rewriter, loc, flatType, input, weights);
+    if (projections[0]->bias) {
+      Value biases = ONNXConstantOp::create(
+          rewriter, loc, bias.type, buildConstantAttr(bias, stem + "_qkv_b"));
+      flat = ONNXAddOp::create(rewriter, loc, flatType, flat, biases);
+    }
+    SmallVector<int64_t> headShape{q[0], q[1], heads + 2 * kvHeads, q[3]};
+    auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
+    Value shape =
+        ONNXConstantOp::create(rewriter, loc, shapeType,
+                               DenseIntElementsAttr::get(shapeType, headShape));
+    Value packed = ONNXReshapeOp::create(
+        rewriter, loc, queryType.clone(headShape), flat, shape);
+    auto attention = AttentionOp::create(
+        rewriter, loc, op.getResult().getType(), packed, packed, packed,
+        op.getMask(), op.getScaleAttr(), op.getZeroNanProbabilities());
+    attention.setHeadOffsets(ArrayRef<int64_t>{0, heads, heads + kvHeads});
+    attention.setKeyValueHeads(uint64_t(kvHeads));
+    rewriter.replaceOp(op, attention.getResult());
+    return success();
+  }
+};
+
 /// fuse.attention as the ONNX ops it stands for: the heads transposed
 /// to [B, H, S, D] (key and value heads repeated for grouped-query
 /// attention), MatMul, scale, mask, Softmax, the guard, MatMul, and the
@@ -780,9 +914,13 @@ struct ExpandAttentionPass
 
 struct RaiseAttentionPass
     : public fuse::impl::RaiseAttentionBase<RaiseAttentionPass> {
+  using RaiseAttentionBase::RaiseAttentionBase;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<RaiseAttentionChain>(&getContext());
+    if (fuseProjections)
+      patterns.add<FuseAttentionProjections>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

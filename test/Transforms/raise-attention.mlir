@@ -1,4 +1,5 @@
 // RUN: fuse-opt %s -split-input-file -fuse-raise-attention | FileCheck %s
+// RUN: fuse-opt %s -split-input-file -fuse-raise-attention=fuse-projections=false | FileCheck %s --check-prefix=SPLIT
 // What is left over all the cases: the Transpose of K^T in @unfolded and
 // the three of @empty_batch, the four Softmaxes of @not_attention; the
 // raised chains' ops are erased.
@@ -341,4 +342,61 @@ func.func @slices_stay(%qkv: tensor<2x6x96xf32>, %x: tensor<2x6x32xf32>, %w: ten
   %o6 = onnx.MatMul(%p6, %v) : (tensor<2x4x6x6xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
   %t6 = onnx.Transpose(%o6) {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x4x6x8xf32>) -> tensor<2x6x4x8xf32>
   return %t, %t6 : tensor<2x6x4x8xf32>, tensor<2x6x4x8xf32>
+}
+
+// -----
+
+// Q, K and V projected from one input (MatMul + bias Add, Reshape to
+// heads): one MatMul by [Wq | Wk | Wv], one Add of [bq | bk | bv], viewed
+// as [1, 4, 6, 4] heads; the op reads Q, K and V at head offsets 0, 2, 4.
+// Without fuse-projections the op is left as it is.
+// CHECK-LABEL: func.func @qkv_projections
+// CHECK-DAG: %[[W:.*]] = onnx.Constant dense_resource<attention_qkv_W> : tensor<8x24xf32>
+// CHECK-DAG: %[[B:.*]] = onnx.Constant dense_resource<attention_qkv_b> : tensor<24xf32>
+// CHECK: %[[M:.*]] = onnx.MatMul(%arg0, %[[W]]) : (tensor<1x4x8xf32>, tensor<8x24xf32>) -> tensor<1x4x24xf32>
+// CHECK: %[[A:.*]] = onnx.Add(%[[M]], %[[B]]) : (tensor<1x4x24xf32>, tensor<24xf32>) -> tensor<1x4x24xf32>
+// CHECK: %[[P:.*]] = onnx.Reshape(%[[A]], %{{.*}}) : (tensor<1x4x24xf32>, tensor<4xi64>) -> tensor<1x4x6x4xf32>
+// CHECK: fuse.attention %[[P]], %[[P]], %[[P]] {head_offsets = array<i64: 0, 2, 4>, key_value_heads = 2 : i64, scale = 5.000000e-01 : f32} : tensor<1x4x6x4xf32>, tensor<1x4x6x4xf32>, tensor<1x4x6x4xf32> -> tensor<1x4x2x4xf32>
+// CHECK-NOT: onnx.MatMul
+// SPLIT-LABEL: func.func @qkv_projections
+// SPLIT-COUNT-3: onnx.MatMul
+// SPLIT: fuse.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 5.000000e-01 : f32}
+func.func @qkv_projections(%x: tensor<1x4x8xf32>) -> tensor<1x4x2x4xf32> {
+  %wq = onnx.Constant dense<0.1> : tensor<8x8xf32>
+  %wk = onnx.Constant dense<0.2> : tensor<8x8xf32>
+  %wv = onnx.Constant dense<0.3> : tensor<8x8xf32>
+  %bq = onnx.Constant dense<1.0> : tensor<8xf32>
+  %bk = onnx.Constant dense<2.0> : tensor<8xf32>
+  %bv = onnx.Constant dense<3.0> : tensor<8xf32>
+  %shape = onnx.Constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %q = onnx.MatMul(%x, %wq) : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  %qb = onnx.Add(%q, %bq) : (tensor<1x4x8xf32>, tensor<8xf32>) -> tensor<1x4x8xf32>
+  %qh = onnx.Reshape(%qb, %shape) : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %k = onnx.MatMul(%x, %wk) : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  %kb = onnx.Add(%bk, %k) : (tensor<8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  %kh = onnx.Reshape(%kb, %shape) : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %v = onnx.MatMul(%x, %wv) : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  %vb = onnx.Add(%v, %bv) : (tensor<1x4x8xf32>, tensor<8xf32>) -> tensor<1x4x8xf32>
+  %vh = onnx.Reshape(%vb, %shape) : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %o = fuse.attention %qh, %kh, %vh {scale = 0.5 : f32} : tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32> -> tensor<1x4x2x4xf32>
+  return %o : tensor<1x4x2x4xf32>
+}
+
+// -----
+
+// V projected from another input: nothing to share.
+// CHECK-LABEL: func.func @other_input
+// CHECK-COUNT-3: onnx.MatMul
+// CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 5.000000e-01 : f32}
+func.func @other_input(%x: tensor<1x4x8xf32>, %y: tensor<1x4x8xf32>) -> tensor<1x4x2x4xf32> {
+  %w = onnx.Constant dense<0.1> : tensor<8x8xf32>
+  %shape = onnx.Constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %q = onnx.MatMul(%x, %w) : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  %qh = onnx.Reshape(%q, %shape) : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %k = onnx.MatMul(%x, %w) : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  %kh = onnx.Reshape(%k, %shape) : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %v = onnx.MatMul(%y, %w) : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  %vh = onnx.Reshape(%v, %shape) : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %o = fuse.attention %qh, %kh, %vh {scale = 0.5 : f32} : tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32> -> tensor<1x4x2x4xf32>
+  return %o : tensor<1x4x2x4xf32>
 }

@@ -86,6 +86,11 @@ static cl::opt<bool> noAttentionKernel(
     cl::desc("Leave attention chains (MatMul, scale, mask, Softmax, MatMul) "
              "as their ops instead of one fused attention kernel each"),
     cl::cat(compileCategory));
+static cl::opt<bool> noFusedProjections(
+    "no-fused-projections",
+    cl::desc("Keep an attention's Q, K and V projections three MatMuls "
+             "instead of one over their weights side by side"),
+    cl::cat(compileCategory));
 static cl::opt<bool> reference(
     "reference",
     cl::desc("Also compile the model unfused, one kernel per op and in f64, "
@@ -596,6 +601,7 @@ int main(int argc, char **argv) {
   options.cudaPath = cudaPath.empty() ? defaultCudaPath() : cudaPath.getValue();
   options.fuse = !noFuse;
   options.attentionKernel = !noAttentionKernel;
+  options.fusedProjections = !noFusedProjections;
   if (reference && noReference) {
     errs() << "fuse-compile: --reference and --no-reference contradict each "
               "other\n";

@@ -67,6 +67,10 @@ struct CompileOptions {
   /// Raise attention chains to fuse.attention, one kernel each (with
   /// `fuse`; fuse-compile --no-attention-kernel turns it off).
   bool attentionKernel = true;
+  /// With the attention kernel, compute Q, K and V projected from one
+  /// input by one MatMul (fuse-raise-attention's fuse-projections;
+  /// fuse-compile --no-fused-projections turns it off).
+  bool fusedProjections = true;
   /// Also compile the model unfused, as plan "reference" (fuse-compile
   /// --reference; off by default: it doubles the compile).
   bool reference = false;

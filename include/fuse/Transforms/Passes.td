@@ -58,6 +58,14 @@ def RaiseAttention : Pass<"fuse-raise-attention", "mlir::func::FuncOp"> {
     start of its fusion stage; the op is a kernel of its own
     (fuse-lower-attention, or the GPU's `attention` mapping).
 
+    With `fuse-projections`, an op whose Q, K and V are Reshapes to [B,
+    S, H, D] of three projections of one input, MatMul(x, W) with or
+    without a bias Add, W and b constants, reads them from one projection
+    instead: MatMul(x, [Wq | Wk | Wv]) + [bq | bk | bv] viewed as [B, S,
+    Hq + 2 Hkv, D], the op's `head_offsets` [0, Hq, Hq + Hkv] (one
+    library call instead of three; at batch 1 each is bound by its
+    latency).
+
     ```mlir
     // before
     %q = onnx.Transpose(%qs) {perm = array<i64: 0, 2, 1, 3>} ...
@@ -73,6 +81,10 @@ def RaiseAttention : Pass<"fuse-raise-attention", "mlir::func::FuncOp"> {
     %r = fuse.attention %qs, %ks, %vs, %mask {scale = 0.125 : f32} ...
     ```
   }];
+  let options = [
+    Option<"fuseProjections", "fuse-projections", "bool", "true",
+           "Compute Q, K and V projected from one input by one MatMul">,
+  ];
   let dependentDialects = ["::fuse::FuseDialect"];
 }
 
