@@ -424,8 +424,9 @@ private:
   /// argument, the result of an op that writes f32) gets a kernel of its
   /// own converting it, which is cheaper than the product in f32. The
   /// kernel converts the data before the data-movement ops that lead to
-  /// the product, where those have no other reader (the Transpose and
-  /// im2col of a model input in NHWC): they then move half the bytes.
+  /// the product where those have no other reader and do not shrink it
+  /// (the Transpose and im2col of a model input in NHWC): they then move
+  /// half the bytes, and no more elements are converted.
   LogicalResult narrowContractionOperands(RewriterBase &rewriter, Block &body) {
     SmallVector<GroupOp> groups(body.getOps<GroupOp>());
     for (GroupOp group : groups) {
@@ -459,6 +460,11 @@ private:
             data = getDataOperands(def);
           if (data.size() != 1 || !isF32Tensor(data[0]->get().getType()) ||
               hasHalfVersion(data[0]->get()))
+            break;
+          auto from = cast<RankedTensorType>(data[0]->get().getType());
+          auto to = cast<RankedTensorType>(convertAt->get().getType());
+          if (!from.hasStaticShape() || !to.hasStaticShape() ||
+              from.getNumElements() > to.getNumElements())
             break;
           moved.push_back(convertAt->get());
           convertAt = data[0];

@@ -418,7 +418,10 @@ struct MaxPoolToChannelsLast : public OpRewritePattern<ONNXMaxPoolOp> {
       return rewriter.getDenseI64ArrayAttr(v);
     };
     Value data = back.getData();
-    ArrayRef<int64_t> nhwc = cast<RankedTensorType>(data.getType()).getShape();
+    auto dataType = dyn_cast<RankedTensorType>(data.getType());
+    if (!dataType || !dataType.hasStaticShape())
+      return rewriter.notifyMatchFailure(pool, "NHWC data of a dynamic shape");
+    ArrayRef<int64_t> nhwc = dataType.getShape();
     Type element = type.getElementType();
     Location loc = pool.getLoc();
     SmallVector<int64_t> in5{nhwc[0], 1, nhwc[1], nhwc[2], nhwc[3]};
@@ -449,7 +452,7 @@ struct MaxPoolToChannelsLast : public OpRewritePattern<ONNXMaxPoolOp> {
 /// did not fuse into a matmul's epilogue, a Relu after it) computes on the
 /// NHWC data, and its result is transposed back instead, where the next
 /// convolution's Transpose to NHWC cancels it. Each operand is a Transpose
-/// to NCHW of the result's shape or a scalar.
+/// to NCHW of the result's shape read only there, or a scalar.
 struct SinkTransposeThroughElementwise : public RewritePattern {
   SinkTransposeThroughElementwise(MLIRContext *ctx)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
@@ -467,8 +470,10 @@ struct SinkTransposeThroughElementwise : public RewritePattern {
     for (Value operand : op->getOperands()) {
       auto operandType = dyn_cast<RankedTensorType>(operand.getType());
       auto back = operand.getDefiningOp<ONNXTransposeOp>();
-      if (back && hasPerm(back, kToChannelsFirst) && operandType &&
-          operandType.getShape() == type.getShape()) {
+      // A Transpose read elsewhere too would stay, and one more would
+      // follow the op.
+      if (back && hasPerm(back, kToChannelsFirst) && back->hasOneUse() &&
+          operandType && operandType.getShape() == type.getShape()) {
         operands.push_back(back.getData());
         transposed = true;
       } else if (operandType && operandType.hasStaticShape() &&

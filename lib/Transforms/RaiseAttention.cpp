@@ -706,8 +706,12 @@ static std::optional<Projection> matchProjection(Value operand) {
     bool matmulFirst = add.getA().getDefiningOp<ONNXMatMulOp>() != nullptr;
     product = matmulFirst ? add.getA() : add.getB();
     Value bias = matmulFirst ? add.getB() : add.getA();
+    // A full-width bias: a broadcast one-element bias has no columns to
+    // put side by side.
     auto biasType = dyn_cast<RankedTensorType>(bias.getType());
-    if (!biasType || biasType.getRank() != 1 || !product.hasOneUse())
+    if (!biasType || biasType.getRank() != 1 ||
+        biasType.getDimSize(0) != flatType.getDimSize(2) ||
+        !product.hasOneUse())
       return std::nullopt;
     projection.bias = readConstant(bias, kMaxProjectionWeightElements);
     if (!projection.bias)

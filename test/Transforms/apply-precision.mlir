@@ -212,3 +212,38 @@ func.func @attention(%x: tensor<1x16x4x8xf32>, %mask: tensor<1x1x1x16xf32>) -> t
   }
   return %y : tensor<1x16x4x8xf32>
 }
+
+// -----
+
+// The f32 input reaches the product through a Transpose and a Reshape
+// (an NHWC view, as fuse-convs-to-matmuls leaves a model input): the
+// kernel converting it runs before them, and they move fp16. Through a
+// Slice, which keeps fewer elements, it runs after the Slice.
+// CHECK-LABEL: func @convert_before_moves
+// CHECK: %[[X16:.*]] = fuse.group elementwise ins(%arg0 : tensor<2x8x4x4xf32>) {precision = #fuse.precision<fp16>} -> tensor<2x8x4x4xf16>
+// CHECK: %[[T:.*]] = onnx.Transpose(%[[X16]]) {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x8x4x4xf16>) -> tensor<2x4x4x8xf16>
+// CHECK: %[[R:.*]] = onnx.Reshape(%[[T]], %{{.*}}) : (tensor<2x4x4x8xf16>, tensor<2xi64>) -> tensor<32x8xf16>
+// CHECK: fuse.group contraction_epilogue ins(%[[R]], %{{.*}} : tensor<32x8xf16>, tensor<8x8xf16>)
+// CHECK: %[[S:.*]] = onnx.Slice(%arg1, %{{.*}}, %{{.*}}) : (tensor<64x8xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<32x8xf32>
+// CHECK: %[[S16:.*]] = fuse.group elementwise ins(%[[S]] : tensor<32x8xf32>) {precision = #fuse.precision<fp16>} -> tensor<32x8xf16>
+// CHECK: fuse.group contraction_epilogue ins(%[[S16]], %{{.*}} : tensor<32x8xf16>, tensor<8x8xf16>)
+func.func @convert_before_moves(%x: tensor<2x8x4x4xf32>, %z: tensor<64x8xf32>) -> (tensor<32x8xf32>, tensor<32x8xf32>) {
+  %w = onnx.Constant dense<0.5> : tensor<8x8xf32>
+  %shape = onnx.Constant dense<[32, 8]> : tensor<2xi64>
+  %starts = onnx.Constant dense<[0]> : tensor<1xi64>
+  %ends = onnx.Constant dense<[32]> : tensor<1xi64>
+  %t = onnx.Transpose(%x) {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x8x4x4xf32>) -> tensor<2x4x4x8xf32>
+  %r = onnx.Reshape(%t, %shape) : (tensor<2x4x4x8xf32>, tensor<2xi64>) -> tensor<32x8xf32>
+  %y = fuse.group contraction_epilogue ins(%r, %w : tensor<32x8xf32>, tensor<8x8xf32>) -> tensor<32x8xf32> {
+  ^bb0(%a: tensor<32x8xf32>, %b: tensor<8x8xf32>):
+    %m = onnx.MatMul(%a, %b) : (tensor<32x8xf32>, tensor<8x8xf32>) -> tensor<32x8xf32>
+    fuse.yield %m : tensor<32x8xf32>
+  }
+  %s = onnx.Slice(%z, %starts, %ends) : (tensor<64x8xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<32x8xf32>
+  %u = fuse.group contraction_epilogue ins(%s, %w : tensor<32x8xf32>, tensor<8x8xf32>) -> tensor<32x8xf32> {
+  ^bb0(%a: tensor<32x8xf32>, %b: tensor<8x8xf32>):
+    %m = onnx.MatMul(%a, %b) : (tensor<32x8xf32>, tensor<8x8xf32>) -> tensor<32x8xf32>
+    fuse.yield %m : tensor<32x8xf32>
+  }
+  return %y, %u : tensor<32x8xf32>, tensor<32x8xf32>
+}

@@ -400,3 +400,26 @@ func.func @other_input(%x: tensor<1x4x8xf32>, %y: tensor<1x4x8xf32>) -> tensor<1
   %o = fuse.attention %qh, %kh, %vh {scale = 0.5 : f32} : tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32> -> tensor<1x4x2x4xf32>
   return %o : tensor<1x4x2x4xf32>
 }
+
+// -----
+
+// A one-element bias broadcasts: no columns to put side by side.
+// CHECK-LABEL: func.func @scalar_bias
+// CHECK-COUNT-3: onnx.MatMul
+// CHECK: fuse.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 5.000000e-01 : f32}
+func.func @scalar_bias(%x: tensor<1x4x8xf32>) -> tensor<1x4x2x4xf32> {
+  %w = onnx.Constant dense<0.1> : tensor<8x8xf32>
+  %b = onnx.Constant dense<1.0> : tensor<1xf32>
+  %shape = onnx.Constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %q = onnx.MatMul(%x, %w) : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  %qb = onnx.Add(%q, %b) : (tensor<1x4x8xf32>, tensor<1xf32>) -> tensor<1x4x8xf32>
+  %qh = onnx.Reshape(%qb, %shape) : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %k = onnx.MatMul(%x, %w) : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  %kb = onnx.Add(%k, %b) : (tensor<1x4x8xf32>, tensor<1xf32>) -> tensor<1x4x8xf32>
+  %kh = onnx.Reshape(%kb, %shape) : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %v = onnx.MatMul(%x, %w) : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  %vb = onnx.Add(%v, %b) : (tensor<1x4x8xf32>, tensor<1xf32>) -> tensor<1x4x8xf32>
+  %vh = onnx.Reshape(%vb, %shape) : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %o = fuse.attention %qh, %kh, %vh {scale = 0.5 : f32} : tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32> -> tensor<1x4x2x4xf32>
+  return %o : tensor<1x4x2x4xf32>
+}
