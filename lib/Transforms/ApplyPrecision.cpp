@@ -452,7 +452,6 @@ private:
             value.getDefiningOp<ONNXConstantOp>())
           continue;
         OpOperand *convertAt = &operand;
-        SmallVector<Value> moved;
         while (Operation *def = convertAt->get().getDefiningOp()) {
           SmallVector<OpOperand *> data;
           if (isDataMovementOp(def) && def->getNumResults() == 1 &&
@@ -466,11 +465,10 @@ private:
           if (!from.hasStaticShape() || !to.hasStaticShape() ||
               from.getNumElements() > to.getNumElements())
             break;
-          moved.push_back(convertAt->get());
+          // Stored as the half-precision data it moves.
+          narrow.insert(convertAt->get());
           convertAt = data[0];
         }
-        for (Value v : moved)
-          narrow.insert(v);
         value = convertAt->get();
         if (Value converted = conversions.lookup(value)) {
           convertAt->set(converted);

@@ -59,14 +59,6 @@ using namespace fuse;
 /// doubles).
 static constexpr int64_t kMaxWeightElements = int64_t(1) << 26;
 
-static Value buildShape(PatternRewriter &rewriter, Location loc,
-                        ArrayRef<int64_t> dims) {
-  auto type = RankedTensorType::get({int64_t(dims.size())},
-                                    rewriter.getI64Type());
-  return ONNXConstantOp::create(rewriter, loc, type,
-                                DenseIntElementsAttr::get(type, dims));
-}
-
 /// Transpose's permutations between NCHW and NHWC.
 static constexpr int64_t kToChannelsLast[] = {0, 2, 3, 1};
 static constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2};
@@ -293,12 +285,12 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     Value shape3 = nullptr;
     auto toFlat = [&](Value residual, Operation *user) -> Value {
       if (!shape3)
-        shape3 = buildShape(rewriter, loc, {images, filters, positions});
+        shape3 = createI64Constant(rewriter, loc, {images, filters, positions});
       return ONNXReshapeOp::create(rewriter, user->getLoc(), flatType, residual,
                                    shape3);
     };
     auto finish = [&](Value result, Location at) -> Value {
-      Value shape4 = buildShape(rewriter, loc, y);
+      Value shape4 = createI64Constant(rewriter, loc, y);
       return ONNXReshapeOp::create(rewriter, at, conv.getType(), result,
                                    shape4);
     };
@@ -341,23 +333,20 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     Type f32 = rewriter.getF32Type();
     rewriter.setInsertionPoint(conv);
     Value input = toChannelsLast(rewriter, conv.getX(), conv);
-    auto matrixType = RankedTensorType::get({outRows, rows}, f32);
-    Value lhs;
-    if (direct) {
-      lhs = ONNXReshapeOp::create(rewriter, loc, matrixType, input,
-                                  buildShape(rewriter, loc, {outRows, rows}));
-    } else {
-      auto colsType = RankedTensorType::get({images, positions, rows}, f32);
-      Value cols =
-          Im2ColOp::create(rewriter, loc, colsType, input,
-                           rewriter.getDenseI64ArrayAttr(window.kernel),
-                           rewriter.getDenseI64ArrayAttr(pads),
-                           rewriter.getDenseI64ArrayAttr(window.strides),
-                           rewriter.getDenseI64ArrayAttr(window.dilations),
-                           rewriter.getUnitAttr());
-      lhs = ONNXReshapeOp::create(rewriter, loc, matrixType, cols,
-                                  buildShape(rewriter, loc, {outRows, rows}));
-    }
+    // The matmul reads the NHWC input itself or its im2col, as [outRows,
+    // rows].
+    Value rowsSource = input;
+    if (!direct)
+      rowsSource = Im2ColOp::create(
+          rewriter, loc, RankedTensorType::get({images, positions, rows}, f32),
+          input, rewriter.getDenseI64ArrayAttr(window.kernel),
+          rewriter.getDenseI64ArrayAttr(pads),
+          rewriter.getDenseI64ArrayAttr(window.strides),
+          rewriter.getDenseI64ArrayAttr(window.dilations),
+          rewriter.getUnitAttr());
+    Value lhs = ONNXReshapeOp::create(
+        rewriter, loc, RankedTensorType::get({outRows, rows}, f32), rowsSource,
+        createI64Constant(rewriter, loc, {outRows, rows}));
     Value weights = ONNXConstantOp::create(
         rewriter, loc, matrix.type,
         buildConstantAttr(matrix, blobNameStem(conv, "conv") + "_nhwc_W"));
@@ -370,7 +359,7 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     auto toFlat = [&](Value residual, Operation *user) -> Value {
       Value last = toChannelsLast(rewriter, residual, user);
       if (!shape2)
-        shape2 = buildShape(rewriter, loc, {outRows, filters});
+        shape2 = createI64Constant(rewriter, loc, {outRows, filters});
       return ONNXReshapeOp::create(rewriter, user->getLoc(), flatType, last,
                                    shape2);
     };
@@ -378,7 +367,7 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
       SmallVector<int64_t> nhwc{images, y[2], y[3], filters};
       Value view =
           ONNXReshapeOp::create(rewriter, at, RankedTensorType::get(nhwc, f32),
-                                result, buildShape(rewriter, loc, nhwc));
+                                result, createI64Constant(rewriter, loc, nhwc));
       return ONNXTransposeOp::create(
           rewriter, at, conv.getType(), view,
           rewriter.getDenseI64ArrayAttr(kToChannelsFirst));
@@ -427,9 +416,9 @@ struct MaxPoolToChannelsLast : public OpRewritePattern<ONNXMaxPoolOp> {
     SmallVector<int64_t> in5{nhwc[0], 1, nhwc[1], nhwc[2], nhwc[3]};
     ArrayRef<int64_t> y = type.getShape();
     SmallVector<int64_t> out5{y[0], 1, y[2], y[3], y[1]};
-    Value view = ONNXReshapeOp::create(rewriter, loc,
-                                       RankedTensorType::get(in5, element),
-                                       data, buildShape(rewriter, loc, in5));
+    Value view = ONNXReshapeOp::create(
+        rewriter, loc, RankedTensorType::get(in5, element), data,
+        createI64Constant(rewriter, loc, in5));
     SmallVector<int64_t> kernel(pool.getKernelShape());
     kernel.push_back(1);
     Value pooled = ONNXMaxPoolOp::create(
@@ -441,7 +430,7 @@ struct MaxPoolToChannelsLast : public OpRewritePattern<ONNXMaxPoolOp> {
     SmallVector<int64_t> outNhwc{y[0], y[2], y[3], y[1]};
     Value result = ONNXReshapeOp::create(
         rewriter, loc, RankedTensorType::get(outNhwc, element), pooled,
-        buildShape(rewriter, loc, outNhwc));
+        createI64Constant(rewriter, loc, outNhwc));
     rewriter.replaceOpWithNewOp<ONNXTransposeOp>(
         pool, type, result, rewriter.getDenseI64ArrayAttr(kToChannelsFirst));
     return success();

@@ -795,12 +795,9 @@ struct FuseAttentionProjections : public OpRewritePattern<AttentionOp> {
       flat = ONNXAddOp::create(rewriter, loc, flatType, flat, biases);
     }
     SmallVector<int64_t> headShape{q[0], q[1], heads + 2 * kvHeads, q[3]};
-    auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
-    Value shape =
-        ONNXConstantOp::create(rewriter, loc, shapeType,
-                               DenseIntElementsAttr::get(shapeType, headShape));
-    Value packed = ONNXReshapeOp::create(
-        rewriter, loc, queryType.clone(headShape), flat, shape);
+    Value packed =
+        ONNXReshapeOp::create(rewriter, loc, queryType.clone(headShape), flat,
+                              createI64Constant(rewriter, loc, headShape));
     auto attention = AttentionOp::create(
         rewriter, loc, op.getResult().getType(), packed, packed, packed,
         op.getMask(), op.getScaleAttr(), op.getZeroNanProbabilities());

@@ -324,7 +324,6 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
           // to the last channel. NHWC: row = (kh * S + kw) * C + c, rows
           // past the taps clamped to the last tap. Clamped reads are
           // replaced below.
-          Value windowSize = constant(kernel[0] * kernel[1]);
           Value channel, tap;
           if (channelsLast) {
             Value channelCount = constant(channels);
@@ -333,6 +332,7 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
             Value lastTap = constant(kernel[0] * kernel[1] - 1);
             tap = arith::MinUIOp::create(b, l, tap, lastTap);
           } else {
+            Value windowSize = constant(kernel[0] * kernel[1]);
             channel = arith::DivUIOp::create(b, l, row, windowSize);
             Value lastChannel = constant(channels - 1);
             channel = arith::MinUIOp::create(b, l, channel, lastChannel);
