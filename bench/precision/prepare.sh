@@ -9,7 +9,8 @@
 # each compiled
 # from its float32 file with --precision=fp16, bf16 and tf32, and from its
 # float16 version (to_half.py; what PyTorch's model.half() exports) with
-# the default precision, and with --precision=fp16 --io-precision=fp16.
+# the default precision, and with --precision=fp16 --io-precision=fp16;
+# models with convolutions also with --conv=nhwc-direct in fp16 and bf16.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${FUSE_BUILD_DIR:-build}
@@ -43,6 +44,13 @@ for m in $(cd "$OUT/models" && ls *.onnx | sed 's/\.onnx$//'); do
     --gpu-arch="$ARCH" --precision=bf16 2>/dev/null
   "$BUILD/bin/fuse-compile" "$OUT/models/${m}_f16.onnx" -o "$OUT/$m.f16model.fbin" \
     --gpu-arch="$ARCH" 2>/dev/null
+  # CNNs' windowed convolutions as cuDNN NHWC calls (onnx.NhwcConv).
+  if python3 -c "import onnx,sys; sys.exit(not any(n.op_type == 'Conv' for n in onnx.load(sys.argv[1]).graph.node))" "$OUT/models/$m.onnx"; then
+    for p in fp16 bf16; do
+      "$BUILD/bin/fuse-compile" "$OUT/models/$m.onnx" -o "$OUT/$m.${p}direct.fbin" \
+        --gpu-arch="$ARCH" --precision=$p --conv=nhwc-direct 2>/dev/null
+    done
+  fi
   # float16 inputs and outputs of the float32 model (checked like the
   # float16 export, whose inputs they take).
   "$BUILD/bin/fuse-compile" "$OUT/models/$m.onnx" -o "$OUT/$m.iofp16.fbin" \

@@ -6,6 +6,7 @@
 //
 //   nvcc -O2 -arch=sm_90 -o /tmp/cudnn_nhwc bench/probes/cudnn_nhwc_convs.cu -lcudnn
 //   /tmp/cudnn_nhwc [batch, default 32] [1: NHWC (default), 0: NCHW]
+//                   [filters: 1 in the data's layout (default), 0 KCRS]
 //
 // Each shape, each forward algorithm whose workspace fits 256 MiB, as
 // cudnnConvolutionBiasActivationForward (bias + ReLU: the call fuse makes)
@@ -68,7 +69,9 @@ int main(int argc, char **argv) {
   size_t wsBytes = 256 << 20;
   void *ws;
   CK(cudaMalloc(&ws, wsBytes));
+  int filterArg = argc > 3 ? atoi(argv[3]) : 1;
   cudnnTensorFormat_t fmt = layoutArg ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+  cudnnTensorFormat_t filterFmt = filterArg ? fmt : CUDNN_TENSOR_NCHW;
   double weighted = 0;
   for (Shape &s : shapes) {
     int outH = (s.h + 2 * s.pad - s.r) / s.stride + 1;
@@ -96,7 +99,7 @@ int main(int argc, char **argv) {
     CK(cudnnSetTensor4dDescriptor(yd, fmt, CUDNN_DATA_HALF, n, s.k, outH,
                                   outH));
     CK(cudnnSetTensor4dDescriptor(bd, fmt, CUDNN_DATA_HALF, 1, s.k, 1, 1));
-    CK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_HALF, fmt, s.k, s.c, s.r,
+    CK(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_HALF, filterFmt, s.k, s.c, s.r,
                                   s.r));
     CK(cudnnSetConvolution2dDescriptor(cd, s.pad, s.pad, s.stride, s.stride, 1,
                                        1, CUDNN_CROSS_CORRELATION,

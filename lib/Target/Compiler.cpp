@@ -806,7 +806,8 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     // On the cpu every convolution goes through im2col: the tiled
     // matmul has no padding logic in its inner loop (light ResNet-50
     // 253 -> 187 ms, SqueezeNet 20.3 -> 16.5 ms with --cpu=native).
-    if (options.conv == "gemm" || options.conv == "nhwc" ||
+    bool nhwcDirect = options.conv == "nhwc-direct";
+    if (options.conv == "gemm" || options.conv == "nhwc" || nhwcDirect ||
         (options.conv == "auto" && (libraries || cpu))) {
       ConvsToMatmulsOptions convs;
       if (options.conv != "auto" || cpu)
@@ -820,8 +821,12 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
         convs.rowAlignment = 8;
         convs.pointwise = !cpu;
       }
-      convs.channelsLast = options.conv == "nhwc" ||
-                           (options.conv == "auto" && half && libraries);
+      bool autoNhwc = options.conv == "auto" && half && libraries;
+      convs.channelsLast = options.conv == "nhwc" || nhwcDirect || autoNhwc;
+      // Windowed convolutions as cuDNN NHWC calls (onnx.NhwcConv), not
+      // im2col and a matmul: ResNet-50 fp16 at batch 32 1.61 -> 1.09 ms on
+      // the H200 (docs/models.md).
+      convs.directWindows = nhwcDirect || autoNhwc;
       pm.nest<func::FuncOp>().addPass(createConvsToMatmuls(convs));
     }
     if (options.fuse)

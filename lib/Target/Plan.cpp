@@ -262,12 +262,13 @@ static uint64_t estimateFlops(Operation *op) {
     return 0;
   uint64_t out = elementCount(op->getResult(0).getType());
   uint64_t in = elementCount(op->getOperand(0).getType());
-  if (auto conv = dyn_cast<ONNXConvOp>(op)) {
-    auto w = cast<RankedTensorType>(conv.getW().getType());
+  if (isa<ONNXConvOp, ONNXNhwcConvOp>(op)) {
+    // W is [M, C/group, kernel...] in either layout; a bias is operand 2.
+    auto w = cast<RankedTensorType>(op->getOperand(1).getType());
     uint64_t perOutput = 1;
     for (int64_t d : w.getShape().drop_front())
       perOutput *= uint64_t(d);
-    return 2 * out * perOutput + (conv.getB() ? out : 0);
+    return 2 * out * perOutput + (op->getNumOperands() > 2 ? out : 0);
   }
   if (isa<ONNXMatMulOp, ONNXGemmOp>(op)) {
     auto a = cast<RankedTensorType>(op->getOperand(0).getType());
@@ -394,6 +395,12 @@ static FailureOr<LibraryCall> matchKernelCall(func::FuncOp kernel) {
     return kernel.emitOpError("has strategy ")
            << strategy << " but its body's call multiplies in "
            << stringifyPrecision(getLibraryPrecision(*call));
+  if (auto dnn = dyn_cast<CudnnStrategyAttr>(strategy);
+      dnn && dnn.getChannelsLast() !=
+                 (call->conv.layout == uint32_t(art::ConvLayout::Nhwc)))
+    return kernel.emitOpError("has strategy ")
+           << strategy << " but its body's convolution is "
+           << (dnn.getChannelsLast() ? "NCHW" : "NHWC");
   return *call;
 }
 

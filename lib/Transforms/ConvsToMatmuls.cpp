@@ -185,10 +185,11 @@ static void replaceWithChain(ONNXConvOp conv, Value flat,
 namespace {
 struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
   ConvToMatmul(MLIRContext *ctx, int64_t maxColumns, int64_t minFilters,
-               int64_t rowAlignment, bool pointwise, bool channelsLast)
+               int64_t rowAlignment, bool pointwise, bool channelsLast,
+               bool directWindows)
       : OpRewritePattern(ctx), maxColumns(maxColumns), minFilters(minFilters),
         rowAlignment(rowAlignment), pointwise(pointwise),
-        channelsLast(channelsLast) {}
+        channelsLast(channelsLast), directWindows(directWindows) {}
 
   LogicalResult matchAndRewrite(ONNXConvOp conv,
                                 PatternRewriter &rewriter) const override {
@@ -314,6 +315,10 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
         llvm::all_of(window.strides, [](int64_t s) { return s == 1; }) &&
         llvm::all_of(pads, [](int64_t p) { return p == 0; }) &&
         channels % rowAlignment == 0;
+    if (!direct && directWindows) {
+      rewriteAsNhwcConv(conv, w, window, pads, rewriter);
+      return;
+    }
     int64_t rows = direct ? channels : llvm::alignTo(taps + 1, rowAlignment);
 
     // [W | bias | 0]^T, row (kh * S + kw) * C + c as im2col's columns.
@@ -375,8 +380,57 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     replaceWithChain(conv, flat, toFlat, finish, rewriter);
   }
 
+  /// `conv` as an NhwcConv of the NHWC input, its filters stored [K, R, S,
+  /// C] (as cuDNN's NHWC kernels read them) and read through a Transpose
+  /// to NhwcConv's [K, C, R, S]; the residual Adds and the ReLU after it
+  /// on the NHWC result.
+  void rewriteAsNhwcConv(ONNXConvOp conv, const ConstantTensor &w,
+                         const WindowParams &window, ArrayRef<int64_t> pads,
+                         PatternRewriter &rewriter) const {
+    ArrayRef<int64_t> y = conv.getType().getShape();
+    ArrayRef<int64_t> k = w.type.getShape();
+    int64_t filters = k[0], channels = k[1], windowSize = k[2] * k[3];
+    ConstantTensor filtersLast;
+    filtersLast.type = RankedTensorType::get({filters, k[2], k[3], channels},
+                                             rewriter.getF32Type());
+    filtersLast.floats.resize(w.floats.size());
+    for (int64_t f = 0; f < filters; ++f)
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t t = 0; t < windowSize; ++t)
+          filtersLast.floats[(f * windowSize + t) * channels + c] =
+              w.floats[(f * channels + c) * windowSize + t];
+
+    Location loc = conv.getLoc();
+    rewriter.setInsertionPoint(conv);
+    Value input = toChannelsLast(rewriter, conv.getX(), conv);
+    Value stored = ONNXConstantOp::create(
+        rewriter, loc, filtersLast.type,
+        buildConstantAttr(filtersLast,
+                          blobNameStem(conv, "conv") + "_nhwc_filters"));
+    Value weights = ONNXTransposeOp::create(
+        rewriter, loc, w.type, stored,
+        rewriter.getDenseI64ArrayAttr(kToChannelsFirst));
+    auto resultType = conv.getType().clone({y[0], y[2], y[3], y[1]});
+    Value result = ONNXNhwcConvOp::create(
+        rewriter, loc, resultType, input, weights, conv.getB(),
+        rewriter.getStringAttr("NOTSET"),
+        rewriter.getDenseI64ArrayAttr(window.dilations),
+        rewriter.getI64IntegerAttr(1), DenseI64ArrayAttr(),
+        rewriter.getDenseI64ArrayAttr(pads),
+        rewriter.getDenseI64ArrayAttr(window.strides));
+    auto toNhwc = [&](Value residual, Operation *user) -> Value {
+      return toChannelsLast(rewriter, residual, user);
+    };
+    auto finish = [&](Value nhwc, Location at) -> Value {
+      return ONNXTransposeOp::create(
+          rewriter, at, conv.getType(), nhwc,
+          rewriter.getDenseI64ArrayAttr(kToChannelsFirst));
+    };
+    replaceWithChain(conv, result, toNhwc, finish, rewriter);
+  }
+
   int64_t maxColumns, minFilters, rowAlignment;
-  bool pointwise, channelsLast;
+  bool pointwise, channelsLast, directWindows;
 };
 
 /// A 2-D MaxPool of an NHWC convolution's result (the stem of a ResNet):
@@ -521,7 +575,8 @@ struct ConvsToMatmulsPass
     }
     RewritePatternSet patterns(&getContext());
     patterns.add<ConvToMatmul>(&getContext(), maxColumns, minFilters,
-                               rowAlignment, pointwise, channelsLast);
+                               rowAlignment, pointwise, channelsLast,
+                               directWindows);
     if (channelsLast)
       patterns.add<CancelTransposes, MaxPoolToChannelsLast,
                    SinkTransposeThroughElementwise>(&getContext());

@@ -175,12 +175,37 @@ static bool shouldCloneIntoGroup(Value value) {
          llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; });
 }
 
+/// The Transposes of constants that `ops` read and nothing else does: an
+/// NhwcConv's filters, stored [K, R, S, C] for cuDNN and read as [K, C, R,
+/// S]. In a contraction's group they are indexing of its operand (and the
+/// library call reads the stored layout); outside they would be a kernel
+/// moving the weights on every run.
+static SmallVector<Operation *> getConstantViews(ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> views;
+  for (Operation *op : ops) {
+    if (!isContractionOp(op))
+      continue;
+    for (Value operand : op->getOperands()) {
+      auto transpose = operand.getDefiningOp<ONNXTransposeOp>();
+      if (transpose && transpose->hasOneUse() &&
+          transpose.getData().getDefiningOp<ONNXConstantOp>() &&
+          !llvm::is_contained(ops, transpose.getOperation()))
+        views.push_back(transpose);
+    }
+  }
+  return views;
+}
+
 FailureOr<GroupOp> fuse::formGroup(RewriterBase &rewriter, GroupKind kind,
-                                   ArrayRef<Operation *> ops) {
-  assert(!ops.empty());
+                                   ArrayRef<Operation *> groupOps) {
+  assert(!groupOps.empty());
+  SmallVector<Operation *> ops;
+  if (kind == GroupKind::contraction_epilogue)
+    ops = getConstantViews(groupOps);
+  llvm::append_range(ops, groupOps);
   Operation *root = ops.back();
   llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
-  for (Operation *op : ops.drop_back())
+  for (Operation *op : ArrayRef(ops).drop_back())
     for (Operation *user : op->getUsers())
       if (!members.contains(user))
         return rewriter.notifyMatchFailure(
@@ -222,7 +247,7 @@ FailureOr<GroupOp> fuse::formGroup(RewriterBase &rewriter, GroupKind kind,
   YieldOp::create(rewriter, root->getLoc(), yielded);
 
   rewriter.replaceOp(root, group.getResults());
-  for (Operation *op : llvm::reverse(ops.drop_back()))
+  for (Operation *op : llvm::reverse(ArrayRef(ops).drop_back()))
     rewriter.eraseOp(op);
   return group;
 }

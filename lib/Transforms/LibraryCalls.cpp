@@ -8,6 +8,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace fuse;
 
@@ -168,14 +170,42 @@ static bool matchGemm(ONNXGemmOp op, LibraryCall &call, Value &bias,
   return true;
 }
 
-static bool matchConv(ONNXConvOp op, const LibraryOptions &options,
+/// An NhwcConv's filters as cuDNN's NHWC kernels read them: stored [K, R,
+/// S, C] and read through a Transpose to [K, C, R, S] (which the call then
+/// computes, like a Cast). Null when they are not.
+static Value getFiltersLast(ONNXNhwcConvOp op,
+                            SmallVectorImpl<Operation *> &casts) {
+  auto transpose = op.getW().getDefiningOp<ONNXTransposeOp>();
+  if (!transpose || !transpose->hasOneUse() || !transpose.getPerm() ||
+      *transpose.getPerm() != ArrayRef<int64_t>{0, 3, 1, 2})
+    return Value();
+  casts.push_back(transpose);
+  return transpose.getData();
+}
+
+/// A Conv (NCHW) or NhwcConv (NHWC, with filters stored [K, R, S, C]).
+template <typename ConvOp>
+static bool matchConv(ConvOp op, const LibraryOptions &options,
                       LibraryCall &call, Value &bias,
                       SmallVectorImpl<Operation *> &casts) {
+  constexpr bool nhwc = std::is_same_v<ConvOp, ONNXNhwcConvOp>;
+  Value filters = op.getW();
+  if constexpr (nhwc) {
+    filters = getFiltersLast(op, casts);
+    if (!filters)
+      return false;
+  }
   std::optional<ArrayRef<int64_t>> x = getF32Shape(op.getX()),
                                    w = getF32Shape(op.getW()),
                                    y = getF32Shape(op.getResult());
   if (!x || !w || !y || x->size() != 4 || w->size() != 4)
     return false;
+  // NCHW dims of X and Y.
+  SmallVector<int64_t, 4> xd(*x), yd(*y);
+  if (nhwc) {
+    xd = {(*x)[0], (*x)[3], (*x)[1], (*x)[2]};
+    yd = {(*y)[0], (*y)[3], (*y)[1], (*y)[2]};
+  }
   WindowParams window;
   window.kernel.assign(w->begin() + 2, w->end());
   if (auto s = op.getStrides())
@@ -189,19 +219,21 @@ static bool matchConv(ONNXConvOp op, const LibraryOptions &options,
   if (failed(normalizeWindowParams(window, 2, error)))
     return false;
   SmallVector<int64_t> pads =
-      resolveWindowPads(x->drop_front(2), window);
+      resolveWindowPads(ArrayRef<int64_t>(xd).drop_front(2), window);
   if (pads[0] != pads[2] || pads[1] != pads[3])
     return false; // cuDNN pads both sides alike.
   artifact::ConvParams &p = call.conv;
-  p.n = (*x)[0];
-  p.c = (*x)[1];
-  p.h = (*x)[2];
-  p.w = (*x)[3];
+  p.n = xd[0];
+  p.c = xd[1];
+  p.h = xd[2];
+  p.w = xd[3];
   p.k = (*w)[0];
   p.r = (*w)[2];
   p.s = (*w)[3];
-  p.outH = (*y)[2];
-  p.outW = (*y)[3];
+  p.outH = yd[2];
+  p.outW = yd[3];
+  p.layout =
+      uint32_t(nhwc ? artifact::ConvLayout::Nhwc : artifact::ConvLayout::Nchw);
   p.padH = pads[0];
   p.padW = pads[1];
   p.strideH = window.strides[0];
@@ -214,7 +246,9 @@ static bool matchConv(ONNXConvOp op, const LibraryOptions &options,
   bool depthwise = p.groups > 1 && p.groups == p.c;
   if (depthwise && !options.depthwiseConv)
     return false;
-  if (!matchInputs(op.getX(), op.getW(), call, casts, p.dataType))
+  if (nhwc && p.groups != 1)
+    return false; // NHWC calls are for convolutions of one group.
+  if (!matchInputs(op.getX(), filters, call, casts, p.dataType))
     return false;
   if (Value b = op.getB()) {
     std::optional<ArrayRef<int64_t>> shape = getF32Shape(b);
@@ -241,6 +275,9 @@ fuse::matchLibraryCall(Operation *contraction, const LibraryOptions &options) {
   } else if (auto conv = dyn_cast<ONNXConvOp>(contraction)) {
     call.library = Library::Cudnn;
     matched = matchConv(conv, options, call, bias, casts);
+  } else if (auto nhwcConv = dyn_cast<ONNXNhwcConvOp>(contraction)) {
+    call.library = Library::Cudnn;
+    matched = matchConv(nhwcConv, options, call, bias, casts);
   }
   if (!matched)
     return std::nullopt;
@@ -279,8 +316,11 @@ fuse::matchLibraryCall(Operation *contraction, const LibraryOptions &options) {
       auto [buffer, type] = getBuffer(other, link.casts);
       if (!otherShape || !buffer)
         break;
-      bool biasShaped = matmul ? isVectorAlongLast(*otherShape, call.matmul.n)
-                               : isChannelVector(*otherShape, call.conv.k);
+      bool channelsLast =
+          matmul || call.conv.layout == uint32_t(artifact::ConvLayout::Nhwc);
+      int64_t channels = matmul ? call.matmul.n : call.conv.k;
+      bool biasShaped = channelsLast ? isVectorAlongLast(*otherShape, channels)
+                                     : isChannelVector(*otherShape, channels);
       if (biasShaped && !bias && !chainBias)
         link.isBias = chainBias = true;
       else if (*otherShape == shape && !residual && !chainResidual)
@@ -434,7 +474,8 @@ std::string fuse::describeLibraryCall(const LibraryCall &call) {
       text += "+relu";
   } else {
     const artifact::ConvParams &p = call.conv;
-    text = "cudnn conv";
+    text = p.layout == uint32_t(artifact::ConvLayout::Nhwc) ? "cudnn nhwc conv"
+                                                            : "cudnn conv";
     if (p.hasBias)
       text += "+bias";
     if (p.hasResidual)

@@ -856,7 +856,8 @@ static Attribute libraryStrategy(const LibraryCall &call) {
   const artifact::ConvParams &p = call.conv;
   return CudnnStrategyAttr::get(
       ctx, p.groups, p.hasBias != 0, p.hasResidual != 0,
-      static_cast<ConvActivation>(p.activation), precision);
+      static_cast<ConvActivation>(p.activation), precision,
+      p.layout == uint32_t(artifact::ConvLayout::Nhwc));
 }
 
 static Operation *getContraction(GroupOp group) {

@@ -34,7 +34,7 @@ _CHOICES = {
     "target": ("cpu", "cuda"),
     "strategy": ("auto", "generated", "library"),
     "depthwise": ("kernel", "library"),
-    "conv": ("auto", "direct", "gemm", "nhwc"),
+    "conv": ("auto", "direct", "gemm", "nhwc", "nhwc-direct"),
     "precision": ("auto", "fp32", "tf32", "fp16", "bf16"),
     "io_precision": ("model", "fp32", "fp16", "bf16"),
 }

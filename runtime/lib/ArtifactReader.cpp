@@ -296,6 +296,13 @@ bool convOperands(const ConvParams &p, std::vector<Operand> &operands,
                      p.hasBias, p.hasResidual, p.tf32, p.activation);
     return false;
   }
+  if (p.layout > uint32_t(ConvLayout::Nhwc) ||
+      (p.layout == uint32_t(ConvLayout::Nhwc) && p.groups != 1)) {
+    problem = format("layout %u with %lld groups: it must be 0 (NCHW) or 1 "
+                     "(NHWC, of one group)",
+                     p.layout, (long long)p.groups);
+    return false;
+  }
   if (!isLibraryFloat(p.dataType) ||
       (p.tf32 && p.dataType != uint32_t(DType::Float32))) {
     problem = format("data of %s%s: it must be float32, float16 or "
@@ -930,7 +937,8 @@ std::string describeLaunch(const Artifact &a, const Launch &launch) {
     std::string groups =
         p.groups > 1 ? format(" groups %lld", (long long)p.groups)
                      : std::string();
-    return format("cudnn conv %lldx%lld/%lld %lld->%lld%s%s%s%s%s",
+    return format("cudnn conv%s %lldx%lld/%lld %lld->%lld%s%s%s%s%s",
+                  p.layout == uint32_t(ConvLayout::Nhwc) ? " nhwc" : "",
                   (long long)p.r, (long long)p.s, (long long)p.strideH,
                   (long long)p.c, (long long)p.k, groups.c_str(),
                   p.hasBias ? " bias" : "", p.hasResidual ? " +Z" : "",

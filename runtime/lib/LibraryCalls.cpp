@@ -13,18 +13,19 @@
 // the call asks for TF32 (CUBLAS_COMPUTE_32F_FAST_TF32, cuDNN's default
 // math). alpha and beta are float32 scalars throughout.
 //
-// Convolutions: descriptors for NCHW in the call's data type. The
+// Convolutions: descriptors for NCHW, or NHWC with [k, r, s, c] filters,
+// in the call's data type. The
 // candidates are the algorithms cudnnFindConvolutionForwardAlgorithmEx
 // finds whose workspace fits; since it times the bare convolution, and the
 // fused call may run otherwise (seen on the H100: the algorithm it ranks
 // first for a 1x1 conv ran 3.5x slower in the fused call than PyTorch's
-// choice), each candidate is timed as the call fuse makes (four calls back
-// to back, as in the graph; the three fastest timed again, since one
-// timing at load is noisy), and the fastest kept, once per distinct shape
-// in a model: cudnnConvolutionBiasActivationForward (bias, residual and ReLU in
-// one call; without ReLU it only runs the implicit precomputed GEMM
-// algorithm), or cudnnConvolutionForward followed by cudnnAddTensor (bias,
-// residual) and cudnnActivationForward (ReLU).
+// choice), each candidate is timed as the call fuse makes (four calls
+// captured in a CUDA graph, as the plan runs them; the three fastest timed
+// again, since one timing at load is noisy), and the fastest kept, once per
+// distinct shape in a model: cudnnConvolutionBiasActivationForward (bias,
+// residual and ReLU in one call; without ReLU it only runs the implicit
+// precomputed GEMM algorithm), or cudnnConvolutionForward followed by
+// cudnnAddTensor (bias, residual) and cudnnActivationForward (ReLU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -283,6 +284,10 @@ public:
     // Half data on tensor cores; float32 with FMAs unless TF32 is asked for
     // (cuDNN's default math allows it).
     bool half = p.dataType != uint32_t(DType::Float32);
+    // NHWC: X and Y channels-last, the filters [k, r, s, c] (cuDNN's NHWC
+    // filter format); the descriptors still take their sizes as n, c, h, w.
+    int format = p.layout == uint32_t(ConvLayout::Nhwc) ? CUDNN_TENSOR_NHWC
+                                                        : CUDNN_TENSOR_NCHW;
     mathType = half ? CUDNN_TENSOR_OP_MATH
                     : (p.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
     // Each step runs only if the ones before it succeeded.
@@ -290,24 +295,22 @@ public:
         {[&] { return dnn.cudnnCreateTensorDescriptor(&x); },
          "cudnnCreateTensorDescriptor (X)"},
         {[&] {
-           return dnn.cudnnSetTensor4dDescriptor(
-               x, CUDNN_TENSOR_NCHW, type, i(p.n), i(p.c), i(p.h), i(p.w));
+           return dnn.cudnnSetTensor4dDescriptor(x, format, type, i(p.n),
+                                                 i(p.c), i(p.h), i(p.w));
          },
          "cudnnSetTensor4dDescriptor (X)"},
         {[&] { return dnn.cudnnCreateTensorDescriptor(&y); },
          "cudnnCreateTensorDescriptor (Y)"},
         {[&] {
-           return dnn.cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, type,
-                                                 i(p.n), i(p.k), i(p.outH),
-                                                 i(p.outW));
+           return dnn.cudnnSetTensor4dDescriptor(y, format, type, i(p.n),
+                                                 i(p.k), i(p.outH), i(p.outW));
          },
          "cudnnSetTensor4dDescriptor (Y)"},
         {[&] { return dnn.cudnnCreateFilterDescriptor(&w); },
          "cudnnCreateFilterDescriptor (W)"},
         {[&] {
-           return dnn.cudnnSetFilter4dDescriptor(w, type, CUDNN_TENSOR_NCHW,
-                                                 i(p.k), i(p.c / p.groups),
-                                                 i(p.r), i(p.s));
+           return dnn.cudnnSetFilter4dDescriptor(
+               w, type, format, i(p.k), i(p.c / p.groups), i(p.r), i(p.s));
          },
          "cudnnSetFilter4dDescriptor (W)"},
         {[&] { return dnn.cudnnCreateConvolutionDescriptor(&conv); },
@@ -417,23 +420,42 @@ public:
   }
 
 private:
-  /// Times `enqueue`, in ms: after two warm-up calls, five samples of four
-  /// calls back to back (as they run in a graph), the median sample's
-  /// average.
+  /// Times `enqueue`, in ms, as the plan runs it: four calls captured in
+  /// one CUDA graph, the median of five replays (after one to warm up),
+  /// per call. Timed from the stream instead, each cuDNN call's host time
+  /// (several us) hid the difference between a fused call and three
+  /// separate ones. Fails when the calls cannot be captured: the plan's
+  /// graph could not run them either.
   fuse_status time(const CallContext &context, float &ms) {
     const CudaDriver &cu = *context.cu;
     constexpr int kCalls = 4, kSamples = 5;
-    for (int i = 0; i < 2; ++i)
-      if (fuse_status s = enqueue(context.stream))
-        return s;
+    if (fuse_status s =
+            cu.check(cu.cuStreamBeginCapture(
+                         context.stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                     what + ": timing (cuStreamBeginCapture)"))
+      return s;
+    fuse_status captured = FUSE_OK;
+    for (int c = 0; c < kCalls && !captured; ++c)
+      captured = enqueue(context.stream);
+    CUgraph graph = nullptr;
+    fuse_status ended = cu.check(cu.cuStreamEndCapture(context.stream, &graph),
+                                 what + ": timing (cuStreamEndCapture)");
+    if (captured || ended) {
+      if (graph)
+        cu.cuGraphDestroy(graph);
+      return captured ? captured : ended;
+    }
+    CUgraphExec exec = nullptr;
+    fuse_status s = cu.check(cu.cuGraphInstantiate(&exec, graph, 0),
+                             what + ": timing (cuGraphInstantiate)");
     std::vector<float> times;
-    for (int i = 0; i < kSamples; ++i) {
+    for (int i = -1; i < kSamples && !s; ++i) {
       float t = 0;
-      fuse_status s =
-          cu.check(cu.cuEventRecord(context.start, context.stream),
+      s = cu.check(cu.cuEventRecord(context.start, context.stream),
                    "cuEventRecord");
-      for (int c = 0; c < kCalls && !s; ++c)
-        s = enqueue(context.stream);
+      if (!s)
+        s = cu.check(cu.cuGraphLaunch(exec, context.stream),
+                     what + ": timing (cuGraphLaunch)");
       if (!s)
         s = cu.check(cu.cuEventRecord(context.stop, context.stream),
                      "cuEventRecord");
@@ -443,10 +465,14 @@ private:
       if (!s)
         s = cu.check(cu.cuEventElapsedTime(&t, context.start, context.stop),
                      "cuEventElapsedTime");
-      if (s)
-        return s;
-      times.push_back(t / kCalls);
+      if (!s && i >= 0)
+        times.push_back(t / kCalls);
     }
+    if (exec)
+      cu.cuGraphExecDestroy(exec);
+    cu.cuGraphDestroy(graph);
+    if (s)
+      return s;
     std::sort(times.begin(), times.end());
     ms = times[kSamples / 2];
     return FUSE_OK;
@@ -495,10 +521,15 @@ private:
       algo = option.algo;
       return time(context, option.ms);
     };
+    fuse_status firstFailure = FUSE_OK;
     for (int candidate : candidates) {
+      // An algorithm that cannot be captured (or fails) is no option.
       Option separate{false, candidate, 0};
-      if (fuse_status s = measure(separate))
-        return s;
+      if (fuse_status s = measure(separate)) {
+        if (!firstFailure)
+          firstFailure = s;
+        continue;
+      }
       options.push_back(separate);
       // Without ReLU the fused call runs only the precomputed GEMM; an
       // algorithm the fused call rejects is no option.
@@ -509,6 +540,8 @@ private:
           options.push_back(together);
       }
     }
+    if (options.empty())
+      return firstFailure;
     // The three fastest again: a single timing at load is noisy.
     std::sort(options.begin(), options.end(),
               [](const Option &a, const Option &b) { return a.ms < b.ms; });

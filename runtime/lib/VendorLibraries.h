@@ -139,6 +139,7 @@ constexpr int CUDNN_DATA_FLOAT = 0;
 constexpr int CUDNN_DATA_HALF = 2;
 constexpr int CUDNN_DATA_BFLOAT16 = 9;
 constexpr int CUDNN_TENSOR_NCHW = 0;
+constexpr int CUDNN_TENSOR_NHWC = 1;
 constexpr int CUDNN_CROSS_CORRELATION = 1;
 constexpr int CUDNN_DEFAULT_MATH = 0;
 constexpr int CUDNN_TENSOR_OP_MATH = 1;

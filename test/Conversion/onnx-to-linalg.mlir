@@ -178,6 +178,32 @@ func.func @conv_unpadded(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x2x2xf32>) -> te
 
 // -----
 
+// NhwcConv: the same generic with the channels last in the input's and the
+// result's maps (the output channel m is d1 of the loop, its input channel
+// d4), the bias broadcast along the last dim; with pads, the input read in
+// the body with its channel as the last coordinate.
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2 * 2 + d5, d3 * 2 + d6, d4)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+// CHECK-DAG: #[[Y:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d1)>
+// CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-LABEL: func.func @nhwc_conv
+// CHECK: linalg.generic {indexing_maps = [#[[BIAS]], #{{.*}}]
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[Y]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<1x8x8x4xf32>, tensor<8x4x2x2xf32>) outs(%{{.*}} : tensor<1x4x4x8xf32>)
+// CHECK-LABEL: func.func @nhwc_conv_padded
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}} : tensor<8x4x3x3xf32>)
+// CHECK: %[[C:.*]] = linalg.index 4 : index
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[C]]] : tensor<1x8x8x4xf32>
+func.func @nhwc_conv(%x: tensor<1x8x8x4xf32>, %w: tensor<8x4x2x2xf32>, %b: tensor<8xf32>) -> tensor<1x4x4x8xf32> attributes {fuse.kernel} {
+  %0 = onnx.NhwcConv(%x, %w, %b) {strides = array<i64: 2, 2>} : (tensor<1x8x8x4xf32>, tensor<8x4x2x2xf32>, tensor<8xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
+func.func @nhwc_conv_padded(%x: tensor<1x8x8x4xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32> attributes {fuse.kernel} {
+  %0 = onnx.NhwcConv(%x, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x4xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
 // Gemm with transB: B is read as (n, k); alpha scales the product.
 // CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>

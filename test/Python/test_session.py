@@ -172,6 +172,17 @@ def test_options(conv_model):
     assert "--conv=nhwc" in nhwc.compile_flags
     op_types = {op for g in nhwc.groups() for _, op in g["nodes"]}
     assert {"Transpose", "MatMul"} <= op_types, op_types
+    # conv="nhwc-direct": a windowed Conv stays a convolution, NhwcConv,
+    # over the NHWC input (its filters' Transpose in its group); the
+    # answers are the Conv's.
+    direct = fuse.InferenceSession(fuse.compile(conv_model,
+                                                conv="nhwc-direct"))
+    assert "--conv=nhwc-direct" in direct.compile_flags
+    op_types = {op for g in direct.groups() for _, op in g["nodes"]}
+    assert "NhwcConv" in op_types and "MatMul" not in op_types, op_types
+    feeds = random_inputs(conv_model)
+    want = onnxruntime_outputs(conv_model, feeds)[0]
+    assert_close("y", direct.run(None, feeds)[0], want)
 
 
 def test_precision():

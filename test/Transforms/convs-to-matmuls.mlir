@@ -4,6 +4,7 @@
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="max-columns=16 row-alignment=8 pointwise=true" | FileCheck %s --check-prefix=HALF
 // RUN: not fuse-opt %s -split-input-file -fuse-convs-to-matmuls="row-alignment=0" 2>&1 | FileCheck %s --check-prefix=BADALIGN
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="channels-last=true" | FileCheck %s --check-prefix=NHWC
+// RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="channels-last=true direct-windows=true" | FileCheck %s --check-prefix=DIRECT
 // BADALIGN: fuse-convs-to-matmuls: row-alignment must be from 1 to 64, not 0
 
 // Conv + bias, then a residual Add (the Conv second) and a ReLU: im2col of
@@ -156,6 +157,23 @@ func.func @pointwise(%x: tensor<2x3x8x8xf32>, %z: tensor<2x3x6x6xf32>) -> (tenso
 // NHWC: %[[OUT:.*]] = onnx.Transpose(%[[Y2]]) {perm = array<i64: 0, 3, 1, 2>} : (tensor<2x4x4x8xf32>) -> tensor<2x8x4x4xf32>
 // NHWC: return %[[OUT]]
 // NHWC-NOT: onnx.Conv
+// With direct-windows the 1x1 Conv is the same matmul; the 3x3 Conv is an
+// onnx.NhwcConv of that result's NHWC view, its filters stored [K, R, S,
+// C] and read through a Transpose to [K, C, R, S]; the residual Add and
+// ReLU run on its NHWC result.
+// DIRECT-LABEL: func.func @block
+// DIRECT-SAME: (%[[X:.*]]: tensor<2x8x4x4xf32>)
+// DIRECT: %[[XL:.*]] = onnx.Transpose(%[[X]]) {perm = array<i64: 0, 2, 3, 1>} : (tensor<2x8x4x4xf32>) -> tensor<2x4x4x8xf32>
+// DIRECT: onnx.MatMul(%{{.*}}, %{{.*}}) : (tensor<32x8xf32>, tensor<8x8xf32>) -> tensor<32x8xf32>
+// DIRECT: %[[Y1:.*]] = onnx.Reshape(%{{.*}}, %{{.*}}) : (tensor<32x8xf32>, tensor<4xi64>) -> tensor<2x4x4x8xf32>
+// DIRECT: %[[F:.*]] = onnx.Constant dense<2.500000e-01> : tensor<8x3x3x8xf32>
+// DIRECT: %[[W:.*]] = onnx.Transpose(%[[F]]) {perm = array<i64: 0, 3, 1, 2>} : (tensor<8x3x3x8xf32>) -> tensor<8x8x3x3xf32>
+// DIRECT: %[[C:.*]] = onnx.NhwcConv(%[[Y1]], %[[W]]) {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<2x4x4x8xf32>, tensor<8x8x3x3xf32>) -> tensor<2x4x4x8xf32>
+// DIRECT: %[[S:.*]] = onnx.Add(%[[C]], %[[XL]]) : (tensor<2x4x4x8xf32>, tensor<2x4x4x8xf32>) -> tensor<2x4x4x8xf32>
+// DIRECT: %[[R2:.*]] = onnx.Relu(%[[S]]) : (tensor<2x4x4x8xf32>) -> tensor<2x4x4x8xf32>
+// DIRECT: %[[OUT:.*]] = onnx.Transpose(%[[R2]]) {perm = array<i64: 0, 3, 1, 2>} : (tensor<2x4x4x8xf32>) -> tensor<2x8x4x4xf32>
+// DIRECT: return %[[OUT]]
+// DIRECT-NOT: fuse.im2col
 func.func @block(%x: tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32> {
   %w1 = onnx.Constant dense<0.5> : tensor<8x8x1x1xf32>
   %b1 = onnx.Constant dense<1.0> : tensor<8xf32>
@@ -175,6 +193,12 @@ func.func @block(%x: tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32> {
 // NHWC-LABEL: func.func @weight_order
 // NHWC: fuse.im2col %{{.*}} {channels_last, {{.*}}} : tensor<1x3x3x2xf32> -> tensor<1x4x8xf32>
 // NHWC: onnx.Constant dense<{{\[\[}}1.000000e+00], [3.000000e+00], [2.000000e+00], [4.000000e+00], [5.000000e+00], [0.000000e+00], [0.000000e+00], [0.000000e+00]]> : tensor<8x1xf32>
+// As NHWC filters: [K, R, S, C], W[k, c, r, s] at (k, r, s, c); the bias
+// stays the NhwcConv's.
+// DIRECT-LABEL: func.func @weight_order
+// DIRECT: %[[F:.*]] = onnx.Constant dense<{{\[\[\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]]]> : tensor<1x1x2x2xf32>
+// DIRECT: %[[W:.*]] = onnx.Transpose(%[[F]]) {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x1x2x2xf32>) -> tensor<1x2x1x2xf32>
+// DIRECT: onnx.NhwcConv(%{{.*}}, %[[W]], %{{.*}}) {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 1>} : (tensor<1x3x3x2xf32>, tensor<1x2x1x2xf32>, tensor<1xf32>) -> tensor<1x2x2x1xf32>
 func.func @weight_order(%x: tensor<1x2x3x3xf32>) -> tensor<1x1x2x2xf32> {
   %w = onnx.Constant dense<[[[[1.0, 2.0]], [[3.0, 4.0]]]]> : tensor<1x2x1x2xf32>
   %b = onnx.Constant dense<5.0> : tensor<1xf32>

@@ -736,3 +736,25 @@ func.func @whole_slice(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %m = onnx.Mul(%s, %e) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   return %m : tensor<4x4xf32>
 }
+
+// -----
+
+// An NhwcConv's filters, a Transpose of a constant read by nothing else,
+// join its group (the constant is the group's input): a cuDNN call reads
+// them as stored, and no kernel moves the weights on every run.
+// CHECK-LABEL: func @nhwc_conv_filters
+// CHECK: %[[F:.*]] = onnx.Constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+// CHECK: fuse.group contraction_epilogue ins(%[[F]], %{{.*}} : tensor<8x3x3x4xf32>, tensor<1x8x8x4xf32>) -> tensor<1x8x8x8xf32> {
+// CHECK-NEXT: ^bb0(%[[FA:.*]]: tensor<8x3x3x4xf32>, %[[XA:.*]]: tensor<1x8x8x4xf32>):
+// CHECK-NEXT: %[[W:.*]] = onnx.Transpose(%[[FA]]) {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NEXT: %[[C:.*]] = onnx.NhwcConv(%[[XA]], %[[W]])
+// CHECK-NEXT: %[[R:.*]] = onnx.Relu(%[[C]])
+// CHECK-NEXT: fuse.yield %[[R]]
+// NOELEM-LABEL: func @nhwc_conv_filters
+func.func @nhwc_conv_filters(%x: tensor<1x8x8x4xf32>) -> tensor<1x8x8x8xf32> {
+  %f = onnx.Constant dense<0.5> : tensor<8x3x3x4xf32>
+  %w = onnx.Transpose(%f) {perm = array<i64: 0, 3, 1, 2>} : (tensor<8x3x3x4xf32>) -> tensor<8x4x3x3xf32>
+  %0 = onnx.NhwcConv(%x, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x4xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %1 = onnx.Relu(%0) : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %1 : tensor<1x8x8x8xf32>
+}

@@ -737,3 +737,40 @@ func.func @half_conv(%x: tensor<1x8x16x16xf16>, %w: tensor<8x8x3x3xf16>, %b: ten
   }
   return %0, %1 : tensor<1x8x16x16xf16>, tensor<1x8x16x16xf32>
 }
+
+// -----
+
+// An NhwcConv whose filters are read through a Transpose to [K, C, R, S]
+// is a cuDNN call over NHWC data (channels_last), the Transpose its
+// indexing; a lone one becomes a group of its own for the call, taking its
+// filters' Transpose. One whose filters are stored [K, C, R, S] is fuse's
+// kernel (cuDNN's NHWC kernels read [K, R, S, C]).
+// CHECK-LABEL: func @nhwc_conv
+// CHECK: strategy = #fuse.cudnn<groups = 1, bias = true, residual = true, activation = relu, channels_last = true>
+// CHECK: fuse.group contraction_epilogue ins(%{{.*}}, %{{.*}} : tensor<8x3x3x4xf32>, tensor<1x8x8x4xf32>) {strategy = #fuse.cudnn<groups = 1, bias = false, residual = false, activation = identity, channels_last = true>}
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: onnx.Transpose
+// CHECK-NEXT: onnx.NhwcConv
+// CHECK: fuse.group contraction_epilogue
+// CHECK-SAME: strategy = #fuse.kernel<
+// CHECK: onnx.NhwcConv
+func.func @nhwc_conv(%x: tensor<1x8x8x4xf32>, %f: tensor<8x3x3x4xf32>, %b: tensor<8xf32>, %z: tensor<1x8x8x8xf32>, %k: tensor<8x4x3x3xf32>) -> (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) {
+  %0 = fuse.group contraction_epilogue ins(%f, %x, %b, %z : tensor<8x3x3x4xf32>, tensor<1x8x8x4xf32>, tensor<8xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  ^bb0(%fa: tensor<8x3x3x4xf32>, %xa: tensor<1x8x8x4xf32>, %ba: tensor<8xf32>, %za: tensor<1x8x8x8xf32>):
+    %w = onnx.Transpose(%fa) {perm = array<i64: 0, 3, 1, 2>} : (tensor<8x3x3x4xf32>) -> tensor<8x4x3x3xf32>
+    %c = onnx.NhwcConv(%xa, %w, %ba) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x4xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+    %s = onnx.Add(%c, %za) : (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+    %r = onnx.Relu(%s) : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+    fuse.yield %r : tensor<1x8x8x8xf32>
+  }
+  %fc = onnx.Constant dense<0.5> : tensor<8x3x3x4xf32>
+  %wc = onnx.Transpose(%fc) {perm = array<i64: 0, 3, 1, 2>} : (tensor<8x3x3x4xf32>) -> tensor<8x4x3x3xf32>
+  %1 = onnx.NhwcConv(%x, %wc) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x4xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %2 = fuse.group contraction_epilogue ins(%x, %k : tensor<1x8x8x4xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32> {
+  ^bb0(%xa: tensor<1x8x8x4xf32>, %ka: tensor<8x4x3x3xf32>):
+    %c = onnx.NhwcConv(%xa, %ka) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x4xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32>
+    %r = onnx.Relu(%c) : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+    fuse.yield %r : tensor<1x8x8x8xf32>
+  }
+  return %0, %1, %2 : tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>
+}

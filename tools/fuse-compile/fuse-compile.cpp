@@ -206,12 +206,16 @@ static cl::opt<std::string> conv(
     cl::desc("How convolutions of one group run: auto (default: on cuda "
              "with libraries, as im2col and a cuBLASLt matmul when they have "
              "at most 4096 output positions, N*H*W, or at least 256 "
-             "filters, directly otherwise, and in fp16 or bf16 as nhwc; on "
+             "filters, directly otherwise, and in fp16 or bf16 as "
+             "nhwc-direct; on "
              "cpu always as im2col and fuse's tiled matmul; else directly), "
              "direct (always a convolution: cuDNN or fuse's kernel), gemm "
              "(always im2col and a matmul, on either target), nhwc (always "
              "a matmul over NHWC activations kept NHWC between "
-             "convolutions, except next to grouped ones)"),
+             "convolutions, except next to grouped ones), nhwc-direct "
+             "(NHWC activations as nhwc, but only 1x1 convolutions of "
+             "stride 1 as matmuls: the others are NHWC convolutions, cuDNN "
+             "or fuse's kernel)"),
     cl::init("auto"), cl::cat(compileCategory));
 static cl::list<int64_t> gpuContractionTile(
     "gpu-contraction-tile",
@@ -479,8 +483,10 @@ int main(int argc, char **argv) {
            << reportFormat << "'\n";
     return 2;
   }
-  if (conv != "auto" && conv != "direct" && conv != "gemm" && conv != "nhwc") {
-    errs() << "fuse-compile: --conv must be auto, direct, gemm or nhwc, not '"
+  if (conv != "auto" && conv != "direct" && conv != "gemm" && conv != "nhwc" &&
+      conv != "nhwc-direct") {
+    errs() << "fuse-compile: --conv must be auto, direct, gemm, nhwc or "
+              "nhwc-direct, not '"
            << conv << "'\n";
     return 2;
   }

@@ -300,7 +300,11 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
     between such convolutions computes on the NHWC data too: a MaxPool as
     a 3-D MaxPool of [N, 1, H, W, C] with a window of 1 along C, and an
     elementwise op whose operands are all NHWC results (or scalars), with
-    the Transpose back after it.
+    the Transpose back after it. With `direct-windows` as well, a
+    convolution that would need im2col (any window but 1x1 of stride 1
+    without pads) becomes `onnx.NhwcConv` of the NHWC input instead, its
+    filters stored [K, R, S, C] and read through a Transpose, which cuDNN's
+    NHWC kernels run faster than im2col and a matmul (docs/models.md).
 
     ```mlir
     %cols = fuse.im2col %x {kernel_shape = array<i64: 3, 3>, ...}
@@ -333,6 +337,11 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
            "image, as a matmul over NHWC activations, the layout kept from "
            "one convolution to the next (the other options then apply to "
            "the rest)">,
+    Option<"directWindows", "direct-windows", "bool", "false",
+           "With channels-last: convolutions that are not 1x1 of stride 1 "
+           "without pads stay convolutions, onnx.NhwcConv over the NHWC "
+           "activations (for cuDNN's NHWC kernels), instead of im2col and "
+           "a matmul">,
   ];
 }
 

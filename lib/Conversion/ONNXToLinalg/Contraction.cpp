@@ -3,12 +3,13 @@
 // Each contraction is one linalg.generic that accumulates into an init
 // holding the bias (or zero), so the bias costs no extra pass over the
 // output. Conv handles groups in its input indexing map and any number of
-// spatial dims; MatMul broadcasts batch dims through its maps. A padded
-// Conv reads its input in the body instead (tensor.extract at the clamped
-// position, zero outside the image): a padded operand would be made per
-// output element, a window-sized buffer in (GPU local) memory. fuse.im2col
-// (a convolution's columns, for convolutions run as matmuls) reads its
-// input the same way. Narrow floats (f16, bf16) are computed in f32.
+// spatial dims (NhwcConv, its channels-last form, the same); MatMul broadcasts
+// batch dims through its maps. A padded Conv reads its input in the body
+// instead (tensor.extract at the clamped position, zero outside the image): a
+// padded operand would be made per output element, a window-sized buffer in
+// (GPU local) memory. fuse.im2col (a convolution's columns, for convolutions
+// run as matmuls) reads its input the same way. Narrow floats (f16, bf16) are
+// computed in f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,11 +51,15 @@ static Value buildMulAccumulate(OpBuilder &b, Location loc,
 
 namespace {
 
-struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// Conv, and NhwcConv (`channelsLast`: the input and result have their
+/// channels last, the spatial dims after the batch).
+template <typename ConvOp, bool channelsLast>
+struct ConvLowering : public OpConversionPattern<ConvOp> {
+  using OpConversionPattern<ConvOp>::OpConversionPattern;
+  using OpAdaptor = typename ConvOp::Adaptor;
 
   LogicalResult
-  matchAndRewrite(ONNXConvOp op, OpAdaptor adaptor,
+  matchAndRewrite(ConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
@@ -62,6 +67,9 @@ struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
     auto wType = cast<RankedTensorType>(adaptor.getW().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
     size_t n = xType.getRank() - 2;
+    // Where the channels and the first spatial dim are in X and the result.
+    unsigned channelDim = channelsLast ? n + 1 : 1;
+    unsigned firstSpatial = channelsLast ? 1 : 2;
     WindowParams params;
     params.kernel.assign(wType.getShape().begin() + 2, wType.getShape().end());
     params.strides = toVector(op.getStrides());
@@ -71,8 +79,8 @@ struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
     std::string error;
     if (failed(normalizeWindowParams(params, n, error)))
       return rewriter.notifyMatchFailure(op, error);
-    SmallVector<int64_t> spatialIn(xType.getShape().begin() + 2,
-                                   xType.getShape().end());
+    SmallVector<int64_t> spatialIn(xType.getShape().begin() + firstSpatial,
+                                   xType.getShape().begin() + firstSpatial + n);
     SmallVector<int64_t> pads = resolveWindowPads(spatialIn, params);
     SmallVector<int64_t> low{0, 0}, high{0, 0};
     low.append(pads.begin(), pads.begin() + n);
@@ -80,12 +88,12 @@ struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
     Type elementType = resultType.getElementType();
     bool isPadded = llvm::any_of(pads, [](int64_t p) { return p != 0; });
 
-    // Init: the bias broadcast along dim 1, or zero.
+    // Init: the bias broadcast along the channels, or zero.
     Value init;
     if (Value bias = adaptor.getB()) {
       unsigned rank = resultType.getRank();
       AffineMap biasMap =
-          AffineMap::get(rank, 0, getAffineDimExpr(1, ctx), ctx);
+          AffineMap::get(rank, 0, getAffineDimExpr(channelDim, ctx), ctx);
       Value empty = tensor::EmptyOp::create(rewriter, loc,
                                             resultType.getShape(), elementType);
       SmallVector<utils::IteratorType> iterators(rank,
@@ -104,7 +112,8 @@ struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
                          rewriter.getZeroAttr(elementType));
     }
 
-    // Dims: n, m, out_1..out_k (parallel), c, w_1..w_k (reduction).
+    // Dims: n, m, out_1..out_k (parallel), c, w_1..w_k (reduction); the
+    // maps place m and the input channel where the layout has them.
     int64_t group = op.getGroup();
     int64_t channelsPerGroup = wType.getDimSize(1);
     int64_t filtersPerGroup = wType.getDimSize(0) / group;
@@ -113,14 +122,21 @@ struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
                dc = getAffineDimExpr(2 + n, ctx);
     AffineExpr inChannel =
         group == 1 ? dc : dm.floorDiv(filtersPerGroup) * channelsPerGroup + dc;
-    SmallVector<AffineExpr> xExprs{dn, inChannel}, wExprs{dm, dc},
-        outExprs{dn, dm};
+    SmallVector<AffineExpr> xExprs{dn}, wExprs{dm, dc}, outExprs{dn};
+    if (!channelsLast) {
+      xExprs.push_back(inChannel);
+      outExprs.push_back(dm);
+    }
     for (size_t i = 0; i < n; ++i) {
       AffineExpr o = getAffineDimExpr(2 + i, ctx);
       AffineExpr k = getAffineDimExpr(3 + n + i, ctx);
       xExprs.push_back(o * params.strides[i] + k * params.dilations[i]);
       wExprs.push_back(k);
       outExprs.push_back(o);
+    }
+    if (channelsLast) {
+      xExprs.push_back(inChannel);
+      outExprs.push_back(dm);
     }
     SmallVector<utils::IteratorType> iterators(2 + n,
                                                utils::IteratorType::parallel);
@@ -169,8 +185,10 @@ struct ConvLowering : public OpConversionPattern<ONNXConvOp> {
                                   spatialIn};
           Value zero = buildScalar(b, l, elementType, 0.0);
           Value batch = index(0);
-          Value tap = buildPaddedTap(b, l, x, {batch, inChannel}, out, taps,
-                                     geometry, zero);
+          Value tap = channelsLast ? buildPaddedTap(b, l, x, {batch}, out, taps,
+                                                    geometry, zero, {inChannel})
+                                   : buildPaddedTap(b, l, x, {batch, inChannel},
+                                                    out, taps, geometry, zero);
           linalg::YieldOp::create(b, l,
                                   buildMulAdd(b, l, args[1], tap, args[0]));
         });
@@ -368,7 +386,10 @@ struct Im2ColLowering : public OpConversionPattern<Im2ColOp> {
 } // namespace
 
 void fuse::lowering::populateContractionPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvLowering, GemmLowering, Im2ColLowering, MatMulLowering,
-               WidenedToF32<ONNXConvOp>, WidenedToF32<ONNXGemmOp>,
-               WidenedToF32<ONNXMatMulOp>>(patterns.getContext());
+  patterns
+      .add<ConvLowering<ONNXConvOp, false>, ConvLowering<ONNXNhwcConvOp, true>,
+           GemmLowering, Im2ColLowering, MatMulLowering,
+           WidenedToF32<ONNXConvOp>, WidenedToF32<ONNXNhwcConvOp>,
+           WidenedToF32<ONNXGemmOp>, WidenedToF32<ONNXMatMulOp>>(
+          patterns.getContext());
 }

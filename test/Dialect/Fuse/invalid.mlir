@@ -283,6 +283,18 @@ func.func @library_elementwise(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+func.func @cudnn_nhwc_over_nchw(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  // expected-error @+1 {{'fuse.group' op runs as a cuDNN convolution over NHWC data but its contraction is onnx.Conv}}
+  %0 = fuse.group contraction_epilogue ins(%x, %w : tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) {strategy = #fuse.cudnn<groups = 1, bias = false, residual = false, activation = identity, channels_last = true>} -> tensor<1x8x6x6xf32> {
+  ^bb0(%a: tensor<1x4x8x8xf32>, %b: tensor<8x4x3x3xf32>):
+    %1 = onnx.Conv(%a, %b) : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
+    fuse.yield %1 : tensor<1x8x6x6xf32>
+  }
+  return %0 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
 func.func @cudnn_matmul(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
   // expected-error @+1 {{'fuse.group' op runs as a cuDNN convolution but its contraction is onnx.MatMul}}
   %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) {strategy = #fuse.cudnn<groups = 1, bias = false, residual = false, activation = identity>} -> tensor<4x2xf32> {

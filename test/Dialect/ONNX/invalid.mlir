@@ -124,6 +124,33 @@ func.func @f(%x: tensor<1x4x8x8xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x6x6
 
 // -----
 
+func.func @f(%x: tensor<1x8x8x3xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x6x6x4xf32> {
+  // expected-error @+2 {{'onnx.NhwcConv' op input has 3 channels but W expects 2 x group 1 = 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = onnx.NhwcConv(%x, %w) : (tensor<1x8x8x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x6x6x4xf32>
+  return %0 : tensor<1x6x6x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x8x8x8x3xf32>, %w: tensor<4x3x3x3x3xf32>) -> tensor<1x6x6x6x4xf32> {
+  // expected-error @+2 {{'onnx.NhwcConv' op expects an input of rank 4 (N x H x W x C), got 1x8x8x8x3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = onnx.NhwcConv(%x, %w) : (tensor<1x8x8x8x3xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x6x6x6x4xf32>
+  return %0 : tensor<1x6x6x6x4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error @+2 {{'onnx.NhwcConv' op inferred type(s) 'tensor<1x6x6x4xf32>' are incompatible with return type(s) of operation 'tensor<1x4x6x6xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = onnx.NhwcConv(%x, %w) : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
+}
+
+// -----
+
 func.func @f(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>) -> tensor<1x4x6x6xf32> {
   // expected-error @+2 {{'onnx.Conv' op bias B of shape 3 must be a vector of 4 elements}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -42,6 +42,9 @@ func.func @nn(%x: tensor<1x3x32x32xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf
   %0 = onnx.Conv(%x, %w, %b) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x32x32xf32>
   // CHECK: onnx.Conv(%{{.*}}, %{{.*}}) {auto_pad = "VALID", strides = array<i64: 2, 2>}
   %1 = onnx.Conv(%x, %w) {auto_pad = "VALID", strides = array<i64: 2, 2>} : (tensor<1x3x32x32xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x15x15xf32>
+  // CHECK: onnx.NhwcConv(%{{.*}}, %{{.*}}, %{{.*}}) {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x32x32x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x16x16x8xf32>
+  %xl = onnx.Transpose(%x) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x32x32xf32>) -> tensor<1x32x32x3xf32>
+  %nhwc = onnx.NhwcConv(%xl, %w, %b) {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x32x32x3xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x16x16x8xf32>
   %2 = onnx.BatchNormalization(%0, %b, %b, %b, %b) {epsilon = 1.0e-3 : f32} : (tensor<1x8x32x32xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x32x32xf32>
   // CHECK: onnx.MaxPool(%{{.*}}) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>
   %3 = onnx.MaxPool(%2) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x8x32x32xf32>) -> tensor<1x8x16x16xf32>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes fuse artifacts (.fbin, format version 3; 4, 5 or 6 where a defect says so)
+"""Writes fuse artifacts (.fbin, format version 3; 4, 5, 6 or 7 where a defect says so)
 for the runtime tests.
 
     make_artifact.py MODEL OUT.fbin [--image KERNELS.so] [--target cuda]
@@ -943,11 +943,12 @@ def edit_params(**fields):
     return lambda m: launch0(m)["params"].update(fields)
 
 
-def typed_params(**launch0_fields):
+def typed_params(version=6, **launch0_fields):
     """Format 6, whose library parameters end with their element types:
-    float32 everywhere (no TF32), but for `launch0_fields` of launch 0."""
+    float32 everywhere (no TF32), but for `launch0_fields` of launch 0;
+    format 7's convolutions also end with their layout (NCHW)."""
     def apply(m):
-        m.setdefault("header", {})["version"] = 6
+        m.setdefault("header", {})["version"] = version
         for plan in m["plans"]:
             for launch in plan["launches"]:
                 if launch.get("kind") not in ("matmul", "conv"):
@@ -955,9 +956,10 @@ def typed_params(**launch0_fields):
                 p = launch["params"]
                 fields = (["inputType", "outputType", "tf32"]
                           if launch["kind"] == "matmul"
-                          else ["dataType", "tf32"])
+                          else ["dataType", "tf32"] +
+                          (["layout"] if version >= 7 else []))
                 values = {"inputType": 1, "outputType": 1, "dataType": 1,
-                          "tf32": 0}
+                          "tf32": 0, "layout": 0}
                 if launch is launch0(m):
                     values.update(launch0_fields)
                 p["trailer"] = b"".join(u32(values[f]) for f in fields)
@@ -979,7 +981,7 @@ def cut_section(kind, n):
 
 DEFECTS = {
     "bad-magic": set_header(magic=b"NOTFUSE\0"),
-    "bad-version": set_header(version=7),
+    "bad-version": set_header(version=8),
     "old-version": set_header(version=2),
     "unknown-target": set_header(target=5),
     "header-reserved": set_header(reserved=3),
@@ -1127,6 +1129,10 @@ DEFECTS = {
     "matmul-narrowing-output": typed_params(outputType=16),
     "matmul-half-buffers": typed_params(inputType=10),
     "conv-data-type": typed_params(dataType=11),
+    # Format 7's layout: NCHW reads as before; NHWC takes one group.
+    "layoutnchw": typed_params(version=7),
+    "conv-layout": typed_params(version=7, layout=2),
+    "conv-nhwc-groups": typed_params(version=7, layout=1),
     "conv-out-size": edit_params(outH=5),
     "conv-groups": edit_params(groups=4),
     "conv-zero-stride": edit_params(strideH=0),
@@ -1213,6 +1219,7 @@ DEFECT_MODELS = {
     "inputs-share-buffer": ("multi", None),
     "library-in-cpu": ("matmul", "cpu"),
     "typedfloat32": ("matmul", "cuda"),
+    "layoutnchw": ("conv", "cuda"),
 }
 for _defect in DEFECTS:
     if _defect.startswith(("library-", "matmul-", "operand-", "workspace-")):

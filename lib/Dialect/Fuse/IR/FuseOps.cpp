@@ -306,7 +306,9 @@ std::string fuse::describeStrategy(Attribute strategy) {
     if (lt.getPrecision() != Precision::fp32)
       text += " " + stringifyPrecision(lt.getPrecision()).str();
   } else if (auto dnn = dyn_cast_or_null<CudnnStrategyAttr>(strategy)) {
-    text = dnn.getGroups() > 1 ? "cudnn grouped conv" : "cudnn conv";
+    text = dnn.getGroups() > 1     ? "cudnn grouped conv"
+           : dnn.getChannelsLast() ? "cudnn nhwc conv"
+                                   : "cudnn conv";
     if (dnn.getBias())
       text += "+bias";
     if (dnn.getResidual())
@@ -478,11 +480,13 @@ LogicalResult GroupOp::verifyRegions() {
                 "groups can)";
     if (auto cudnn = dyn_cast<CudnnStrategyAttr>(*strategy);
         cudnn && contractions == 1) {
+      // An NCHW call computes an onnx.Conv, an NHWC one an onnx.NhwcConv.
+      StringRef conv = cudnn.getChannelsLast() ? "onnx.NhwcConv" : "onnx.Conv";
       for (Operation &op : block.without_terminator())
-        if (isContractionOp(&op) && op.getName().getStringRef() != "onnx.Conv")
-          return emitOpError("runs as a cuDNN convolution but its "
-                             "contraction is ")
-                 << op.getName();
+        if (isContractionOp(&op) && op.getName().getStringRef() != conv)
+          return emitOpError("runs as a cuDNN convolution")
+                 << (cudnn.getChannelsLast() ? " over NHWC data" : "")
+                 << " but its contraction is " << op.getName();
     }
     if (auto kernel = dyn_cast<KernelStrategyAttr>(*strategy);
         kernel && kernel.getSplitK() != 1) {
@@ -497,9 +501,12 @@ LogicalResult GroupOp::verifyRegions() {
     }
     if (auto lt = dyn_cast<CublasLtStrategyAttr>(*strategy)) {
       for (Operation &op : block.without_terminator())
-        if (isContractionOp(&op) && op.getName().getStringRef() == "onnx.Conv")
+        if (isContractionOp(&op) &&
+            (op.getName().getStringRef() == "onnx.Conv" ||
+             op.getName().getStringRef() == "onnx.NhwcConv"))
           return emitOpError("runs as a cuBLASLt matmul but its contraction "
-                             "is onnx.Conv");
+                             "is ")
+                 << op.getName();
     }
   }
   return success();

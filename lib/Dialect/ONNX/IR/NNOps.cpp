@@ -106,25 +106,12 @@ LogicalResult ONNXGlobalAveragePoolOp::inferReturnTypes(
   return success();
 }
 
-LogicalResult ONNXConvOp::inferReturnTypes(MLIRContext *,
-                                           std::optional<Location> loc,
-                                           Adaptor adaptor,
-                                           SmallVectorImpl<Type> &types) {
-  StringRef name = getOperationName();
-  bool handled;
-  FailureOr<RankedTensorType> input =
-      getSpatialInput(loc, name, adaptor.getX(), types, handled);
-  if (failed(input))
-    return failure();
-  TensorType w = getTensorType(adaptor.getW());
-  if (!w)
-    return inferError(loc, name, "expects a tensor weight operand");
-  if (handled || !w.hasRank()) {
-    if (!handled)
-      types.push_back(unranked(input->getElementType()));
-    return success();
-  }
-  RankedTensorType x = *input;
+/// Conv's result type (NhwcConv's too, on the channels-first view of its
+/// input): `x` is `N x C x spatial...`, `w` `M x C/group x kernel...`.
+template <class Adaptor>
+static LogicalResult inferConv(std::optional<Location> loc, StringRef name,
+                               RankedTensorType x, TensorType w,
+                               Adaptor adaptor, SmallVectorImpl<Type> &types) {
   if (w.getRank() != x.getRank())
     return inferError(loc, name, "weight W of shape ",
                       formatShape(w.getShape()),
@@ -168,6 +155,56 @@ LogicalResult ONNXConvOp::inferReturnTypes(MLIRContext *,
   params.pads = toVector(adaptor.getPads());
   params.autoPad = adaptor.getAutoPad().str();
   return inferWindowed(loc, name, x, m, params, types);
+}
+
+LogicalResult ONNXConvOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  bool handled;
+  FailureOr<RankedTensorType> input =
+      getSpatialInput(loc, name, adaptor.getX(), types, handled);
+  if (failed(input))
+    return failure();
+  TensorType w = getTensorType(adaptor.getW());
+  if (!w)
+    return inferError(loc, name, "expects a tensor weight operand");
+  if (handled || !w.hasRank()) {
+    if (!handled)
+      types.push_back(unranked(input->getElementType()));
+    return success();
+  }
+  return inferConv(loc, name, *input, w, adaptor, types);
+}
+
+LogicalResult ONNXNhwcConvOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  TensorType x = getTensorType(adaptor.getX());
+  TensorType w = getTensorType(adaptor.getW());
+  if (!x || !w)
+    return inferError(loc, name, "expects tensor operands");
+  if (!x.hasRank() || !w.hasRank()) {
+    types.push_back(unranked(x.getElementType()));
+    return success();
+  }
+  if (x.getRank() != 4)
+    return inferError(loc, name, "expects an input of rank 4 (N x H x W x ",
+                      "C), got ", formatShape(x.getShape()));
+  // The channels-first view of X, and the result back to channels-last.
+  ArrayRef<int64_t> d = x.getShape();
+  auto view =
+      RankedTensorType::get({d[0], d[3], d[1], d[2]}, x.getElementType());
+  SmallVector<Type, 1> nchw;
+  if (failed(inferConv(loc, name, view, w, adaptor, nchw)))
+    return failure();
+  auto y = cast<RankedTensorType>(nchw.front());
+  ArrayRef<int64_t> o = y.getShape();
+  types.push_back(y.clone({o[0], o[2], o[3], o[1]}));
+  return success();
 }
 
 LogicalResult ONNXBatchNormalizationOp::inferReturnTypes(

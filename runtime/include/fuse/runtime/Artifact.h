@@ -35,11 +35,11 @@ namespace fuse {
 namespace artifact {
 
 constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'B', 'I', 'N', '\0'};
-constexpr uint32_t kFormatVersion = 6;
+constexpr uint32_t kFormatVersion = 7;
 /// The oldest format the reader still takes: version 3 had one KernelImage
 /// and `SectionEntry::variant` 0 (then `reserved`); version 4 had no Build
 /// section; version 5's library parameters had no element types (every
-/// operand float32, no TF32).
+/// operand float32, no TF32); version 6's convolutions were all NCHW.
 constexpr uint32_t kOldestFormatVersion = 3;
 /// Alignment of every section payload in the file and of every buffer
 /// offset in an arena or in the weights section.
@@ -421,12 +421,14 @@ struct MatmulParams {
   uint32_t tf32 = 0;
 };
 
-/// cuDNN 2-D convolution, NCHW:
+/// cuDNN 2-D convolution:
 ///
 ///   Y = act(alpha * conv(X, W) + Z + bias)
 ///
-/// X is [n, c, h, w], W [k, c / groups, r, s], Y [n, k, outH, outW]; Z (the
-/// residual) is Y's shape, bias is [k]. Pads are symmetric.
+/// NCHW: X is [n, c, h, w], W [k, c / groups, r, s], Y [n, k, outH, outW];
+/// NHWC (format 7, one group): X is [n, h, w, c], W [k, r, s, c], Y [n,
+/// outH, outW, k]. Z (the residual) is Y's shape, bias is [k]. Pads are
+/// symmetric.
 ///
 /// Types (format 6; version 5 files are all float32, no TF32): every
 /// operand is `dataType` (Float32, Float16 or BFloat16); float32 sums, on
@@ -435,6 +437,7 @@ struct MatmulParams {
 ///
 /// args: X, W, bias (if hasBias), Z (if hasResidual), Y.
 enum class ConvActivation : uint32_t { Identity = 0, Relu = 1 };
+enum class ConvLayout : uint32_t { Nchw = 0, Nhwc = 1 };
 struct ConvParams {
   int64_t n = 0, c = 0, h = 0, w = 0;
   int64_t k = 0, r = 0, s = 0;
@@ -446,6 +449,7 @@ struct ConvParams {
   uint32_t activation = 0; // ConvActivation
   uint32_t dataType = 1;   // DType::Float32
   uint32_t tf32 = 0;
+  uint32_t layout = 0; // ConvLayout
 };
 
 //===----------------------------------------------------------------------===//
@@ -664,6 +668,8 @@ void transfer(IO &io, ConvParams &p, uint32_t version = kFormatVersion) {
     io.u32(p.dataType, "dataType");
     io.u32(p.tf32, "tf32");
   }
+  if (version >= 7)
+    io.u32(p.layout, "layout");
 }
 
 /// Appends records to a byte vector (the writer's IO).

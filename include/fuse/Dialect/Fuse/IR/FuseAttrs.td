@@ -268,18 +268,23 @@ def Fuse_CudnnStrategyAttr : Fuse_Attr<"CudnnStrategy", "cudnn"> {
     and ReLU. `precision`: fp32 (f32 data, FMA math, no TF32), tf32 (f32
     data on TF32 tensor cores), fp16 or bf16 (every operand and the output
     in that type, tensor cores, f32 accumulation); the algorithm is chosen
-    by timing when the model loads.
+    by timing when the model loads. `channels_last`: the group's
+    onnx.NhwcConv, NHWC data and [K, R, S, C] filters (an onnx.Conv's
+    call is NCHW).
 
     ```mlir
     #fuse.cudnn<groups = 1, bias = true, residual = true, activation = relu>
     #fuse.cudnn<groups = 1, bias = true, residual = false, activation = relu,
                 precision = fp16>
+    #fuse.cudnn<groups = 1, bias = true, residual = true, activation = relu,
+                precision = fp16, channels_last = true>
     ```
   }];
   let parameters = (ins
     "int64_t":$groups, "bool":$bias, "bool":$residual,
     EnumParameter<Fuse_ConvActivation>:$activation,
-    DefaultValuedParameter<"::fuse::Precision", "::fuse::Precision::fp32">:$precision
+    DefaultValuedParameter<"::fuse::Precision", "::fuse::Precision::fp32">:$precision,
+    DefaultValuedParameter<"bool", "false">:$channels_last
   );
   let assemblyFormat = "`<` struct(params) `>`";
 }

@@ -463,6 +463,33 @@ def ONNXConvOp : ONNX_Op<"Conv", [ONNX_Contraction]> {
   let results = (outs ONNX_FloatTensor:$Y);
 }
 
+def ONNXNhwcConvOp : ONNX_Op<"NhwcConv", [ONNX_Contraction]> {
+  let summary = "2-D convolution over channels-last data";
+  let description = [{
+    onnxruntime's `com.microsoft.NhwcConv`: Conv whose input `X` and result
+    are channels-last, `N x H x W x C` and `N x outH x outW x M`; `W` is
+    Conv's `M x C/group x kH x kW`, the optional bias `B` has `M` elements,
+    and the attributes are Conv's. fuse-convs-to-matmuls makes it for CNNs
+    whose activations stay NHWC, with `W` a Transpose of `M x kH x kW x C`
+    weights (a cuDNN call then reads them as NHWC filters).
+
+    ```mlir
+    %y = onnx.NhwcConv(%x, %w, %b) {pads = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x32x32x3xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>)
+        -> tensor<1x32x32x16xf32>
+    ```
+  }];
+  let arguments = (ins ONNX_FloatTensor:$X, ONNX_FloatTensor:$W,
+                       Optional<ONNX_FloatTensor>:$B,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs ONNX_FloatTensor:$Y);
+}
+
 def ONNXGemmOp : ONNX_Op<"Gemm", [ONNX_Contraction]> {
   let summary = "`alpha * op(A) * op(B) + beta * C`";
   let description = [{
