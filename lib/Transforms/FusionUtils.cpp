@@ -175,23 +175,23 @@ static bool shouldCloneIntoGroup(Value value) {
          llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; });
 }
 
-/// The Transposes of constants that `ops` read and nothing else does: an
-/// NhwcConv's filters, stored [K, R, S, C] for cuDNN and read as [K, C, R,
-/// S]. In a contraction's group they are indexing of its operand (and the
-/// library call reads the stored layout); outside they would be a kernel
-/// moving the weights on every run.
-static SmallVector<Operation *> getConstantViews(ArrayRef<Operation *> ops) {
+/// The NhwcConvs' filters among `ops`' operands: a Transpose (to [K, C, R,
+/// S]) of a constant stored [K, R, S, C] for cuDNN, read by nothing else.
+/// In the contraction's group it is indexing of its operand (and the
+/// library call reads the stored layout); outside it would be a kernel
+/// moving the weights on every run. Other contractions' Transposed
+/// operands stay out: their library calls read block arguments.
+static SmallVector<Operation *> getFilterViews(ArrayRef<Operation *> ops) {
   SmallVector<Operation *> views;
   for (Operation *op : ops) {
-    if (!isContractionOp(op))
-      continue;
-    for (Value operand : op->getOperands()) {
-      auto transpose = operand.getDefiningOp<ONNXTransposeOp>();
-      if (transpose && transpose->hasOneUse() &&
-          transpose.getData().getDefiningOp<ONNXConstantOp>() &&
-          !llvm::is_contained(ops, transpose.getOperation()))
-        views.push_back(transpose);
-    }
+    auto conv = dyn_cast<ONNXNhwcConvOp>(op);
+    auto transpose =
+        conv ? conv.getW().getDefiningOp<ONNXTransposeOp>() : ONNXTransposeOp();
+    if (transpose && transpose->hasOneUse() && transpose.getPerm() &&
+        *transpose.getPerm() == ArrayRef<int64_t>{0, 3, 1, 2} &&
+        transpose.getData().getDefiningOp<ONNXConstantOp>() &&
+        !llvm::is_contained(ops, transpose.getOperation()))
+      views.push_back(transpose);
   }
   return views;
 }
@@ -201,7 +201,7 @@ FailureOr<GroupOp> fuse::formGroup(RewriterBase &rewriter, GroupKind kind,
   assert(!groupOps.empty());
   SmallVector<Operation *> ops;
   if (kind == GroupKind::contraction_epilogue)
-    ops = getConstantViews(groupOps);
+    ops = getFilterViews(groupOps);
   llvm::append_range(ops, groupOps);
   Operation *root = ops.back();
   llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());

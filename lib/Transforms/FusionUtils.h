@@ -73,8 +73,8 @@ bool isReductionPrologue(mlir::Value value, mlir::Operation *reduction,
 /// Replaces `ops` (in block order; the last one is the root, whose results
 /// the group returns, and no other op of `ops` may be used outside `ops`)
 /// by one `fuse.group` of `kind` placed at the root. A contraction group
-/// also takes the Transposes of constants that only its contraction reads
-/// (an NhwcConv's filters).
+/// also takes an NhwcConv's filters: the Transpose of a constant that only
+/// the NhwcConv reads.
 mlir::FailureOr<GroupOp> formGroup(mlir::RewriterBase &rewriter, GroupKind kind,
                                    llvm::ArrayRef<mlir::Operation *> ops);
 

@@ -424,11 +424,17 @@ private:
   /// one CUDA graph, the median of five replays (after one to warm up),
   /// per call. Timed from the stream instead, each cuDNN call's host time
   /// (several us) hid the difference between a fused call and three
-  /// separate ones. Fails when the calls cannot be captured: the plan's
-  /// graph could not run them either.
+  /// separate ones. One call runs first outside the capture (what cuDNN
+  /// sets up on a first call need not be capturable). Fails when the calls
+  /// cannot be captured: the plan's graph could not run them either.
   fuse_status time(const CallContext &context, float &ms) {
     const CudaDriver &cu = *context.cu;
     constexpr int kCalls = 4, kSamples = 5;
+    if (fuse_status s = enqueue(context.stream))
+      return s;
+    if (fuse_status s = cu.check(cu.cuStreamSynchronize(context.stream),
+                                 what + ": timing (cuStreamSynchronize)"))
+      return s;
     if (fuse_status s =
             cu.check(cu.cuStreamBeginCapture(
                          context.stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
@@ -521,27 +527,30 @@ private:
       algo = option.algo;
       return time(context, option.ms);
     };
+    // A way that fails (or cannot be captured) is no option; when none
+    // runs, the first failure is the error.
     fuse_status firstFailure = FUSE_OK;
-    for (int candidate : candidates) {
-      // An algorithm that cannot be captured (or fails) is no option.
-      Option separate{false, candidate, 0};
-      if (fuse_status s = measure(separate)) {
-        if (!firstFailure)
+    std::string firstMessage;
+    auto consider = [&](Option option) {
+      if (fuse_status s = measure(option)) {
+        if (!firstFailure) {
           firstFailure = s;
-        continue;
+          firstMessage = fuse_last_error();
+        }
+        return;
       }
-      options.push_back(separate);
-      // Without ReLU the fused call runs only the precomputed GEMM; an
-      // algorithm the fused call rejects is no option.
+      options.push_back(option);
+    };
+    for (int candidate : candidates) {
+      consider({false, candidate, 0});
+      // Without ReLU the fused call runs only the precomputed GEMM.
       if (epilogue &&
-          (relu || candidate == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)) {
-        Option together{true, candidate, 0};
-        if (measure(together) == FUSE_OK)
-          options.push_back(together);
-      }
+          (relu ||
+           candidate == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM))
+        consider({true, candidate, 0});
     }
     if (options.empty())
-      return firstFailure;
+      return fail(firstFailure, "%s", firstMessage.c_str());
     // The three fastest again: a single timing at load is noisy.
     std::sort(options.begin(), options.end(),
               [](const Option &a, const Option &b) { return a.ms < b.ms; });

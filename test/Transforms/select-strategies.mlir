@@ -774,3 +774,20 @@ func.func @nhwc_conv(%x: tensor<1x8x8x4xf32>, %f: tensor<8x3x3x4xf32>, %b: tenso
   }
   return %0, %1, %2 : tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// A Transpose of a constant that another contraction reads stays outside
+// its group (only an NhwcConv's filters join theirs): the MatMul reads a
+// buffer and remains a cuBLASLt call.
+// CHECK-LABEL: func @matmul_transposed_weight
+// CHECK: %[[T:.*]] = onnx.Transpose
+// CHECK: fuse.group contraction_epilogue ins(%{{.*}}, %[[T]] : tensor<64x512xf32>, tensor<512x512xf32>) {strategy = #fuse.cublaslt<
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: onnx.MatMul
+func.func @matmul_transposed_weight(%x: tensor<64x512xf32>) -> tensor<64x512xf32> {
+  %w = onnx.Constant dense<0.5> : tensor<512x512xf32>
+  %t = onnx.Transpose(%w) {perm = array<i64: 1, 0>} : (tensor<512x512xf32>) -> tensor<512x512xf32>
+  %m = onnx.MatMul(%x, %t) : (tensor<64x512xf32>, tensor<512x512xf32>) -> tensor<64x512xf32>
+  return %m : tensor<64x512xf32>
+}

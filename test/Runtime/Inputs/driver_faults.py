@@ -11,7 +11,7 @@ ARTIFACTDIR holds the artifacts of faults.test (cubin.fbin, ptx.fbin,
 noptx.fbin, shared.fbin). With --libraries, each function of the stand-in
 cuBLASLt and cuDNN in LIBDIR (mock_libraries.c, MOCK_CUBLASLT_FAIL and
 MOCK_CUDNN_FAIL) fails instead, on the artifacts of cuda-libraries.test
-(matmul.fbin, conv.fbin). A crash, a hang, a success or an error that does
+(matmul.fbin, conv.fbin, conv-nobias.fbin). A crash, a hang, a success or an error that does
 not name the failing call is reported as such (and fails the test through
 FileCheck); a call whose failure the runtime gets past (it only describes
 something, or the runtime has another way) must succeed, and its first
@@ -89,8 +89,7 @@ CUDNN = {"cudnnCreate": None, "cudnnSetStream": None,
          "cudnnCreateActivationDescriptor": None,
          "cudnnSetActivationDescriptor": None,
          "cudnnFindConvolutionForwardAlgorithmEx": None,
-         "cudnnConvolutionForward": None, "cudnnAddTensor": None,
-         "cudnnActivationForward": None}
+         "cudnnConvolutionForward": None}
 LIBRARY_CASES = (
     [("MOCK_CUBLASLT_FAIL", f, "matmul", [], what or f)
      for f, what in CUBLASLT.items()] + [
@@ -104,9 +103,15 @@ LIBRARY_CASES = (
          ["--profile", "--copy-gbps=1"], "cublasLtMatmul")] +
     [("MOCK_CUDNN_FAIL", f, "conv", [], what or f)
      for f, what in CUDNN.items()] + [
-        # The fused call failing leaves the unfused ones.
+        # The fused call failing leaves the unfused ones, and the unfused
+        # bias or activation failing leaves the fused call; without a bias
+        # (the fused call needs one), the activation's failure is the error.
         ("MOCK_CUDNN_FAIL", "cudnnConvolutionBiasActivationForward", "conv",
          [], None),
+        ("MOCK_CUDNN_FAIL", "cudnnAddTensor", "conv", [], None),
+        ("MOCK_CUDNN_FAIL", "cudnnActivationForward", "conv", [], None),
+        ("MOCK_CUDNN_FAIL", "cudnnActivationForward", "conv-nobias", [],
+         "cudnnActivationForward"),
         ("MOCK_CUDNN_FAIL", "cudnnGetVersion", "conv",
          ["--profile", "--copy-gbps=1", "--peak-gflops=1"], None),
         ("MOCK_CUDNN_FAIL", "cudnnConvolutionForward,cudnnGetErrorString",

@@ -506,6 +506,34 @@ def expected_conv_nobias(inputs):
             .astype(np.float32)}
 
 
+def model_conv_nhwc():
+    """One NHWC convolution (format 7, layout 1): x [2, 7, 7, 4] channels
+    last, filters [6, 3, 3, 4] (k, r, s, c), stride 2, pad 1, dilation 1,
+    with bias, a residual z [2, 4, 4, 6] and ReLU: the layouts the runtime
+    gives cuDNN are what numpy's channels-last answer checks."""
+    params = conv_params([2, 4, 7, 7], [6, 4, 3, 3], pad=(1, 1),
+                         stride=(2, 2), bias=1, residual=1, relu=1)
+    m = library_model(
+        {"x": [2, 7, 7, 4], "z": [2, 4, 4, 6]}, {"w": [6, 3, 3, 4], "b": [6]},
+        {"y": [2, 4, 4, 6]}, {}, "conv",
+        [(params, ["x", "w", "b", "z", "y"],
+          [("conv", "NhwcConv"), ("res", "Add"), ("relu", "Relu")])], 310,
+        CONV_WORKSPACE)
+    typed_params(version=7, layout=1)(m)
+    return m
+
+
+def expected_conv_nhwc(inputs):
+    """The NCHW reference on transposed operands, transposed back."""
+    model = model_conv_nhwc()
+    params = model["plans"][0]["launches"][0]["params"]
+    weights = model["weights"]
+    y = conv_reference(params, inputs["x"].transpose(0, 3, 1, 2),
+                       weights["w"].transpose(0, 3, 1, 2), weights["b"],
+                       inputs["z"].transpose(0, 3, 1, 2))
+    return {"y": y.transpose(0, 2, 3, 1).astype(np.float32)}
+
+
 # --- mixed: kernels and a library call in one graph (cuda) -----------------
 #
 #   main and reference: t = relu(x) (kernel relu_2, x float32[2,3,4]);
@@ -604,12 +632,13 @@ MODELS = {
     "matmul": model_matmul,
     "conv": model_conv,
     "conv-nobias": model_conv_nobias,
+    "conv-nhwc": model_conv_nhwc,
     "mixed": model_mixed,
     "choices": model_choices,
 }
 
 # The models whose launches call cuBLASLt or cuDNN: --target cuda.
-LIBRARY_MODELS = ("matmul", "conv", "conv-nobias", "mixed")
+LIBRARY_MODELS = ("matmul", "conv", "conv-nobias", "conv-nhwc", "mixed")
 
 
 def input_values(name):
@@ -635,7 +664,7 @@ def input_values(name):
                 v = np.asarray(v).astype(d)
             values[n] = v
         return values
-    if name in ("matmul", "conv", "conv-nobias"):
+    if name in ("matmul", "conv", "conv-nobias", "conv-nhwc"):
         model = MODELS[name]()
         return {t["name"]: rng.standard_normal(t["dims"]).astype(np.float32)
                 for t in model["inputs"]}
@@ -662,6 +691,8 @@ def expected_outputs(name, inputs):
         return expected_conv(inputs)
     if name == "conv-nobias":
         return expected_conv_nobias(inputs)
+    if name == "conv-nhwc":
+        return expected_conv_nhwc(inputs)
     if name == "mixed":
         return expected_mixed(inputs)
     raise KeyError(name)

@@ -18,7 +18,8 @@
  *                       D's rows added to every column before the ReLU;
  *                       alpha and beta read from host pointers when the
  *                       call is made; C not read when beta is 0.
- *   cuDNN               NCHW float tensors; 2-D convolution with pads,
+ *   cuDNN               NCHW or NHWC float tensors (NHWC filters [k, r, s,
+ *                       c]); 2-D convolution with pads,
  *                       strides, dilations and groups (cross-correlation,
  *                       or true convolution); cudnnConvolutionForward
  *                       (y = alpha conv + beta y), cudnnConvolution-
@@ -666,7 +667,7 @@ enum {
   CUDNN_STATUS_INTERNAL_ERROR = 4000,
   CUDNN_STATUS_EXECUTION_FAILED = 5000,
 };
-enum { CUDNN_DATA_FLOAT = 0, CUDNN_TENSOR_NCHW = 0 };
+enum { CUDNN_DATA_FLOAT = 0, CUDNN_TENSOR_NCHW = 0, CUDNN_TENSOR_NHWC = 1 };
 enum { CUDNN_CONVOLUTION = 0, CUDNN_CROSS_CORRELATION = 1 };
 enum { CUDNN_DEFAULT_MATH = 0, CUDNN_TENSOR_OP_MATH = 1, CUDNN_FMA_MATH = 3 };
 enum { CUDNN_ACTIVATION_RELU = 1, CUDNN_ACTIVATION_IDENTITY = 5 };
@@ -685,10 +686,12 @@ struct cudnnContext {
 struct cudnnTensorStruct {
   int set;
   int n, c, h, w;
+  int format; /* CUDNN_TENSOR_NCHW or CUDNN_TENSOR_NHWC */
 };
 struct cudnnFilterStruct {
   int set;
   int k, c, h, w;
+  int format; /* NHWC: [k, h, w, c] */
 };
 struct cudnnConvolutionStruct {
   int set;
@@ -825,11 +828,12 @@ cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t desc,
   FAIL_IF_ASKED("cudnnSetTensor4dDescriptor");
   if (!desc)
     return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  if (format != CUDNN_TENSOR_NCHW || dataType != CUDNN_DATA_FLOAT)
+  if ((format != CUDNN_TENSOR_NCHW && format != CUDNN_TENSOR_NHWC) ||
+      dataType != CUDNN_DATA_FLOAT)
     return CUDNN_STATUS_NOT_SUPPORTED;
   if (n < 1 || c < 1 || h < 1 || w < 1)
     return CUDNN_STATUS_BAD_PARAM;
-  *desc = (struct cudnnTensorStruct){1, n, c, h, w};
+  *desc = (struct cudnnTensorStruct){1, n, c, h, w, format};
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -839,11 +843,12 @@ cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t desc,
   FAIL_IF_ASKED("cudnnSetFilter4dDescriptor");
   if (!desc)
     return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  if (format != CUDNN_TENSOR_NCHW || dataType != CUDNN_DATA_FLOAT)
+  if ((format != CUDNN_TENSOR_NCHW && format != CUDNN_TENSOR_NHWC) ||
+      dataType != CUDNN_DATA_FLOAT)
     return CUDNN_STATUS_NOT_SUPPORTED;
   if (k < 1 || c < 1 || h < 1 || w < 1)
     return CUDNN_STATUS_BAD_PARAM;
-  *desc = (struct cudnnFilterStruct){1, k, c, h, w};
+  *desc = (struct cudnnFilterStruct){1, k, c, h, w, format};
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -931,9 +936,26 @@ static cudnnStatus_t checkConv(const struct cudnnTensorStruct *x,
   return CUDNN_STATUS_SUCCESS;
 }
 
+/* Where element (n, c, h, w) of `t` is, in its format. */
+static size_t tensorIndex(const struct cudnnTensorStruct *t, int n, int c,
+                          int h, int w) {
+  if (t->format == CUDNN_TENSOR_NHWC)
+    return (((size_t)n * t->h + h) * t->w + w) * t->c + c;
+  return (((size_t)n * t->c + c) * t->h + h) * t->w + w;
+}
+
+/* Where filter element (k, c, r, s) is, in its format. */
+static size_t filterIndex(const struct cudnnFilterStruct *f, int k, int c,
+                          int r, int s) {
+  if (f->format == CUDNN_TENSOR_NHWC)
+    return (((size_t)k * f->h + r) * f->w + s) * f->c + c;
+  return (((size_t)k * f->c + c) * f->h + r) * f->w + s;
+}
+
 static int sameShape(const struct cudnnTensorStruct *a,
                      const struct cudnnTensorStruct *b) {
-  return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w;
+  return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w &&
+         a->format == b->format;
 }
 
 /* A convolution as captured: everything by value. */
@@ -976,14 +998,11 @@ static void runConv(void *context) {
                 /* True convolution flips the window. */
                 int fr = cv->mode == CUDNN_CONVOLUTION ? w->h - 1 - r : r;
                 int fs = cv->mode == CUDNN_CONVOLUTION ? w->w - 1 - s : s;
-                float xv = c->X[(((size_t)n * x->c + g * cg + ci) * x->h + ih) *
-                                    x->w +
-                                iw];
-                float wv =
-                    c->W[(((size_t)k * w->c + ci) * w->h + fr) * w->w + fs];
+                float xv = c->X[tensorIndex(x, n, g * cg + ci, ih, iw)];
+                float wv = c->W[filterIndex(w, k, ci, fr, fs)];
                 sum += xv * wv;
               }
-          size_t i = (((size_t)n * y->c + k) * y->h + oh) * y->w + ow;
+          size_t i = tensorIndex(y, n, k, oh, ow);
           float v = c->alpha * sum;
           if (c->beta != 0)
             v += c->beta * c->Y[i];
@@ -1067,12 +1086,13 @@ static cudnnStatus_t checkAlgorithm(int algo,
 
 static void traceConv(const char *call, const struct Conv *c, int algo,
                       int captured) {
-  trace("%s%s: x %dx%dx%dx%d, w %dx%dx%dx%d, pad %d,%d, stride %d,%d, "
+  trace("%s%s: x %dx%dx%dx%d%s, w %dx%dx%dx%d%s, pad %d,%d, stride %d,%d, "
         "dilation %d,%d, groups %d, %s, math %d, algo %d, alpha %g, "
         "beta %g, alpha2 %g, bias %s, activation %s",
         call, captured ? " (captured)" : "", c->x.n, c->x.c, c->x.h, c->x.w,
-        c->w.k, c->w.c, c->w.h, c->w.w, c->conv.padH, c->conv.padW,
-        c->conv.strideH, c->conv.strideW, c->conv.dilationH,
+        c->x.format == CUDNN_TENSOR_NHWC ? " nhwc" : "", c->w.k, c->w.c, c->w.h,
+        c->w.w, c->w.format == CUDNN_TENSOR_NHWC ? " krsc" : "", c->conv.padH,
+        c->conv.padW, c->conv.strideH, c->conv.strideW, c->conv.dilationH,
         c->conv.dilationW, c->conv.groups,
         c->conv.mode == CUDNN_CROSS_CORRELATION ? "cross-correlation"
                                                 : "convolution",
@@ -1181,13 +1201,9 @@ static void runAdd(void *context) {
       for (int h = 0; h < c->h; ++h)
         for (int w = 0; w < c->w; ++w) {
           /* A broadcasts along its dims of 1. */
-          size_t ia = (((size_t)(a->n == 1 ? 0 : n) * a->c +
-                        (a->c == 1 ? 0 : ch)) *
-                           a->h +
-                       (a->h == 1 ? 0 : h)) *
-                          a->w +
-                      (a->w == 1 ? 0 : w);
-          size_t ic = (((size_t)n * c->c + ch) * c->h + h) * c->w + w;
+          size_t ia = tensorIndex(a, a->n == 1 ? 0 : n, a->c == 1 ? 0 : ch,
+                                  a->h == 1 ? 0 : h, a->w == 1 ? 0 : w);
+          size_t ic = tensorIndex(c, n, ch, h, w);
           float v = add->alpha * add->A[ia];
           if (add->beta != 0)
             v += add->beta * add->C[ic];
