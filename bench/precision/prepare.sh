@@ -10,7 +10,8 @@
 # from its float32 file with --precision=fp16, bf16 and tf32, and from its
 # float16 version (to_half.py; what PyTorch's model.half() exports) with
 # the default precision, and with --precision=fp16 --io-precision=fp16;
-# models with convolutions also with --conv=nhwc-direct in fp16 and bf16.
+# models with convolutions also with --conv=nhwc-direct in fp16, bf16 and
+# tf32.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${FUSE_BUILD_DIR:-build}
@@ -46,7 +47,7 @@ for m in $(cd "$OUT/models" && ls *.onnx | sed 's/\.onnx$//'); do
     --gpu-arch="$ARCH" 2>/dev/null
   # CNNs' windowed convolutions as cuDNN NHWC calls (onnx.NhwcConv).
   if python3 -c "import onnx,sys; sys.exit(not any(n.op_type == 'Conv' for n in onnx.load(sys.argv[1]).graph.node))" "$OUT/models/$m.onnx"; then
-    for p in fp16 bf16; do
+    for p in fp16 bf16 tf32; do
       "$BUILD/bin/fuse-compile" "$OUT/models/$m.onnx" -o "$OUT/$m.${p}direct.fbin" \
         --gpu-arch="$ARCH" --precision=$p --conv=nhwc-direct 2>/dev/null
     done

@@ -821,11 +821,14 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
         convs.rowAlignment = 8;
         convs.pointwise = !cpu;
       }
-      bool autoNhwc = options.conv == "auto" && half && libraries;
+      // On tensor cores (half precision, TF32) NHWC activations, with the
+      // windowed convolutions cuDNN NHWC calls (onnx.NhwcConv) rather than
+      // im2col and a matmul: ResNet-50 at batch 32 on the H200 fp16 1.61 ->
+      // 1.09 ms, tf32 4.31 -> 3.10 ms. In fp32 NCHW stays faster (8.64
+      // against 9.25 ms; docs/models.md).
+      bool autoNhwc = options.conv == "auto" && libraries &&
+                      (half || precision == Precision::tf32);
       convs.channelsLast = options.conv == "nhwc" || nhwcDirect || autoNhwc;
-      // Windowed convolutions as cuDNN NHWC calls (onnx.NhwcConv), not
-      // im2col and a matmul: ResNet-50 fp16 at batch 32 1.61 -> 1.09 ms on
-      // the H200 (docs/models.md).
       convs.directWindows = nhwcDirect || autoNhwc;
       pm.nest<func::FuncOp>().addPass(createConvsToMatmuls(convs));
     }

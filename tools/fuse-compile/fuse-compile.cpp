@@ -206,7 +206,7 @@ static cl::opt<std::string> conv(
     cl::desc("How convolutions of one group run: auto (default: on cuda "
              "with libraries, as im2col and a cuBLASLt matmul when they have "
              "at most 4096 output positions, N*H*W, or at least 256 "
-             "filters, directly otherwise, and in fp16 or bf16 as "
+             "filters, directly otherwise, and in fp16, bf16 or tf32 as "
              "nhwc-direct; on "
              "cpu always as im2col and fuse's tiled matmul; else directly), "
              "direct (always a convolution: cuDNN or fuse's kernel), gemm "

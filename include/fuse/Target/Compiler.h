@@ -101,8 +101,8 @@ struct CompileOptions {
   /// fuse-select-strategies' depthwise: "library" or "kernel".
   std::string depthwise = "kernel";
   /// Convolutions as im2col and a matmul (fuse-convs-to-matmuls): "auto"
-  /// (small ones, on cuda with libraries; in half precision there,
-  /// "nhwc-direct"),
+  /// (small ones, on cuda with libraries; in half precision and tf32
+  /// there, "nhwc-direct"),
   /// "direct" (none), "gemm" (all), "nhwc" (all, over NHWC activations) or
   /// "nhwc-direct" (NHWC activations, only 1x1 stride-1 convolutions as
   /// matmuls, the others onnx.NhwcConv).
