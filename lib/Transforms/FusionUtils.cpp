@@ -185,11 +185,8 @@ static SmallVector<Operation *> getFilterViews(ArrayRef<Operation *> ops) {
   SmallVector<Operation *> views;
   for (Operation *op : ops) {
     auto conv = dyn_cast<ONNXNhwcConvOp>(op);
-    auto transpose =
-        conv ? conv.getW().getDefiningOp<ONNXTransposeOp>() : ONNXTransposeOp();
-    if (transpose && transpose->hasOneUse() && transpose.getPerm() &&
-        *transpose.getPerm() == ArrayRef<int64_t>{0, 3, 1, 2} &&
-        transpose.getData().getDefiningOp<ONNXConstantOp>() &&
+    ONNXTransposeOp transpose = conv ? conv.getFiltersLastView() : nullptr;
+    if (transpose && transpose.getData().getDefiningOp<ONNXConstantOp>() &&
         !llvm::is_contained(ops, transpose.getOperation()))
       views.push_back(transpose);
   }

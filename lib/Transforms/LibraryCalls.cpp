@@ -175,9 +175,8 @@ static bool matchGemm(ONNXGemmOp op, LibraryCall &call, Value &bias,
 /// computes, like a Cast). Null when they are not.
 static Value getFiltersLast(ONNXNhwcConvOp op,
                             SmallVectorImpl<Operation *> &casts) {
-  auto transpose = op.getW().getDefiningOp<ONNXTransposeOp>();
-  if (!transpose || !transpose->hasOneUse() || !transpose.getPerm() ||
-      *transpose.getPerm() != ArrayRef<int64_t>{0, 3, 1, 2})
+  ONNXTransposeOp transpose = op.getFiltersLastView();
+  if (!transpose)
     return Value();
   casts.push_back(transpose);
   return transpose.getData();

@@ -207,6 +207,14 @@ LogicalResult ONNXNhwcConvOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+ONNXTransposeOp ONNXNhwcConvOp::getFiltersLastView() {
+  auto transpose = getW().getDefiningOp<ONNXTransposeOp>();
+  if (!transpose || !transpose->hasOneUse() || !transpose.getPerm() ||
+      *transpose.getPerm() != ArrayRef<int64_t>{0, 3, 1, 2})
+    return ONNXTransposeOp();
+  return transpose;
+}
+
 LogicalResult ONNXBatchNormalizationOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &types) {

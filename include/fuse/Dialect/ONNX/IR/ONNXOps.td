@@ -488,6 +488,12 @@ def ONNXNhwcConvOp : ONNX_Op<"NhwcConv", [ONNX_Contraction]> {
                        OptionalAttr<DenseI64ArrayAttr>:$pads,
                        OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs ONNX_FloatTensor:$Y);
+  let extraClassDeclaration = [{
+    /// The Transpose (perm [0, 3, 1, 2], read only here) through which `W`
+    /// reads filters stored [M, kH, kW, C/group], the layout of cuDNN's
+    /// NHWC filters; null when `W` is not one.
+    ONNXTransposeOp getFiltersLastView();
+  }];
 }
 
 def ONNXGemmOp : ONNX_Op<"Gemm", [ONNX_Contraction]> {
