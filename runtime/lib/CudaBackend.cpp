@@ -336,7 +336,8 @@ public:
       return s;
     for (int i = 0; i < iterations; ++i) {
       float ms = 0;
-      if (fuse_status s = timeGraph(graphs[plan], "the plan", ms))
+      if (fuse_status s =
+              cu->timeGraph(stream, start, stop, graphs[plan], "the plan", ms))
         return s;
       timesMs[i] = ms;
     }
@@ -506,7 +507,7 @@ private:
     fuse_status status = FUSE_OK;
     for (size_t i = 0; i < kEmptyGraphLaunches && !status; ++i)
       status = launchEmpty(what);
-    status = endCapture(status, what, emptyGraph);
+    status = cu->endCapture(stream, status, what, emptyGraph);
     // Its first launch uploads it: not part of any timing.
     double ms = 0;
     if (!status)
@@ -523,29 +524,12 @@ private:
   /// What one empty kernel costs in a graph of them: milliseconds.
   fuse_status timeEmptyGraph(double &ms) {
     float total = 0;
-    fuse_status s = timeGraph(emptyGraph, "the profiler's empty kernels", total);
+    fuse_status s = cu->timeGraph(stream, start, stop, emptyGraph,
+                                  "the profiler's empty kernels", total);
     ms = double(total) / kEmptyGraphLaunches;
     return s;
   }
 
-  /// One launch of `exec` (none when null: a plan without launches),
-  /// timed with events around it.
-  fuse_status timeGraph(CUgraphExec exec, const std::string &what,
-                        float &ms) {
-    fuse_status s = cu->check(cu->cuEventRecord(start, stream), "cuEventRecord");
-    if (!s && exec)
-      s = cu->check(cu->cuGraphLaunch(exec, stream),
-                    "cuGraphLaunch (" + what + ")");
-    if (!s)
-      s = cu->check(cu->cuEventRecord(stop, stream), "cuEventRecord");
-    if (!s)
-      s = cu->check(cu->cuEventSynchronize(stop),
-                    "running " + what + " (cuEventSynchronize)");
-    if (!s)
-      s = cu->check(cu->cuEventElapsedTime(&ms, start, stop),
-                    "cuEventElapsedTime");
-    return s;
-  }
   /// Alignment of a library call's workspace pointer (cuBLASLt's need).
   static constexpr uint64_t kWorkspaceAlignment = 256;
   /// Events recorded back to back before a profiled plan's launches.
@@ -846,23 +830,7 @@ private:
       if (!status && events)
         status = record(kCalibration + 1 + empties + timed++);
     }
-    return endCapture(status, what, exec);
-  }
-
-  /// Ends the stream's capture (always, so that the stream stays usable
-  /// after an error) and, if `status` is still OK, instantiates the graph.
-  fuse_status endCapture(fuse_status status, const std::string &what,
-                         CUgraphExec &exec) {
-    CUgraph graph = nullptr;
-    CUresult ended = cu->cuStreamEndCapture(stream, &graph);
-    if (!status)
-      status = cu->check(ended, what + " (cuStreamEndCapture)");
-    if (!status)
-      status = cu->check(cu->cuGraphInstantiate(&exec, graph, 0),
-                         what + " (cuGraphInstantiateWithFlags)");
-    if (graph)
-      cu->cuGraphDestroy(graph);
-    return status;
+    return cu->endCapture(stream, status, what, exec);
   }
 
   std::shared_ptr<CudaShared> shared;

@@ -95,5 +95,36 @@ fuse_status CudaDriver::check(CUresult result, const std::string &what) const {
               describe(result).c_str());
 }
 
+fuse_status CudaDriver::endCapture(CUstream stream, fuse_status status,
+                                   const std::string &what,
+                                   CUgraphExec &exec) const {
+  CUgraph graph = nullptr;
+  CUresult ended = cuStreamEndCapture(stream, &graph);
+  if (!status)
+    status = check(ended, what + " (cuStreamEndCapture)");
+  if (!status)
+    status = check(cuGraphInstantiate(&exec, graph, 0),
+                   what + " (cuGraphInstantiateWithFlags)");
+  if (graph)
+    cuGraphDestroy(graph);
+  return status;
+}
+
+fuse_status CudaDriver::timeGraph(CUstream stream, CUevent start, CUevent stop,
+                                  CUgraphExec exec, const std::string &what,
+                                  float &ms) const {
+  fuse_status s = check(cuEventRecord(start, stream), "cuEventRecord");
+  if (!s && exec)
+    s = check(cuGraphLaunch(exec, stream), "cuGraphLaunch (" + what + ")");
+  if (!s)
+    s = check(cuEventRecord(stop, stream), "cuEventRecord");
+  if (!s)
+    s = check(cuEventSynchronize(stop),
+              "running " + what + " (cuEventSynchronize)");
+  if (!s)
+    s = check(cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+  return s;
+}
+
 } // namespace runtime
 } // namespace fuse

@@ -133,6 +133,18 @@ struct CudaDriver {
   /// FUSE_OK if `result` is CUDA_SUCCESS, else FUSE_ERROR_DEVICE with
   /// "cuda: <what> failed: <describe(result)>".
   fuse_status check(CUresult result, const std::string &what) const;
+
+  /// Ends `stream`'s capture (always, so that the stream stays usable
+  /// after an error) and, if `status` is still OK, instantiates the graph
+  /// into `exec`; returns the first failure. `what` names the capture.
+  fuse_status endCapture(CUstream stream, fuse_status status,
+                         const std::string &what, CUgraphExec &exec) const;
+
+  /// One launch of `exec` on `stream` (none when null: a plan without
+  /// launches), timed with the events `start` and `stop` around it.
+  fuse_status timeGraph(CUstream stream, CUevent start, CUevent stop,
+                        CUgraphExec exec, const std::string &what,
+                        float &ms) const;
 };
 
 } // namespace runtime

@@ -430,53 +430,32 @@ private:
   fuse_status time(const CallContext &context, float &ms) {
     const CudaDriver &cu = *context.cu;
     constexpr int kCalls = 4, kSamples = 5;
+    std::string timing = what + ": timing";
     if (fuse_status s = enqueue(context.stream))
       return s;
     if (fuse_status s = cu.check(cu.cuStreamSynchronize(context.stream),
-                                 what + ": timing (cuStreamSynchronize)"))
+                                 timing + " (cuStreamSynchronize)"))
       return s;
     if (fuse_status s =
             cu.check(cu.cuStreamBeginCapture(
                          context.stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-                     what + ": timing (cuStreamBeginCapture)"))
+                     timing + " (cuStreamBeginCapture)"))
       return s;
-    fuse_status captured = FUSE_OK;
-    for (int c = 0; c < kCalls && !captured; ++c)
-      captured = enqueue(context.stream);
-    CUgraph graph = nullptr;
-    fuse_status ended = cu.check(cu.cuStreamEndCapture(context.stream, &graph),
-                                 what + ": timing (cuStreamEndCapture)");
-    if (captured || ended) {
-      if (graph)
-        cu.cuGraphDestroy(graph);
-      return captured ? captured : ended;
-    }
+    fuse_status s = FUSE_OK;
+    for (int c = 0; c < kCalls && !s; ++c)
+      s = enqueue(context.stream);
     CUgraphExec exec = nullptr;
-    fuse_status s = cu.check(cu.cuGraphInstantiate(&exec, graph, 0),
-                             what + ": timing (cuGraphInstantiate)");
+    if (fuse_status ended = cu.endCapture(context.stream, s, timing, exec))
+      return ended;
     std::vector<float> times;
     for (int i = -1; i < kSamples && !s; ++i) {
       float t = 0;
-      s = cu.check(cu.cuEventRecord(context.start, context.stream),
-                   "cuEventRecord");
-      if (!s)
-        s = cu.check(cu.cuGraphLaunch(exec, context.stream),
-                     what + ": timing (cuGraphLaunch)");
-      if (!s)
-        s = cu.check(cu.cuEventRecord(context.stop, context.stream),
-                     "cuEventRecord");
-      if (!s)
-        s = cu.check(cu.cuEventSynchronize(context.stop),
-                     what + ": timing (cuEventSynchronize)");
-      if (!s)
-        s = cu.check(cu.cuEventElapsedTime(&t, context.start, context.stop),
-                     "cuEventElapsedTime");
+      s = cu.timeGraph(context.stream, context.start, context.stop, exec,
+                       timing, t);
       if (!s && i >= 0)
         times.push_back(t / kCalls);
     }
-    if (exec)
-      cu.cuGraphExecDestroy(exec);
-    cu.cuGraphDestroy(graph);
+    cu.cuGraphExecDestroy(exec);
     if (s)
       return s;
     std::sort(times.begin(), times.end());
