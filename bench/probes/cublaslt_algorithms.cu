@@ -4,16 +4,18 @@
 // as tuning candidates (issue "Half precision on tensor cores").
 //
 //   nvcc -O2 -arch=sm_90 -o /tmp/lt_algos bench/probes/cublaslt_algorithms.cu -lcublasLt
-//   /tmp/lt_algos
+//   /tmp/lt_algos [MxKxN[+r] ...]   (default: BERT-base's eight, with +r)
 //
-// Row-major D[M,N] = A[M,K] B[K,N] + bias + C (the bias epilogue, beta 1:
-// a residual), fp16 in and out, f32 compute, as fuse's runtime calls it
+// Row-major D[M,N] = A[M,K] B[K,N] + bias (+ C with "+r": beta 1, a
+// residual), fp16 in and out, f32 compute, as fuse's runtime calls it
 // (cuBLASLt sees the transposed problem). Every result of
 // cublasLtMatmulAlgoGetHeuristic (up to 32 asked), then split-K 2-8 with
 // each reduction scheme on the first six, each checked by
 // cublasLtMatmulAlgoCheck; twenty calls in one CUDA graph, median of
 // 30 replays, per call.
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <cublasLt.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -40,9 +42,21 @@ struct Cand {
 };
 
 int main(int argc, char **argv) {
-  int shapes[][3] = {{128, 768, 2304},  {128, 768, 768},  {128, 768, 3072},
-                     {128, 3072, 768},  {4096, 768, 2304}, {4096, 768, 768},
-                     {4096, 768, 3072}, {4096, 3072, 768}};
+  std::vector<std::array<int, 4>> shapes = {
+      {128, 768, 2304, 1},  {128, 768, 768, 1},  {128, 768, 3072, 1},
+      {128, 3072, 768, 1},  {4096, 768, 2304, 1}, {4096, 768, 768, 1},
+      {4096, 768, 3072, 1}, {4096, 3072, 768, 1}};
+  if (argc > 1)
+    shapes.clear();
+  for (int i = 1; i < argc; ++i) {
+    std::array<int, 4> s{0, 0, 0, 0};
+    if (sscanf(argv[i], "%dx%dx%d", &s[0], &s[1], &s[2]) != 3) {
+      fprintf(stderr, "bad shape '%s' (want MxKxN or MxKxN+r)\n", argv[i]);
+      return 2;
+    }
+    s[3] = strstr(argv[i], "+r") != nullptr;
+    shapes.push_back(s);
+  }
   cublasLtHandle_t h;
   CK(cublasLtCreate(&h));
   size_t wsBytes = 32 << 20;
@@ -52,6 +66,7 @@ int main(int argc, char **argv) {
   CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   for (auto &s : shapes) {
     int M = s[0], K = s[1], N = s[2];
+    bool residual = s[3];
     half *A, *B, *C, *D, *bias;
     CK(cudaMalloc(&A, sizeof(half) * M * K));
     CK(cudaMalloc(&B, sizeof(half) * K * N));
@@ -130,7 +145,7 @@ int main(int argc, char **argv) {
         }
       }
     }
-    float alpha = 1, beta = 1;
+    float alpha = 1, beta = residual ? 1 : 0;
     for (Cand &c : cands)
       c.us = timeInGraph(stream, 20, 30, [&] {
         return cublasLtMatmul(h, desc, &alpha, B, la, A, lb, &beta, C, lc, D,
@@ -142,10 +157,13 @@ int main(int argc, char **argv) {
       return x < y;
     });
     double flop = 2.0 * M * N * K;
-    printf("== M=%d K=%d N=%d: %d heuristic results, %zu candidates; heur[0] "
-           "%.2f us (id %d tile %d splitk %d)\n",
-           M, K, N, found, cands.size(), cands[0].us, cands[0].id,
-           cands[0].tile, cands[0].splitk);
+    double bytes = 2.0 * ((double)M * K + (double)K * N +
+                          (double)M * N * (residual ? 2 : 1));
+    printf("== M=%d K=%d N=%d%s: %d heuristic results, %zu candidates; heur[0] "
+           "%.2f us (id %d tile %d splitk %d); bytes %.1f MB\n",
+           M, K, N, residual ? " +residual" : "", found, cands.size(),
+           cands[0].us, cands[0].id, cands[0].tile, cands[0].splitk,
+           bytes / 1e6);
     for (int i = 0; i < std::min<int>(6, sorted.size()); ++i) {
       Cand &c = sorted[i];
       printf("  %.2f us %.0f TFLOP/s heur %d id %d tile %d stages %d splitk %d "
@@ -157,8 +175,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < found; ++i)
       if (cands[i].us > 0 && cands[i].us < cands[heurBest].us)
         heurBest = i;
-    printf("  best of heuristic list: index %d %.2f us\n", heurBest,
-           cands[heurBest].us);
+    printf("  best of heuristic list: index %d %.2f us (%.0f GB/s)\n",
+           heurBest, cands[heurBest].us, bytes / cands[heurBest].us / 1e3);
     cudaFree(A), cudaFree(B), cudaFree(C), cudaFree(D), cudaFree(bias);
   }
   return 0;

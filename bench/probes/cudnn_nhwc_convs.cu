@@ -37,6 +37,7 @@
 struct Shape {
   const char *name;
   int c, h, k, r, stride, pad, count;
+  bool residual = false; // + z (alpha2 1): a residual added before the ReLU
 };
 
 int main(int argc, char **argv) {
@@ -60,6 +61,10 @@ int main(int argc, char **argv) {
       {"l1 1x1 256-64", 256, 56, 64, 1, 1, 0, 2},
       {"l2 1x1 512-128", 512, 28, 128, 1, 1, 0, 3},
       {"l3 1x1 1024-256", 1024, 14, 256, 1, 1, 0, 5},
+      {"l1 1x1 64-256 +z", 64, 56, 256, 1, 1, 0, 3, true},
+      {"l2 1x1 128-512 +z", 128, 28, 512, 1, 1, 0, 4, true},
+      {"l3 1x1 256-1024 +z", 256, 14, 1024, 1, 1, 0, 6, true},
+      {"l4 1x1 512-2048 +z", 512, 7, 2048, 1, 1, 0, 3, true},
   };
   cudnnHandle_t h;
   CK(cudnnCreate(&h));
@@ -77,9 +82,11 @@ int main(int argc, char **argv) {
     int outH = (s.h + 2 * s.pad - s.r) / s.stride + 1;
     size_t xs = (size_t)n * s.c * s.h * s.h, ys = (size_t)n * s.k * outH * outH,
            wsz = (size_t)s.k * s.c * s.r * s.r;
-    half *x, *y, *w, *bias;
+    half *x, *y, *z, *w, *bias;
     CK(cudaMalloc(&x, xs * 2));
     CK(cudaMalloc(&y, ys * 2));
+    CK(cudaMalloc(&z, ys * 2));
+    CK(cudaMemset(z, 0, ys * 2));
     CK(cudaMalloc(&w, wsz * 2));
     CK(cudaMalloc(&bias, s.k * 2));
     CK(cudaMemset(x, 0, xs * 2));
@@ -107,7 +114,7 @@ int main(int argc, char **argv) {
     CK(cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH));
     CK(cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_RELU,
                                     CUDNN_PROPAGATE_NAN, 0.0));
-    float alpha = 1, beta = 0;
+    float alpha = 1, beta = 0, alpha2 = s.residual ? 1 : 0;
     double flop = 2.0 * n * outH * outH * s.k * s.c * s.r * s.r;
     float bestFused = 1e9, bestPlain = 1e9;
     int bestFusedAlgo = -1, bestPlainAlgo = -1;
@@ -123,8 +130,8 @@ int main(int argc, char **argv) {
           cudnnStatus_t st =
               fused ? cudnnConvolutionBiasActivationForward(
                           h, &alpha, xd, x, wd, w, cd,
-                          (cudnnConvolutionFwdAlgo_t)algo, ws, wsBytes, &beta,
-                          yd, y, bd, bias, ad, yd, y)
+                          (cudnnConvolutionFwdAlgo_t)algo, ws, wsBytes, &alpha2,
+                          yd, s.residual ? z : y, bd, bias, ad, yd, y)
                     : cudnnConvolutionForward(h, &alpha, xd, x, wd, w, cd,
                                               (cudnnConvolutionFwdAlgo_t)algo,
                                               ws, wsBytes, &beta, yd, y);
@@ -141,10 +148,10 @@ int main(int argc, char **argv) {
            "%7.2f us (algo %d)  bytes-floor %.2f us\n",
            s.name, n, s.count, bestFused, bestFusedAlgo,
            flop / bestFused / 1e6, bestPlain, bestPlainAlgo,
-           (xs + ys + wsz) * 2 / 4.0e6);
-    if (s.name[0] != 's' || s.c == 3)
+           (xs + ys * (s.residual ? 2 : 1) + wsz) * 2 / 4.0e6);
+    if (!s.residual && (s.name[0] != 's' || s.c == 3))
       weighted += s.count * std::min(bestFused, 1e6f);
-    cudaFree(x), cudaFree(y), cudaFree(w), cudaFree(bias);
+    cudaFree(x), cudaFree(y), cudaFree(z), cudaFree(w), cudaFree(bias);
   }
   printf("sum over the listed convs (x count, stem c3): %.1f us\n", weighted);
   return 0;
