@@ -634,9 +634,13 @@ private:
         workspace = 0, workspaceBytes = 0;
       else
         workspace += skip, workspaceBytes -= skip;
-      CallContext context{cu, stream, start, stop,
+      CallContext context{cu,
+                          stream,
+                          start,
+                          stop,
                           format("plan '%s' launch %zu", plan.name.c_str(), i),
-                          &convChoices};
+                          &convChoices,
+                          &matmulChoices};
       fuse_status s =
           launch.kind == uint32_t(artifact::LaunchKind::Matmul)
               ? prepareMatmul(*cublasLt, matmulHandle, context, launch.matmul,
@@ -862,6 +866,7 @@ private:
   const Artifact *artifact = nullptr;
   std::string libraryInfo;
   std::map<std::string, std::pair<bool, int>> convChoices;
+  std::map<std::string, cublasLtMatmulAlgo_t> matmulChoices;
 };
 
 } // namespace

@@ -5,7 +5,8 @@
 // the call computes D^T = op(B)^T op(A)^T: cuBLASLt's (m, n, k) is fuse's
 // (n, m, k), its first operand is B and its second A, each transposed
 // exactly when fuse's is. The bias, one value per column of fuse's D, is
-// then one per row of cuBLASLt's, as its epilogues expect.
+// then one per row of cuBLASLt's, as its epilogues expect. The algorithm
+// is the fastest of the heuristic's first eight, timed as the call runs.
 //
 // Types: float16 and bfloat16 operands are multiplied on tensor cores with
 // float32 sums (cuBLASLt's CUBLAS_COMPUTE_32F, cuDNN's float convolution
@@ -74,6 +75,96 @@ int cudnnDataType(uint32_t dtype) {
   }
 }
 
+/// Times `call`, in ms, as a plan runs it: four calls captured in one CUDA
+/// graph, the median of five replays (after one to warm up), per call.
+/// Timed from the stream instead, each library call's host time (several
+/// us) hid the difference between candidates. One call runs first outside
+/// the capture (what a library sets up on a first call need not be
+/// capturable). Fails when the calls cannot be captured: the plan's graph
+/// could not run them either.
+fuse_status timeInGraph(const CallContext &context, const std::string &what,
+                        LibraryCall &call, float &ms) {
+  const CudaDriver &cu = *context.cu;
+  constexpr int kCalls = 4, kSamples = 5;
+  std::string timing = what + ": timing";
+  if (fuse_status s = call.enqueue(context.stream))
+    return s;
+  if (fuse_status s = cu.check(cu.cuStreamSynchronize(context.stream),
+                               timing + " (cuStreamSynchronize)"))
+    return s;
+  if (fuse_status s =
+          cu.check(cu.cuStreamBeginCapture(context.stream,
+                                           CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                   timing + " (cuStreamBeginCapture)"))
+    return s;
+  fuse_status s = FUSE_OK;
+  for (int c = 0; c < kCalls && !s; ++c)
+    s = call.enqueue(context.stream);
+  CUgraphExec exec = nullptr;
+  if (fuse_status ended = cu.endCapture(context.stream, s, timing, exec))
+    return ended;
+  std::vector<float> times;
+  for (int i = -1; i < kSamples && !s; ++i) {
+    float t = 0;
+    s = cu.timeGraph(context.stream, context.start, context.stop, exec, timing,
+                     t);
+    if (!s && i >= 0)
+      times.push_back(t / kCalls);
+  }
+  cu.cuGraphExecDestroy(exec);
+  if (s)
+    return s;
+  std::sort(times.begin(), times.end());
+  ms = times[kSamples / 2];
+  return FUSE_OK;
+}
+
+/// The fastest of `count` ways to run a call: `select(i)` makes way i the
+/// call's, which is then timed (timeInGraph); the three fastest are timed
+/// again, since one timing at load is noisy. Leaves the fastest selected
+/// and returns its index. A way that fails (or cannot be captured) is no
+/// option; when none runs, the first failure is the error.
+fuse_status chooseFastest(const CallContext &context, const std::string &what,
+                          LibraryCall &call, size_t count,
+                          const std::function<void(size_t)> &select,
+                          size_t &fastest) {
+  struct Option {
+    size_t index;
+    float ms;
+  };
+  std::vector<Option> options;
+  fuse_status firstFailure = FUSE_OK;
+  std::string firstMessage;
+  for (size_t i = 0; i < count; ++i) {
+    Option option{i, 0};
+    select(i);
+    if (fuse_status s = timeInGraph(context, what, call, option.ms)) {
+      if (!firstFailure) {
+        firstFailure = s;
+        firstMessage = fuse_last_error();
+      }
+      continue;
+    }
+    options.push_back(option);
+  }
+  if (options.empty())
+    return fail(firstFailure, "%s", firstMessage.c_str());
+  std::sort(options.begin(), options.end(),
+            [](const Option &a, const Option &b) { return a.ms < b.ms; });
+  options.resize(std::min<size_t>(options.size(), 3));
+  for (Option &option : options) {
+    select(option.index);
+    if (fuse_status s = timeInGraph(context, what, call, option.ms))
+      return s;
+  }
+  fastest = std::min_element(
+                options.begin(), options.end(),
+                [](const Option &a, const Option &b) { return a.ms < b.ms; })
+                ->index;
+  select(fastest);
+  return FUSE_OK;
+}
+
 class MatmulCall : public LibraryCall {
 public:
   explicit MatmulCall(const CublasLt &lt) : lt(lt) {}
@@ -88,10 +179,11 @@ public:
       lt.cublasLtMatmulPreferenceDestroy(preference);
   }
 
-  fuse_status prepare(cublasLtHandle_t h, const std::string &where,
+  fuse_status prepare(cublasLtHandle_t h, const CallContext &context,
                       const MatmulParams &p,
-                      const std::vector<CUdeviceptr> &pointers,
-                      CUdeviceptr ws, uint64_t wsBytes) {
+                      const std::vector<CUdeviceptr> &pointers, CUdeviceptr ws,
+                      uint64_t wsBytes) {
+    const std::string &where = context.where;
     handle = h;
     workspace = ws;
     workspaceBytes = wsBytes;
@@ -202,22 +294,54 @@ public:
                                   &maxWorkspace, sizeof(maxWorkspace)),
                               "cublasLtMatmulPreferenceSetAttribute (MAX_WORKSPACE_BYTES)"))
       return s;
-    cublasLtMatmulHeuristicResult_t result{};
+    what = where;
+    // Matmuls of the same shape (a transformer's layers repeat) run alike.
+    std::string shape;
+    if (context.matmulChoices) {
+      MatmulParams key = p;
+      std::vector<uint8_t> bytes = artifact::encode(key);
+      shape.assign(bytes.begin(), bytes.end());
+      shape += std::to_string(workspaceBytes);
+      auto it = context.matmulChoices->find(shape);
+      if (it != context.matmulChoices->end()) {
+        algo = it->second;
+        return FUSE_OK;
+      }
+    }
+    // cuBLASLt's first heuristic pick is not always its fastest algorithm
+    // for the call (docs/design.md): with a context to time in, its first
+    // few results are timed as the call runs and the fastest kept.
+    constexpr int kCandidates = 8;
+    cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
     int found = 0;
-    if (fuse_status s = check(lt.cublasLtMatmulAlgoGetHeuristic(
-                                  handle, desc, a, b, c, d, preference, 1,
-                                  &result, &found),
-                              "cublasLtMatmulAlgoGetHeuristic"))
+    if (fuse_status s =
+            check(lt.cublasLtMatmulAlgoGetHeuristic(
+                      handle, desc, a, b, c, d, preference,
+                      context.matmulChoices ? kCandidates : 1, results, &found),
+                  "cublasLtMatmulAlgoGetHeuristic"))
       return s;
-    if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS)
+    std::vector<cublasLtMatmulAlgo_t> candidates;
+    for (int i = 0; i < std::min(found, kCandidates); ++i)
+      if (results[i].state == CUBLAS_STATUS_SUCCESS &&
+          results[i].workspaceSize <= workspaceBytes)
+        candidates.push_back(results[i].algo);
+    if (candidates.empty())
       return fail(FUSE_ERROR_DEVICE,
                   "cublaslt: %s: no algorithm for this matmul "
                   "(%lldx%lldx%lld, batch %lld, %llu workspace bytes)",
                   where.c_str(), (long long)p.m, (long long)p.n,
                   (long long)p.k, (long long)p.batch,
                   (unsigned long long)workspaceBytes);
-    algo = result.algo;
-    what = where;
+    algo = candidates.front();
+    if (candidates.size() > 1) {
+      size_t fastest = 0;
+      if (fuse_status s = chooseFastest(
+              context, what, *this, candidates.size(),
+              [&](size_t i) { algo = candidates[i]; }, fastest))
+        return s;
+    }
+    if (context.matmulChoices)
+      (*context.matmulChoices)[shape] = algo;
     return FUSE_OK;
   }
 
@@ -420,49 +544,6 @@ public:
   }
 
 private:
-  /// Times `enqueue`, in ms, as the plan runs it: four calls captured in
-  /// one CUDA graph, the median of five replays (after one to warm up),
-  /// per call. Timed from the stream instead, each cuDNN call's host time
-  /// (several us) hid the difference between a fused call and three
-  /// separate ones. One call runs first outside the capture (what cuDNN
-  /// sets up on a first call need not be capturable). Fails when the calls
-  /// cannot be captured: the plan's graph could not run them either.
-  fuse_status time(const CallContext &context, float &ms) {
-    const CudaDriver &cu = *context.cu;
-    constexpr int kCalls = 4, kSamples = 5;
-    std::string timing = what + ": timing";
-    if (fuse_status s = enqueue(context.stream))
-      return s;
-    if (fuse_status s = cu.check(cu.cuStreamSynchronize(context.stream),
-                                 timing + " (cuStreamSynchronize)"))
-      return s;
-    if (fuse_status s =
-            cu.check(cu.cuStreamBeginCapture(
-                         context.stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-                     timing + " (cuStreamBeginCapture)"))
-      return s;
-    fuse_status s = FUSE_OK;
-    for (int c = 0; c < kCalls && !s; ++c)
-      s = enqueue(context.stream);
-    CUgraphExec exec = nullptr;
-    if (fuse_status ended = cu.endCapture(context.stream, s, timing, exec))
-      return ended;
-    std::vector<float> times;
-    for (int i = -1; i < kSamples && !s; ++i) {
-      float t = 0;
-      s = cu.timeGraph(context.stream, context.start, context.stop, exec,
-                       timing, t);
-      if (!s && i >= 0)
-        times.push_back(t / kCalls);
-    }
-    cu.cuGraphExecDestroy(exec);
-    if (s)
-      return s;
-    std::sort(times.begin(), times.end());
-    ms = times[kSamples / 2];
-    return FUSE_OK;
-  }
-
   fuse_status chooseAlgorithm(const CallContext &context,
                               const ConvParams &p) {
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT] = {};
@@ -494,55 +575,20 @@ private:
                   what.c_str(), dtypeName(p.dataType),
                   (unsigned long long)workspaceBytes, found);
     bool epilogue = p.hasBias || p.hasResidual || relu;
-    // Every way to run it: (fused, algorithm), timed.
-    struct Option {
-      bool fused;
-      int algo;
-      float ms;
-    };
-    std::vector<Option> options;
-    auto measure = [&](Option &option) -> fuse_status {
-      fused = option.fused;
-      algo = option.algo;
-      return time(context, option.ms);
-    };
-    // A way that fails (or cannot be captured) is no option; when none
-    // runs, the first failure is the error.
-    fuse_status firstFailure = FUSE_OK;
-    std::string firstMessage;
-    auto consider = [&](Option option) {
-      if (fuse_status s = measure(option)) {
-        if (!firstFailure) {
-          firstFailure = s;
-          firstMessage = fuse_last_error();
-        }
-        return;
-      }
-      options.push_back(option);
-    };
+    // Every way to run it: (fused, algorithm).
+    std::vector<std::pair<bool, int>> ways;
     for (int candidate : candidates) {
-      consider({false, candidate, 0});
+      ways.push_back({false, candidate});
       // Without ReLU the fused call runs only the precomputed GEMM.
       if (epilogue &&
           (relu ||
            candidate == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM))
-        consider({true, candidate, 0});
+        ways.push_back({true, candidate});
     }
-    if (options.empty())
-      return fail(firstFailure, "%s", firstMessage.c_str());
-    // The three fastest again: a single timing at load is noisy.
-    std::sort(options.begin(), options.end(),
-              [](const Option &a, const Option &b) { return a.ms < b.ms; });
-    options.resize(std::min<size_t>(options.size(), 3));
-    for (Option &option : options)
-      if (fuse_status s = measure(option))
-        return s;
-    const Option &best = *std::min_element(
-        options.begin(), options.end(),
-        [](const Option &a, const Option &b) { return a.ms < b.ms; });
-    fused = best.fused;
-    algo = best.algo;
-    return FUSE_OK;
+    size_t fastest = 0;
+    return chooseFastest(
+        context, what, *this, ways.size(),
+        [&](size_t i) { std::tie(fused, algo) = ways[i]; }, fastest);
   }
 
   const Cudnn &dnn;
@@ -570,7 +616,7 @@ fuse_status prepareMatmul(const CublasLt &library, cublasLtHandle_t handle,
                           CUdeviceptr workspace, uint64_t workspaceBytes,
                           std::unique_ptr<LibraryCall> &call) {
   std::unique_ptr<MatmulCall> matmul(new MatmulCall(library));
-  if (fuse_status s = matmul->prepare(handle, context.where, params, pointers,
+  if (fuse_status s = matmul->prepare(handle, context, params, pointers,
                                       workspace, workspaceBytes))
     return s;
   call = std::move(matmul);
@@ -614,7 +660,10 @@ fuse_status measureMatmul(const CublasLt &library, cublasLtHandle_t handle,
       "measuring a bf16 matmul"};
   const char *name = names[math];
   MatmulCall call(library);
-  if (fuse_status s = call.prepare(handle, name, p, pointers, workspace,
+  CallContext measuring = context;
+  measuring.where = name;
+  measuring.matmulChoices = nullptr;
+  if (fuse_status s = call.prepare(handle, measuring, p, pointers, workspace,
                                    workspaceBytes))
     return s;
   const CudaDriver &cu = *context.cu;

@@ -35,6 +35,9 @@ struct CallContext {
   /// encoded parameters and workspace), so that convolutions of the same
   /// shape run the same way and are timed once.
   std::map<std::string, std::pair<bool, int>> *convChoices = nullptr;
+  /// Likewise the cuBLASLt algorithm of each distinct matmul; without it a
+  /// matmul takes cuBLASLt's first heuristic pick, untimed.
+  std::map<std::string, cublasLtMatmulAlgo_t> *matmulChoices = nullptr;
 };
 
 class LibraryCall {

@@ -497,18 +497,25 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
   if (status != CUBLAS_STATUS_SUCCESS)
     return status;
   memset(results, 0, sizeof(*results) * (size_t)requested);
-  results[0].algo.data[0] = ALGO_MAGIC;
-  results[0].workspaceSize =
-      preference->maxWorkspace >= ALGO_WORKSPACE ? ALGO_WORKSPACE : 0;
-  results[0].algo.data[1] = results[0].workspaceSize;
-  results[0].state = CUBLAS_STATUS_SUCCESS;
-  results[0].wavesCount = 1;
-  *returned = 1;
+  /* Two algorithms when asked for more than one: the first uses the
+     workspace when it fits, the second none. */
+  int count = requested < 2 ? requested : 2;
+  for (int i = 0; i < count; ++i) {
+    results[i].algo.data[0] = ALGO_MAGIC;
+    results[i].workspaceSize =
+        i == 0 && preference->maxWorkspace >= ALGO_WORKSPACE ? ALGO_WORKSPACE
+                                                             : 0;
+    results[i].algo.data[1] = results[i].workspaceSize;
+    results[i].algo.data[2] = (uint64_t)i;
+    results[i].state = CUBLAS_STATUS_SUCCESS;
+    results[i].wavesCount = 1;
+  }
+  *returned = count;
   trace("cublasLtMatmulAlgoGetHeuristic: %llux%llux%llu batch %d, "
-        "workspace %zu of %llu bytes",
+        "workspace %zu of %llu bytes, %d of %d algorithms",
         (unsigned long long)p.m, (unsigned long long)p.n,
         (unsigned long long)p.k, p.batch, results[0].workspaceSize,
-        (unsigned long long)preference->maxWorkspace);
+        (unsigned long long)preference->maxWorkspace, count, requested);
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -641,13 +648,15 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle,
   }
   trace("cublasLtMatmul%s: %llux%llux%llu batch %d, op(A) %c lda %lld "
         "stride %lld, op(B) %c ldb %lld stride %lld, ldc %lld, ldd %lld "
-        "stride %lld, epilogue %u, alpha %g, beta %g, workspace %zu bytes",
+        "stride %lld, epilogue %u, alpha %g, beta %g, workspace %zu bytes, "
+        "algo %llu",
         capturing(stream) ? " (captured)" : "", (unsigned long long)p.m,
         (unsigned long long)p.n, (unsigned long long)p.k, p.batch,
         desc->transa ? 'T' : 'N', (long long)a->ld, (long long)a->stride,
         desc->transb ? 'T' : 'N', (long long)b->ld, (long long)b->stride,
         (long long)c->ld, (long long)d->ld, (long long)d->stride,
-        desc->epilogue, mm->alpha, mm->beta, workspaceBytes);
+        desc->epilogue, mm->alpha, mm->beta, workspaceBytes,
+        (unsigned long long)algo->data[2]);
   return enqueue(stream, runMatmul, mm) ? CUBLAS_STATUS_SUCCESS
                                         : CUBLAS_STATUS_EXECUTION_FAILED;
 }
