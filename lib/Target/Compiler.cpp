@@ -830,6 +830,10 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
                       (half || precision == Precision::tf32);
       convs.channelsLast = options.conv == "nhwc" || nhwcDirect || autoNhwc;
       convs.directWindows = nhwcDirect || autoNhwc;
+      // cuDNN's half-precision NHWC kernels for 3 input channels (an RGB
+      // image) are slower than for 4 (docs/precision.md).
+      if (half && convs.directWindows)
+        convs.minChannels = 4;
       pm.nest<func::FuncOp>().addPass(createConvsToMatmuls(convs));
     }
     if (options.fuse)

@@ -452,6 +452,7 @@ private:
             value.getDefiningOp<ONNXConstantOp>())
           continue;
         OpOperand *convertAt = &operand;
+        SmallVector<Operation *> moves;
         while (Operation *def = convertAt->get().getDefiningOp()) {
           SmallVector<OpOperand *> data;
           if (isDataMovementOp(def) && def->getNumResults() == 1 &&
@@ -465,40 +466,67 @@ private:
           if (!from.hasStaticShape() || !to.hasStaticShape() ||
               from.getNumElements() > to.getNumElements())
             break;
-          // Stored as the half-precision data it moves.
-          narrow.insert(convertAt->get());
+          moves.push_back(def);
           convertAt = data[0];
         }
+        // Transposes and Pads only: one kernel moves, pads and converts.
+        if (!moves.empty() && llvm::all_of(moves, [](Operation *op) {
+              return isa<ONNXTransposeOp, ONNXPadOp>(op) && isFusibleGather(op);
+            })) {
+          if (failed(convertInGroup(rewriter, group, body, operand, moves)))
+            return failure();
+          continue;
+        }
+        // Stored as the half-precision data they move.
+        for (Operation *op : moves)
+          narrow.insert(op->getResult(0));
         value = convertAt->get();
         if (Value converted = conversions.lookup(value)) {
           convertAt->set(converted);
           continue;
         }
-        if (Operation *def = value.getDefiningOp())
-          rewriter.setInsertionPointAfter(def);
-        else
-          rewriter.setInsertionPointToStart(&body);
-        auto type = cast<RankedTensorType>(value.getType()).clone(half);
-        std::string node = getNodeName(value.getLoc());
-        Location loc = NameLoc::get(
-            rewriter.getStringAttr((node.empty() ? "" : node + " ") + "as " +
-                                   describeHalf()),
-            value.getLoc());
-        ONNXCastOp castOp = createCast(rewriter, loc, value, type);
-        FailureOr<GroupOp> convert =
-            formGroup(rewriter, GroupKind::elementwise, {castOp});
-        if (failed(convert))
-          return group.emitOpError("could not convert an operand of its "
-                                   "contraction to ")
-                 << describeHalf();
-        convert->setPrecisionAttr(
-            PrecisionAttr::get(group.getContext(), precision));
-        convertAt->set(convert->getResult(0));
-        conversions[value] = convert->getResult(0);
-        narrow.insert(convert->getResult(0));
+        FailureOr<Value> converted =
+            convertInGroup(rewriter, group, body, *convertAt, {});
+        if (failed(converted))
+          return failure();
+        conversions[value] = *converted;
       }
     }
     return success();
+  }
+
+  /// Converts the f32 value `use` reads, for the contraction group `group`,
+  /// to half precision in a group of its own, which `use` then reads: the
+  /// single-use Transposes and Pads `moves` that compute the value (last
+  /// first; the kernel then reads their f32 input once), then the Cast.
+  FailureOr<Value> convertInGroup(RewriterBase &rewriter, GroupOp group,
+                                  Block &body, OpOperand &use,
+                                  ArrayRef<Operation *> moves) {
+    Value value = use.get();
+    if (Operation *def = value.getDefiningOp())
+      rewriter.setInsertionPointAfter(def);
+    else
+      rewriter.setInsertionPointToStart(&body);
+    std::string node = getNodeName(value.getLoc());
+    Location loc =
+        NameLoc::get(rewriter.getStringAttr((node.empty() ? "" : node + " ") +
+                                            "as " + describeHalf()),
+                     value.getLoc());
+    auto type = cast<RankedTensorType>(value.getType()).clone(half);
+    ONNXCastOp castOp = createCast(rewriter, loc, value, type);
+    use.set(castOp.getResult());
+    SmallVector<Operation *> ops(llvm::reverse(moves));
+    ops.push_back(castOp);
+    FailureOr<GroupOp> convert =
+        formGroup(rewriter, GroupKind::elementwise, ops);
+    if (failed(convert))
+      return group.emitOpError("could not convert an operand of its "
+                               "contraction to ")
+             << describeHalf();
+    convert->setPrecisionAttr(
+        PrecisionAttr::get(group.getContext(), precision));
+    narrow.insert(convert->getResult(0));
+    return convert->getResult(0);
   }
 
   StringRef describeHalf() const { return half.isF16() ? "fp16" : "bf16"; }

@@ -186,10 +186,11 @@ namespace {
 struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
   ConvToMatmul(MLIRContext *ctx, int64_t maxColumns, int64_t minFilters,
                int64_t rowAlignment, bool pointwise, bool channelsLast,
-               bool directWindows)
+               bool directWindows, int64_t minChannels)
       : OpRewritePattern(ctx), maxColumns(maxColumns), minFilters(minFilters),
-        rowAlignment(rowAlignment), pointwise(pointwise),
-        channelsLast(channelsLast), directWindows(directWindows) {}
+        rowAlignment(rowAlignment), minChannels(minChannels),
+        pointwise(pointwise), channelsLast(channelsLast),
+        directWindows(directWindows) {}
 
   LogicalResult matchAndRewrite(ONNXConvOp conv,
                                 PatternRewriter &rewriter) const override {
@@ -390,25 +391,39 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     ArrayRef<int64_t> y = conv.getType().getShape();
     ArrayRef<int64_t> k = w.type.getShape();
     int64_t filters = k[0], channels = k[1], windowSize = k[2] * k[3];
+    // Zero channels appended to the input and the filters add nothing to
+    // any output.
+    int64_t padded = std::max(channels, minChannels);
     ConstantTensor filtersLast;
-    filtersLast.type = RankedTensorType::get({filters, k[2], k[3], channels},
+    filtersLast.type = RankedTensorType::get({filters, k[2], k[3], padded},
                                              rewriter.getF32Type());
-    filtersLast.floats.resize(w.floats.size());
+    filtersLast.floats.assign(filters * windowSize * padded, 0.0);
     for (int64_t f = 0; f < filters; ++f)
       for (int64_t c = 0; c < channels; ++c)
         for (int64_t t = 0; t < windowSize; ++t)
-          filtersLast.floats[(f * windowSize + t) * channels + c] =
+          filtersLast.floats[(f * windowSize + t) * padded + c] =
               w.floats[(f * channels + c) * windowSize + t];
 
     Location loc = conv.getLoc();
     rewriter.setInsertionPoint(conv);
     Value input = toChannelsLast(rewriter, conv.getX(), conv);
+    if (padded != channels) {
+      auto inputType = cast<RankedTensorType>(input.getType());
+      SmallVector<int64_t> shape(inputType.getShape());
+      shape[3] = padded;
+      SmallVector<int64_t> pads(8, 0);
+      pads[7] = padded - channels;
+      input = ONNXPadOp::create(rewriter, loc, inputType.clone(shape), input,
+                                createI64Constant(rewriter, loc, pads),
+                                /*constant_value=*/Value(), /*axes=*/Value(),
+                                rewriter.getStringAttr("constant"));
+    }
     Value stored = ONNXConstantOp::create(
         rewriter, loc, filtersLast.type,
         buildConstantAttr(filtersLast,
                           blobNameStem(conv, "conv") + "_nhwc_filters"));
     Value weights = ONNXTransposeOp::create(
-        rewriter, loc, w.type, stored,
+        rewriter, loc, w.type.clone({filters, padded, k[2], k[3]}), stored,
         rewriter.getDenseI64ArrayAttr(kToChannelsFirst));
     auto resultType = conv.getType().clone({y[0], y[2], y[3], y[1]});
     Value result = ONNXNhwcConvOp::create(
@@ -429,7 +444,7 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     replaceWithChain(conv, result, toNhwc, finish, rewriter);
   }
 
-  int64_t maxColumns, minFilters, rowAlignment;
+  int64_t maxColumns, minFilters, rowAlignment, minChannels;
   bool pointwise, channelsLast, directWindows;
 };
 
@@ -576,7 +591,7 @@ struct ConvsToMatmulsPass
     RewritePatternSet patterns(&getContext());
     patterns.add<ConvToMatmul>(&getContext(), maxColumns, minFilters,
                                rowAlignment, pointwise, channelsLast,
-                               directWindows);
+                               directWindows, minChannels);
     if (channelsLast)
       patterns.add<CancelTransposes, MaxPoolToChannelsLast,
                    SinkTransposeThroughElementwise>(&getContext());

@@ -58,17 +58,28 @@ using FormPoolEpilogueGroup =
 using FormContractionEpilogueGroup =
     FormEpilogueGroup<ONNXTrait::Contraction, GroupKind::contraction_epilogue>;
 
+/// Whether the gather `op` reads its data operand at positions of its own,
+/// whatever the data's shape: its producers may join its group.
+static bool readsOperandsAsGather(Operation *op) {
+  return isa<ONNXConcatOp, ONNXTransposeOp, ONNXPadOp>(op);
+}
+
 /// A maximal DAG of elementwise ops, formed from its root: the op whose
-/// result cannot be fused any further. Slices and Concats that only the DAG
-/// reads join it too (isFusibleSliceOrConcat), with the elementwise ops
-/// computing a Concat's operands; a Slice's data is an input.
-struct FormElementwiseGroup
-    : public OpTraitRewritePattern<ONNXTrait::Elementwise> {
+/// result cannot be fused any further, an elementwise op or a Transpose or
+/// Pad (a model input's conversion to fp16 and NHWC, padded to the
+/// channels cuDNN wants, is one kernel). Gathers that only the DAG reads
+/// join it too (isFusibleGather), with the elementwise ops computing a
+/// Concat's, Transpose's or Pad's operands; a Slice's data is an input.
+struct FormElementwiseGroup : public RewritePattern {
   FormElementwiseGroup(MLIRContext *ctx, int64_t maxOps)
-      : OpTraitRewritePattern(ctx), maxOps(maxOps) {}
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx),
+        maxOps(maxOps) {}
 
   LogicalResult matchAndRewrite(Operation *root,
                                 PatternRewriter &rewriter) const override {
+    if (!isElementwiseOp(root) &&
+        !(isa<ONNXTransposeOp, ONNXPadOp>(root) && isFusibleGather(root)))
+      return rewriter.notifyMatchFailure(root, "not an elementwise op");
     if (!isUngrouped(root))
       return rewriter.notifyMatchFailure(root, "already in a group");
     if (root->getNumResults() != 1 || getFusibleConsumer(root->getResult(0)))
@@ -94,19 +105,19 @@ struct FormElementwiseGroup
           Operation *producer = operand.getDefiningOp();
           if (!producer || members.contains(producer) ||
               !isUngrouped(producer) ||
-              !(isElementwiseOp(producer) ||
-                isFusibleSliceOrConcat(producer)) ||
+              !(isElementwiseOp(producer) || isFusibleGather(producer)) ||
               producer->getNumResults() != 1 ||
               producer->getBlock() != root->getBlock())
             continue;
           // All its users must be in the group and keep its shape, so the
-          // group has one iteration space; a Concat reads each operand
+          // group has one iteration space; a gather reads each operand
           // element at a position of its own, whatever the operand's shape.
           // A Slice's data stays an input, even where the Slice is whole.
           Value result = producer->getResult(0);
           if (!llvm::all_of(result.getUsers(), [&](Operation *user) {
                 return members.contains(user) && !isa<ONNXSliceOp>(user) &&
-                       (keepsShape(result, user) || isa<ONNXConcatOp>(user));
+                       (keepsShape(result, user) ||
+                        readsOperandsAsGather(user));
               }))
             continue;
           members.insert(producer);
@@ -222,6 +233,13 @@ struct MergeElementwiseIntoEpilogue : public OpRewritePattern<GroupOp> {
     if (group.getKind() != GroupKind::elementwise ||
         group->getNumResults() != 1)
       return rewriter.notifyMatchFailure(group, "not an elementwise group");
+    // Gathers (Slice, Concat, Transpose, Pad) belong to elementwise groups.
+    if (llvm::any_of(group.getBodyBlock().without_terminator(),
+                     [](Operation &op) {
+                       return !isElementwiseOp(&op) &&
+                              !op.hasTrait<OpTrait::ConstantLike>();
+                     }))
+      return rewriter.notifyMatchFailure(group, "holds a gather");
     Type resultType = group->getResult(0).getType();
     for (Value input : group.getInputs()) {
       Operation *def = input.getDefiningOp();

@@ -260,13 +260,17 @@ explainAlone(Operation *op, bool fused,
                "stored");
   if (!fused)
     return set("fusion_off", "fusion is off: every op is a kernel of its own");
-  // A Slice or Concat joins as a gather of the elementwise group that
-  // reads it (what computes its operands is not asked about).
-  bool gather = isFusibleSliceOrConcat(op);
-  if (!gather && isa<ONNXSliceOp, ONNXConcatOp>(op))
+  // A Slice, Concat, Transpose or Pad joins as a gather of the elementwise
+  // group that reads it (what computes its operands is not asked about).
+  bool gather = isFusibleGather(op);
+  if (!gather && isa<ONNXSliceOp, ONNXConcatOp, ONNXTransposeOp>(op))
     return set("not_fusible",
                name + " joins a group only with static shapes (and a "
                       "Slice with constant bounds and positive steps)");
+  if (!gather && isa<ONNXPadOp>(op))
+    return set("not_fusible",
+               name + " joins a group only in constant mode, with static "
+                      "shapes and constant pads and fill");
   bool elementwise = isElementwiseOp(op), reduction = isReductionOp(op);
   if (!gather && !elementwise && !reduction && !isContractionOp(op) &&
       !isPoolingOp(op))
@@ -291,7 +295,9 @@ explainAlone(Operation *op, bool fused,
   // producers that only it reads; a reduction grows back over those of the
   // input it reduces.
   std::string inputs;
-  if (elementwise || reduction) {
+  // A Transpose or Pad also roots a group of the elementwise ops before it.
+  bool rootGather = gather && isa<ONNXTransposeOp, ONNXPadOp>(op);
+  if (elementwise || reduction || rootGather) {
     ValueRange operands = op->getOperands();
     for (Value operand : reduction ? operands.take_front() : operands) {
       Operation *producer = operand.getDefiningOp();
@@ -303,15 +309,17 @@ explainAlone(Operation *op, bool fused,
                              : describeOp(producer);
       Operation *user = nullptr;
       FusionBlocker blocker = getConsumerBlocker(operand, &user);
-      bool fusible = isa<GroupOp>(producer) || isElementwiseOp(producer) ||
-                     isContractionOp(producer) || isPoolingOp(producer) ||
-                     isReductionOp(producer);
+      bool fusible =
+          rootGather ? isElementwiseOp(producer) || isFusibleGather(producer)
+                     : isa<GroupOp>(producer) || isElementwiseOp(producer) ||
+                           isContractionOp(producer) || isPoolingOp(producer) ||
+                           isReductionOp(producer);
       bool joins =
-          reduction
-              ? isReductionPrologue(operand, op,
-                                    [&](Operation *o) { return o == op; })
-              : fusible && producer->getNumResults() == 1 &&
-                    blocker == FusionBlocker::None;
+          reduction    ? isReductionPrologue(operand, op,
+                                             [&](Operation *o) { return o == op; })
+          : rootGather ? fusible && operand.hasOneUse()
+                       : fusible && producer->getNumResults() == 1 &&
+                             blocker == FusionBlocker::None;
       if (joins)
         return set("not_formed",
                    "it could fuse with " + what +
@@ -319,7 +327,12 @@ explainAlone(Operation *op, bool fused,
                        "formed (fuse-chains did not run, or max-group-ops "
                        "cut the group)");
       std::string why;
-      if (!fusible)
+      if (rootGather && !fusible)
+        why = " is not elementwise: " + name +
+              " groups with elementwise ops only";
+      else if (rootGather)
+        why = ": its result has other readers";
+      else if (!fusible)
         why = " does not fuse";
       else if (reduction && isElementwiseOp(producer) &&
                blocker != FusionBlocker::SeveralUsers)
@@ -341,12 +354,17 @@ explainAlone(Operation *op, bool fused,
                    "(fuse-chains did not run, or max-group-ops cut the "
                    "group)");
   auto [reason, detail] = describeBlocker(blocker, user, groupIds);
-  if (gather)
+  if (rootGather)
+    detail = name +
+             " groups only with elementwise ops that compute its input or "
+             "read its result, and " +
+             detail;
+  else if (gather)
     detail = name +
              " joins only an elementwise group that reads its "
              "result, and " +
              detail;
-  if (elementwise || reduction)
+  if (elementwise || reduction || rootGather)
     detail += inputs.empty() ? "; its inputs come from outside the graph or "
                                "are constants"
                              : "; and its inputs: " + inputs;

@@ -34,7 +34,7 @@ static bool isConstantIndexList(Value value) {
   return !value || getConstantIntValues(value).has_value();
 }
 
-bool fuse::isFusibleSliceOrConcat(Operation *op) {
+bool fuse::isFusibleGather(Operation *op) {
   if (!isUngrouped(op) || op->getNumResults() != 1)
     return false;
   auto hasStaticShape = [](Value v) {
@@ -44,6 +44,19 @@ bool fuse::isFusibleSliceOrConcat(Operation *op) {
   if (auto concat = dyn_cast<ONNXConcatOp>(op))
     return hasStaticShape(concat.getResult()) &&
            llvm::all_of(concat.getInputs(), hasStaticShape);
+  if (auto transpose = dyn_cast<ONNXTransposeOp>(op))
+    return hasStaticShape(transpose.getData()) &&
+           hasStaticShape(transpose.getResult());
+  if (auto pad = dyn_cast<ONNXPadOp>(op)) {
+    // The lowering needs the pads and the fill as constants.
+    Value fill = pad.getConstantValue();
+    SmallVector<int64_t> begins, ends;
+    return pad.getMode() == "constant" && hasStaticShape(pad.getData()) &&
+           hasStaticShape(pad.getResult()) &&
+           (!fill || fill.getDefiningOp<ONNXConstantOp>()) &&
+           succeeded(pad.getDimPads(
+               cast<RankedTensorType>(pad.getType()).getRank(), begins, ends));
+  }
   auto slice = dyn_cast<ONNXSliceOp>(op);
   if (!slice || !hasStaticShape(slice.getData()) ||
       !hasStaticShape(slice.getResult()) ||

@@ -25,13 +25,15 @@ bool feedsReturn(mlir::Operation *op);
 /// or fuse.im2col. Outside a group, such an op is a kernel of its own.
 bool isComputeOp(mlir::Operation *op);
 
-/// Whether `op` is a Slice (constant bounds, positive steps) or a Concat of
-/// static shapes: ops whose every output element is one element of an
-/// operand, at a position computed from its own. They join elementwise
+/// Whether `op` is a Slice (constant bounds, positive steps), a Concat, a
+/// Transpose or a constant-mode Pad (constant pads and fill) of static
+/// shapes: ops whose every output element is one element of an operand (or
+/// the fill), at a position computed from its own. They join elementwise
 /// groups as gathers: the kernel reads, or recomputes, the one element each
 /// output needs, so their operands need not have the group's shape (a
-/// rotary embedding's Slice/Neg/Concat).
-bool isFusibleSliceOrConcat(mlir::Operation *op);
+/// rotary embedding's Slice/Neg/Concat; a model input's conversion, layout
+/// change and channel padding before an NHWC convolution).
+bool isFusibleGather(mlir::Operation *op);
 
 /// Whether `user`'s result provably has `value`'s shape: `user` adds no
 /// broadcasting to `value`, so both can share one iteration space.

@@ -215,6 +215,32 @@ func.func @attention(%x: tensor<1x16x4x8xf32>, %mask: tensor<1x1x1x16xf32>) -> t
 
 // -----
 
+// The f32 input reaches the product through a Transpose and a Pad only
+// (an NHWC model input padded to 4 channels): one group moves, pads and
+// converts it, reading the f32 data once.
+// CHECK-LABEL: func @convert_after_transpose_pad
+// CHECK: %[[X16:.*]] = fuse.group elementwise ins(%arg0 : tensor<2x3xf32>) {precision = #fuse.precision<fp16>} -> tensor<3x4xf16> {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<2x3xf32>):
+// CHECK: %[[T:.*]] = onnx.Transpose(%[[A]]) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+// CHECK-NEXT: %[[P:.*]] = onnx.Pad(%[[T]], %{{.*}}) : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<3x4xf32>
+// CHECK-NEXT: %[[C:.*]] = onnx.Cast(%[[P]]) {fuse.precision_cast, to = 10 : i64}
+// CHECK-NEXT: fuse.yield %[[C]] : tensor<3x4xf16>
+// CHECK: fuse.group contraction_epilogue ins(%[[X16]], %{{.*}} : tensor<3x4xf16>, tensor<4x8xf16>)
+func.func @convert_after_transpose_pad(%x: tensor<2x3xf32>) -> tensor<3x8xf32> {
+  %w = onnx.Constant dense<0.5> : tensor<4x8xf32>
+  %pads = onnx.Constant dense<[0, 0, 0, 2]> : tensor<4xi64>
+  %t = onnx.Transpose(%x) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %p = onnx.Pad(%t, %pads) : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<3x4xf32>
+  %y = fuse.group contraction_epilogue ins(%p, %w : tensor<3x4xf32>, tensor<4x8xf32>) -> tensor<3x8xf32> {
+  ^bb0(%a: tensor<3x4xf32>, %b: tensor<4x8xf32>):
+    %m = onnx.MatMul(%a, %b) : (tensor<3x4xf32>, tensor<4x8xf32>) -> tensor<3x8xf32>
+    fuse.yield %m : tensor<3x8xf32>
+  }
+  return %y : tensor<3x8xf32>
+}
+
+// -----
+
 // The f32 input reaches the product through a Transpose and a Reshape
 // (an NHWC view, as fuse-convs-to-matmuls leaves a model input): the
 // kernel converting it runs before them, and they move fp16. Through a

@@ -5,6 +5,7 @@
 // RUN: not fuse-opt %s -split-input-file -fuse-convs-to-matmuls="row-alignment=0" 2>&1 | FileCheck %s --check-prefix=BADALIGN
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="channels-last=true" | FileCheck %s --check-prefix=NHWC
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="channels-last=true direct-windows=true" | FileCheck %s --check-prefix=DIRECT
+// RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="channels-last=true direct-windows=true min-channels=4" | FileCheck %s --check-prefix=PAD4
 // BADALIGN: fuse-convs-to-matmuls: row-alignment must be from 1 to 64, not 0
 
 // Conv + bias, then a residual Add (the Conv second) and a ReLU: im2col of
@@ -199,6 +200,15 @@ func.func @block(%x: tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32> {
 // DIRECT: %[[F:.*]] = onnx.Constant dense<{{\[\[\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]]]> : tensor<1x1x2x2xf32>
 // DIRECT: %[[W:.*]] = onnx.Transpose(%[[F]]) {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x1x2x2xf32>) -> tensor<1x2x1x2xf32>
 // DIRECT: onnx.NhwcConv(%{{.*}}, %[[W]], %{{.*}}) {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 1>} : (tensor<1x3x3x2xf32>, tensor<1x2x1x2xf32>, tensor<1xf32>) -> tensor<1x2x2x1xf32>
+// With min-channels=4 the 2 input channels get 2 zero channels, in the
+// NHWC input (a Pad) and in the filters alike.
+// PAD4-LABEL: func.func @weight_order
+// PAD4: %[[XL:.*]] = onnx.Transpose(%arg0) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x3x3xf32>) -> tensor<1x3x3x2xf32>
+// PAD4: %[[PADS:.*]] = onnx.Constant dense<[0, 0, 0, 0, 0, 0, 0, 2]> : tensor<8xi64>
+// PAD4: %[[XP:.*]] = onnx.Pad(%[[XL]], %[[PADS]]) : (tensor<1x3x3x2xf32>, tensor<8xi64>) -> tensor<1x3x3x4xf32>
+// PAD4: %[[F:.*]] = onnx.Constant dense<{{\[\[\[\[}}1.000000e+00, 3.000000e+00, 0.000000e+00, 0.000000e+00], [2.000000e+00, 4.000000e+00, 0.000000e+00, 0.000000e+00]]]]> : tensor<1x1x2x4xf32>
+// PAD4: %[[W:.*]] = onnx.Transpose(%[[F]]) {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x1x2x4xf32>) -> tensor<1x4x1x2xf32>
+// PAD4: onnx.NhwcConv(%[[XP]], %[[W]], %{{.*}}) {{.*}} : (tensor<1x3x3x4xf32>, tensor<1x4x1x2xf32>, tensor<1xf32>) -> tensor<1x2x2x1xf32>
 func.func @weight_order(%x: tensor<1x2x3x3xf32>) -> tensor<1x1x2x2xf32> {
   %w = onnx.Constant dense<[[[[1.0, 2.0]], [[3.0, 4.0]]]]> : tensor<1x2x1x2xf32>
   %b = onnx.Constant dense<5.0> : tensor<1xf32>

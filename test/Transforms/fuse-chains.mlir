@@ -758,3 +758,46 @@ func.func @nhwc_conv_filters(%x: tensor<1x8x8x4xf32>) -> tensor<1x8x8x8xf32> {
   %1 = onnx.Relu(%0) : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   return %1 : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// A Transpose and a constant-mode Pad are gathers: a Transpose roots a
+// group of the elementwise ops before it, a Pad one of the Transpose and
+// those before that (a model input's conversion, layout change and
+// channel padding before an NHWC convolution), and a Transpose joins the
+// elementwise op after it.
+// CHECK-LABEL: func @transpose_pad_gathers
+// CHECK: %[[G:.*]] = fuse.group elementwise ins(%arg0 : tensor<1x3x4x4xf32>) -> tensor<1x4x4x4xf32> {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<1x3x4x4xf32>):
+// CHECK: %[[N:.*]] = onnx.Neg(%[[A]])
+// CHECK-NEXT: %[[T:.*]] = onnx.Transpose(%[[N]]) {perm = array<i64: 0, 2, 3, 1>}
+// CHECK-NEXT: %[[P:.*]] = onnx.Pad(%[[T]], %{{.*}})
+// CHECK-NEXT: fuse.yield %[[P]]
+// CHECK: fuse.group elementwise ins(%arg1 : tensor<2x3xf32>) -> tensor<3x2xf32> {
+// CHECK: onnx.Transpose
+// CHECK-NEXT: onnx.Relu
+// NOELEM-LABEL: func @transpose_pad_gathers
+// NOELEM-NOT: fuse.group
+func.func @transpose_pad_gathers(%x: tensor<1x3x4x4xf32>, %y: tensor<2x3xf32>) -> (tensor<1x4x4x4xf32>, tensor<3x2xf32>) {
+  %pads = onnx.Constant dense<[0, 0, 0, 0, 0, 0, 0, 1]> : tensor<8xi64>
+  %n = onnx.Neg(%x) : (tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %t = onnx.Transpose(%n) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x4xf32>) -> tensor<1x4x4x3xf32>
+  %p = onnx.Pad(%t, %pads) : (tensor<1x4x4x3xf32>, tensor<8xi64>) -> tensor<1x4x4x4xf32>
+  %u = onnx.Transpose(%y) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %r = onnx.Relu(%u) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %p, %r : tensor<1x4x4x4xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// A Pad in reflect mode is no gather of a group; a Transpose alone stays
+// alone.
+// CHECK-LABEL: func @pad_reflect_alone
+// CHECK-NOT: fuse.group
+func.func @pad_reflect_alone(%x: tensor<1x3x4x4xf32>) -> (tensor<1x3x4x6xf32>, tensor<1x4x4x3xf32>) {
+  %pads = onnx.Constant dense<[0, 0, 0, 1, 0, 0, 0, 1]> : tensor<8xi64>
+  %n = onnx.Neg(%x) : (tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %p = onnx.Pad(%n, %pads) {mode = "reflect"} : (tensor<1x3x4x4xf32>, tensor<8xi64>) -> tensor<1x3x4x6xf32>
+  %t = onnx.Transpose(%x) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x4xf32>) -> tensor<1x4x4x3xf32>
+  return %p, %t : tensor<1x3x4x6xf32>, tensor<1x4x4x3xf32>
+}

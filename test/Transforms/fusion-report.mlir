@@ -104,7 +104,7 @@ func.func @matmul_bias_sigmoid(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: te
 // CHECK-NEXT: no fusion groups
 // CHECK-NEXT: alone: onnx.MatMul 'mm', several_users: several ops read its result, so it is written to memory anyway
 // CHECK-NEXT: alone: onnx.Relu 'relu', graph_output: its result is an output of the graph; and its inputs: onnx.MatMul 'mm': several ops read its result, so it is written to memory anyway
-// CHECK-NEXT: alone: onnx.Transpose, not_fusible
+// CHECK-NEXT: alone: onnx.Transpose, graph_output: onnx.Transpose groups only with elementwise ops that compute its input or read its result, and its result is an output of the graph; and its inputs: onnx.MatMul 'mm' is not elementwise: onnx.Transpose groups with elementwise ops only
 func.func @several_users(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
   %0 = onnx.MatMul(%a, %b) : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32> loc("mm")
   %1 = onnx.Relu(%0) : (tensor<8x8xf32>) -> tensor<8x8xf32> loc("relu")
@@ -114,10 +114,22 @@ func.func @several_users(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>) -> (tensor<8x
 
 // CHECK-LABEL: fusion report for @not_elementwise
 // CHECK-NEXT: no fusion groups
-// CHECK-NEXT: alone: onnx.AveragePool 'pool', user_not_elementwise: onnx.Transpose 'tr', which reads its result, is not elementwise
-// CHECK-NEXT: alone: onnx.Transpose 'tr', not_fusible: onnx.Transpose does not fuse
-// CHECK-NEXT: alone: onnx.Relu 'relu', graph_output: its result is an output of the graph; and its inputs: onnx.Transpose 'tr' does not fuse
+// CHECK-NEXT: alone: onnx.AveragePool 'pool', user_not_elementwise: onnx.LRN 'lrn', which reads its result, is not elementwise
+// CHECK-NEXT: alone: onnx.LRN 'lrn', not_fusible: onnx.LRN does not fuse
+// CHECK-NEXT: alone: onnx.Relu 'relu', graph_output: its result is an output of the graph; and its inputs: onnx.LRN 'lrn' does not fuse
 func.func @not_elementwise(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
+  %0 = onnx.AveragePool(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> loc("pool")
+  %1 = onnx.LRN(%0) {size = 1 : i64} : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> loc("lrn")
+  %2 = onnx.Relu(%1) : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> loc("relu")
+  return %2 : tensor<1x1x4x4xf32>
+}
+
+// A Transpose joins the elementwise ops after it (and roots a group of
+// those before it), but not a pooling's epilogue.
+// CHECK-LABEL: fusion report for @transpose_gather
+// CHECK-NEXT: group 0 (elementwise): onnx.Transpose -> onnx.Relu
+// CHECK:      alone: onnx.AveragePool 'pool', user_not_elementwise: onnx.Transpose 'tr', which reads its result, is not elementwise
+func.func @transpose_gather(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
   %0 = onnx.AveragePool(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> loc("pool")
   %1 = onnx.Transpose(%0) {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> loc("tr")
   %2 = onnx.Relu(%1) : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> loc("relu")
@@ -192,7 +204,7 @@ func.func @dynamic_reduction(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // JSON-NEXT: "node": "pool",
 // JSON-NEXT: "strategy": "kernel flat",
 // JSON-NEXT: "reason": "user_not_elementwise",
-// JSON-NEXT: "detail": "onnx.Transpose 'tr', which reads its result, is not elementwise"
+// JSON-NEXT: "detail": "onnx.LRN 'lrn', which reads its result, is not elementwise"
 
 // DOT: digraph "fusion @avgpool_relu" {
 // DOT: subgraph cluster_g0 {
@@ -204,7 +216,7 @@ func.func @dynamic_reduction(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // DOT-NEXT: out0 [shape=ellipse, label="output 0"];
 // DOT-NEXT: n1 -> out0;
 // DOT: digraph "fusion @not_elementwise" {
-// DOT: n0 [label="pool\nAveragePool\n(user_not_elementwise)", fillcolor="#fde8e8", tooltip="onnx.Transpose 'tr', which reads its result, is not elementwise"];
+// DOT: n0 [label="pool\nAveragePool\n(user_not_elementwise)", fillcolor="#fde8e8", tooltip="onnx.LRN 'lrn', which reads its result, is not elementwise"];
 
 // A Concat that a MatMul reads stays out (it joins only an elementwise group
 // that reads it), a Slice with a negative step too; the rotary-style Slice,

@@ -342,6 +342,11 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
            "without pads stay convolutions, onnx.NhwcConv over the NHWC "
            "activations (for cuDNN's NHWC kernels), instead of im2col and "
            "a matmul">,
+    Option<"minChannels", "min-channels", "int64_t", "0",
+           "With direct-windows: an NhwcConv of fewer input channels than "
+           "this reads its input padded with zero channels up to this many "
+           "(its filters padded with zeros too), for the cuDNN kernels of "
+           "aligned channels; 0 turns this off">,
   ];
 }
 

@@ -447,8 +447,9 @@ LogicalResult GroupOp::verifyRegions() {
                                 "contraction (it is read by '")
                  << user->getName() << "')";
     } else if (getKind() == GroupKind::elementwise &&
-               (op.getName().getStringRef() == "onnx.Slice" ||
-                op.getName().getStringRef() == "onnx.Concat")) {
+               llvm::is_contained(
+                   {"onnx.Slice", "onnx.Concat", "onnx.Transpose", "onnx.Pad"},
+                   op.getName().getStringRef())) {
       // Gathers: each output element is one operand element, which the
       // kernel reads (or computes) where an output needs it.
     } else if (!isElementwiseOp(&op)) {
