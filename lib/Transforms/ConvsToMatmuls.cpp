@@ -381,6 +381,31 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     replaceWithChain(conv, flat, toFlat, finish, rewriter);
   }
 
+  /// `input` (NHWC) with zero channels appended up to `padded`: the Pad
+  /// another convolution of the same input made already, or a new one.
+  static Value padChannels(PatternRewriter &rewriter, Location loc, Value input,
+                           int64_t padded) {
+    auto inputType = cast<RankedTensorType>(input.getType());
+    SmallVector<int64_t> shape(inputType.getShape());
+    SmallVector<int64_t> pads(8, 0);
+    pads[7] = padded - shape[3];
+    shape[3] = padded;
+    RankedTensorType type = inputType.clone(shape);
+    for (Operation *user : input.getUsers()) {
+      auto pad = dyn_cast<ONNXPadOp>(user);
+      std::optional<SmallVector<int64_t>> existing =
+          pad ? getConstantIntValues(pad.getPads()) : std::nullopt;
+      if (pad && pad.getType() == type && pad.getMode() == "constant" &&
+          !pad.getConstantValue() && !pad.getAxes() && existing &&
+          *existing == pads)
+        return pad;
+    }
+    return ONNXPadOp::create(rewriter, loc, type, input,
+                             createI64Constant(rewriter, loc, pads),
+                             /*constant_value=*/Value(), /*axes=*/Value(),
+                             rewriter.getStringAttr("constant"));
+  }
+
   /// `conv` as an NhwcConv of the NHWC input, its filters stored [K, R, S,
   /// C] (as cuDNN's NHWC kernels read them) and read through a Transpose
   /// to NhwcConv's [K, C, R, S]; the residual Adds and the ReLU after it
@@ -407,17 +432,8 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     Location loc = conv.getLoc();
     rewriter.setInsertionPoint(conv);
     Value input = toChannelsLast(rewriter, conv.getX(), conv);
-    if (padded != channels) {
-      auto inputType = cast<RankedTensorType>(input.getType());
-      SmallVector<int64_t> shape(inputType.getShape());
-      shape[3] = padded;
-      SmallVector<int64_t> pads(8, 0);
-      pads[7] = padded - channels;
-      input = ONNXPadOp::create(rewriter, loc, inputType.clone(shape), input,
-                                createI64Constant(rewriter, loc, pads),
-                                /*constant_value=*/Value(), /*axes=*/Value(),
-                                rewriter.getStringAttr("constant"));
-    }
+    if (padded != channels)
+      input = padChannels(rewriter, loc, input, padded);
     Value stored = ONNXConstantOp::create(
         rewriter, loc, filtersLast.type,
         buildConstantAttr(filtersLast,

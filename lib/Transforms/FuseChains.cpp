@@ -64,6 +64,19 @@ static bool readsOperandsAsGather(Operation *op) {
   return isa<ONNXConcatOp, ONNXTransposeOp, ONNXPadOp>(op);
 }
 
+/// Whether `op`'s result is read only by a Transpose or Pad that roots a
+/// group: that group takes `op` in as it grows back, whichever pattern
+/// runs first.
+static bool feedsGatherRoot(Operation *op) {
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return false;
+  Operation *user = *result.getUsers().begin();
+  return isa<ONNXTransposeOp, ONNXPadOp>(user) && isFusibleGather(user) &&
+         user->getBlock() == op->getBlock() &&
+         (isElementwiseOp(op) || isFusibleGather(op));
+}
+
 /// A maximal DAG of elementwise ops, formed from its root: the op whose
 /// result cannot be fused any further, an elementwise op or a Transpose or
 /// Pad (a model input's conversion to fp16 and NHWC, padded to the
@@ -82,7 +95,8 @@ struct FormElementwiseGroup : public RewritePattern {
       return rewriter.notifyMatchFailure(root, "not an elementwise op");
     if (!isUngrouped(root))
       return rewriter.notifyMatchFailure(root, "already in a group");
-    if (root->getNumResults() != 1 || getFusibleConsumer(root->getResult(0)))
+    if (root->getNumResults() != 1 || getFusibleConsumer(root->getResult(0)) ||
+        feedsGatherRoot(root))
       return rewriter.notifyMatchFailure(
           root, "not a root: it fuses into its consumer's group");
 

@@ -138,9 +138,16 @@ static bool isSplitEpilogue(GroupOp group) {
   bool addsPartials = llvm::any_of(
       group.getBodyBlock().without_terminator(),
       [](Operation &op) { return op.hasAttr(kSplitKOpAttrName); });
-  if (addsPartials ? group.getKind() != GroupKind::reduction
-                   : isa<KernelStrategyAttr>(*previous.getStrategy()) ||
-                         group.getKind() != GroupKind::elementwise)
+  // A group of gathers (a Transpose after the call) is none of its
+  // epilogue.
+  bool elementwiseOnly = llvm::all_of(
+      group.getBodyBlock().without_terminator(), [](Operation &op) {
+        return isElementwiseOp(&op) || op.hasTrait<OpTrait::ConstantLike>();
+      });
+  if (addsPartials
+          ? group.getKind() != GroupKind::reduction
+          : isa<KernelStrategyAttr>(*previous.getStrategy()) ||
+                group.getKind() != GroupKind::elementwise || !elementwiseOnly)
     return false;
   Value result = previous->getResult(0);
   return result.hasOneUse() && *result.getUsers().begin() == group;
@@ -309,15 +316,18 @@ explainAlone(Operation *op, bool fused,
                              : describeOp(producer);
       Operation *user = nullptr;
       FusionBlocker blocker = getConsumerBlocker(operand, &user);
+      auto producerGroup = dyn_cast<GroupOp>(producer);
       bool fusible =
-          rootGather ? isElementwiseOp(producer) || isFusibleGather(producer)
+          rootGather ? isElementwiseOp(producer) || isFusibleGather(producer) ||
+                           (producerGroup &&
+                            producerGroup.getKind() == GroupKind::elementwise)
                      : isa<GroupOp>(producer) || isElementwiseOp(producer) ||
                            isContractionOp(producer) || isPoolingOp(producer) ||
                            isReductionOp(producer);
       bool joins =
           reduction    ? isReductionPrologue(operand, op,
                                              [&](Operation *o) { return o == op; })
-          : rootGather ? fusible && operand.hasOneUse()
+          : rootGather ? fusible && !producerGroup && operand.hasOneUse()
                        : fusible && producer->getNumResults() == 1 &&
                              blocker == FusionBlocker::None;
       if (joins)
@@ -330,8 +340,10 @@ explainAlone(Operation *op, bool fused,
       if (rootGather && !fusible)
         why = " is not elementwise: " + name +
               " groups with elementwise ops only";
-      else if (rootGather)
+      else if (rootGather && !operand.hasOneUse())
         why = ": its result has other readers";
+      else if (rootGather)
+        why = ": a group of its own already";
       else if (!fusible)
         why = " does not fuse";
       else if (reduction && isElementwiseOp(producer) &&

@@ -253,6 +253,23 @@ static SmallVector<int64_t> chooseThreadTile(Operation *root) {
   if (im2col && im2col.getChannelsLast() &&
       type.getElementTypeBitWidth() == 16 && shape[dim] % 8 == 0)
     size = 8;
+  // Elementwise ops after a Transpose of the result's shape (in one
+  // group) are tiled as the Transpose.
+  if (isElementwiseOp(resultOp)) {
+    ONNXTransposeOp only;
+    for (Operation *op : kernelOps(root)) {
+      auto transpose = dyn_cast<ONNXTransposeOp>(op);
+      if (!transpose)
+        continue;
+      if (only) {
+        only = nullptr;
+        break;
+      }
+      only = transpose;
+    }
+    if (only && cast<ShapedType>(only.getType()).getShape() == shape)
+      resultOp = only;
+  }
   if (auto transpose = dyn_cast<ONNXTransposeOp>(resultOp)) {
     if (std::optional<ArrayRef<int64_t>> perm = transpose.getPerm()) {
       auto innermost = llvm::find(*perm, rank - 1);

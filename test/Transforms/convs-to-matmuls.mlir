@@ -289,3 +289,18 @@ func.func @small_next_to_depthwise(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf3
   %z = onnx.Conv(%d, %w) : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   return %z : tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// Two convolutions of one 3-channel input share its padded NHWC view.
+// PAD4-LABEL: func.func @two_convs_one_image
+// PAD4: onnx.Pad
+// PAD4-NOT: onnx.Pad
+// PAD4: return
+func.func @two_convs_one_image(%x: tensor<1x3x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  %w = onnx.Constant dense<0.5> : tensor<4x3x3x3xf32>
+  %v = onnx.Constant dense<0.25> : tensor<4x3x3x3xf32>
+  %y = onnx.Conv(%x, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %z = onnx.Conv(%x, %v) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  return %y, %z : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
+}

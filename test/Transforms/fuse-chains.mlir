@@ -801,3 +801,20 @@ func.func @pad_reflect_alone(%x: tensor<1x3x4x4xf32>) -> (tensor<1x3x4x6xf32>, t
   %t = onnx.Transpose(%x) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x4xf32>) -> tensor<1x4x4x3xf32>
   return %p, %t : tensor<1x3x4x6xf32>, tensor<1x4x4x3xf32>
 }
+
+// -----
+
+// Elementwise ops whose only reader is a Transpose join its group, in
+// whichever order the patterns visit them: the Relu is no root.
+// CHECK-LABEL: func @chain_into_transpose
+// CHECK: fuse.group elementwise ins(%arg0 : tensor<2x3xf32>) -> tensor<3x2xf32> {
+// CHECK: onnx.Exp
+// CHECK-NEXT: onnx.Relu
+// CHECK-NEXT: onnx.Transpose
+// CHECK-NOT: fuse.group
+func.func @chain_into_transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %e = onnx.Exp(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = onnx.Relu(%e) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %t = onnx.Transpose(%r) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %t : tensor<3x2xf32>
+}

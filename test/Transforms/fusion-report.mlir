@@ -247,3 +247,26 @@ func.func @gathers(%a: tensor<4x4xf32>, %w: tensor<8x3xf32>) -> (tensor<4x4xf32>
   %r = onnx.Relu(%rev) : (tensor<4x4xf32>) -> tensor<4x4xf32>
   return %y, %mm, %r : tensor<4x4xf32>, tensor<4x3xf32>, tensor<4x4xf32>
 }
+
+// A Transpose after a library call roots a group of its own, which is no
+// part of the call's epilogue; a Transpose whose input is also read
+// elsewhere stays alone.
+// CHECK-LABEL: fusion report for @transpose_after_groups
+// CHECK-NEXT: group 0 (contraction_epilogue): onnx.MatMul -> onnx.Add
+// CHECK: group 1 (elementwise): onnx.Transpose -> onnx.Relu
+// CHECK: group 2 (elementwise): onnx.Exp -> onnx.Relu
+// CHECK: alone: onnx.Transpose, graph_output: onnx.Transpose groups only with elementwise ops that compute its input or read its result, and its result is an output of the graph; and its inputs: group 2: its result has other readers
+// STRATEGY-LABEL: fusion report for @transpose_after_groups
+// STRATEGY: group 1 (elementwise, kernel flat{{.*}}): onnx.Transpose -> onnx.Relu
+// STRATEGY-NOT: the rest of group 0's epilogue
+// STRATEGY: kernels:
+func.func @transpose_after_groups(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: tensor<16xf32>, %x: tensor<4x8xf32>) -> (tensor<16x8xf32>, tensor<4x8xf32>, tensor<8x4xf32>) {
+  %0 = onnx.MatMul(%a, %b) : (tensor<8x4xf32>, tensor<4x16xf32>) -> tensor<8x16xf32>
+  %1 = onnx.Add(%0, %c) : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %2 = onnx.Transpose(%1) {perm = array<i64: 1, 0>} : (tensor<8x16xf32>) -> tensor<16x8xf32>
+  %3 = onnx.Relu(%2) : (tensor<16x8xf32>) -> tensor<16x8xf32>
+  %4 = onnx.Exp(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %5 = onnx.Relu(%4) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %6 = onnx.Transpose(%5) {perm = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return %3, %5, %6 : tensor<16x8xf32>, tensor<4x8xf32>, tensor<8x4xf32>
+}

@@ -791,3 +791,20 @@ func.func @matmul_transposed_weight(%x: tensor<64x512xf32>) -> tensor<64x512xf32
   %m = onnx.MatMul(%x, %t) : (tensor<64x512xf32>, tensor<512x512xf32>) -> tensor<64x512xf32>
   return %m : tensor<64x512xf32>
 }
+
+// -----
+
+// Elementwise ops after a Transpose in one group are tiled as the
+// Transpose alone would be: 8 outputs a thread along the output dim that
+// is innermost in the input.
+// CHECK-LABEL: func.func @transpose_then_relu
+// CHECK: fuse.group elementwise {{.*}}strategy = #fuse.kernel<flat, grid = 1024, block = 256, thread_tile = [8, 1]>
+func.func @transpose_then_relu(%x: tensor<2048x1024xf32>) -> tensor<1024x2048xf32> {
+  %0 = fuse.group elementwise ins(%x : tensor<2048x1024xf32>) -> tensor<1024x2048xf32> {
+  ^bb0(%a: tensor<2048x1024xf32>):
+    %t = onnx.Transpose(%a) {perm = array<i64: 1, 0>} : (tensor<2048x1024xf32>) -> tensor<1024x2048xf32>
+    %r = onnx.Relu(%t) : (tensor<1024x2048xf32>) -> tensor<1024x2048xf32>
+    fuse.yield %r : tensor<1024x2048xf32>
+  }
+  return %0 : tensor<1024x2048xf32>
+}
