@@ -470,9 +470,7 @@ private:
           convertAt = data[0];
         }
         // Transposes and Pads only: one kernel moves, pads and converts.
-        if (!moves.empty() && llvm::all_of(moves, [](Operation *op) {
-              return isa<ONNXTransposeOp, ONNXPadOp>(op) && isFusibleGather(op);
-            })) {
+        if (!moves.empty() && llvm::all_of(moves, isGatherRoot)) {
           if (failed(convertInGroup(rewriter, group, body, operand, moves)))
             return failure();
           continue;

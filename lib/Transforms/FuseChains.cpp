@@ -72,8 +72,7 @@ static bool feedsGatherRoot(Operation *op) {
   if (!result.hasOneUse())
     return false;
   Operation *user = *result.getUsers().begin();
-  return isa<ONNXTransposeOp, ONNXPadOp>(user) && isFusibleGather(user) &&
-         user->getBlock() == op->getBlock() &&
+  return isGatherRoot(user) && user->getBlock() == op->getBlock() &&
          (isElementwiseOp(op) || isFusibleGather(op));
 }
 
@@ -90,8 +89,7 @@ struct FormElementwiseGroup : public RewritePattern {
 
   LogicalResult matchAndRewrite(Operation *root,
                                 PatternRewriter &rewriter) const override {
-    if (!isElementwiseOp(root) &&
-        !(isa<ONNXTransposeOp, ONNXPadOp>(root) && isFusibleGather(root)))
+    if (!isElementwiseOp(root) && !isGatherRoot(root))
       return rewriter.notifyMatchFailure(root, "not an elementwise op");
     if (!isUngrouped(root))
       return rewriter.notifyMatchFailure(root, "already in a group");
@@ -248,11 +246,7 @@ struct MergeElementwiseIntoEpilogue : public OpRewritePattern<GroupOp> {
         group->getNumResults() != 1)
       return rewriter.notifyMatchFailure(group, "not an elementwise group");
     // Gathers (Slice, Concat, Transpose, Pad) belong to elementwise groups.
-    if (llvm::any_of(group.getBodyBlock().without_terminator(),
-                     [](Operation &op) {
-                       return !isElementwiseOp(&op) &&
-                              !op.hasTrait<OpTrait::ConstantLike>();
-                     }))
+    if (!holdsOnlyElementwiseOps(group))
       return rewriter.notifyMatchFailure(group, "holds a gather");
     Type resultType = group->getResult(0).getType();
     for (Value input : group.getInputs()) {

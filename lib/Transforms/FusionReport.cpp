@@ -140,14 +140,10 @@ static bool isSplitEpilogue(GroupOp group) {
       [](Operation &op) { return op.hasAttr(kSplitKOpAttrName); });
   // A group of gathers (a Transpose after the call) is none of its
   // epilogue.
-  bool elementwiseOnly = llvm::all_of(
-      group.getBodyBlock().without_terminator(), [](Operation &op) {
-        return isElementwiseOp(&op) || op.hasTrait<OpTrait::ConstantLike>();
-      });
-  if (addsPartials
-          ? group.getKind() != GroupKind::reduction
-          : isa<KernelStrategyAttr>(*previous.getStrategy()) ||
-                group.getKind() != GroupKind::elementwise || !elementwiseOnly)
+  if (addsPartials ? group.getKind() != GroupKind::reduction
+                   : isa<KernelStrategyAttr>(*previous.getStrategy()) ||
+                         group.getKind() != GroupKind::elementwise ||
+                         !holdsOnlyElementwiseOps(group))
     return false;
   Value result = previous->getResult(0);
   return result.hasOneUse() && *result.getUsers().begin() == group;
@@ -303,7 +299,7 @@ explainAlone(Operation *op, bool fused,
   // input it reduces.
   std::string inputs;
   // A Transpose or Pad also roots a group of the elementwise ops before it.
-  bool rootGather = gather && isa<ONNXTransposeOp, ONNXPadOp>(op);
+  bool rootGather = isGatherRoot(op);
   if (elementwise || reduction || rootGather) {
     ValueRange operands = op->getOperands();
     for (Value operand : reduction ? operands.take_front() : operands) {

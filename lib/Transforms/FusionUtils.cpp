@@ -73,6 +73,17 @@ bool fuse::isFusibleGather(Operation *op) {
   return steps && llvm::all_of(*steps, [](int64_t s) { return s > 0; });
 }
 
+bool fuse::isGatherRoot(Operation *op) {
+  return isa<ONNXTransposeOp, ONNXPadOp>(op) && isFusibleGather(op);
+}
+
+bool fuse::holdsOnlyElementwiseOps(GroupOp group) {
+  return llvm::all_of(
+      group.getBodyBlock().without_terminator(), [](Operation &op) {
+        return isElementwiseOp(&op) || op.hasTrait<OpTrait::ConstantLike>();
+      });
+}
+
 /// Whether the op's tensor operands other than `except` are all scalars
 /// (rank 0 or every dim a static 1), so that they cannot widen its result.
 static bool otherOperandsAreScalars(Operation *op, Value except) {

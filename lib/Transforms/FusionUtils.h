@@ -35,6 +35,13 @@ bool isComputeOp(mlir::Operation *op);
 /// change and channel padding before an NHWC convolution).
 bool isFusibleGather(mlir::Operation *op);
 
+/// Whether `op` is a fusible gather that may also be the root of an
+/// elementwise group (a Transpose or Pad, not a Slice or Concat).
+bool isGatherRoot(mlir::Operation *op);
+
+/// Whether every compute op of `group` is elementwise (no gather).
+bool holdsOnlyElementwiseOps(GroupOp group);
+
 /// Whether `user`'s result provably has `value`'s shape: `user` adds no
 /// broadcasting to `value`, so both can share one iteration space.
 bool keepsShape(mlir::Value value, mlir::Operation *user);

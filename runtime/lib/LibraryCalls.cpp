@@ -119,15 +119,23 @@ fuse_status timeInGraph(const CallContext &context, const std::string &what,
   return FUSE_OK;
 }
 
+/// The key under which a call's choice is shared by the calls of the same
+/// parameters and workspace in a model.
+template <class Params>
+std::string choiceKey(Params params, uint64_t workspaceBytes) {
+  std::vector<uint8_t> bytes = artifact::encode(params);
+  return std::string(bytes.begin(), bytes.end()) +
+         std::to_string(workspaceBytes);
+}
+
 /// The fastest of `count` ways to run a call: `select(i)` makes way i the
 /// call's, which is then timed (timeInGraph); the three fastest are timed
-/// again, since one timing at load is noisy. Leaves the fastest selected
-/// and returns its index. A way that fails (or cannot be captured) is no
-/// option; when none runs, the first failure is the error.
+/// again, since one timing at load is noisy. Leaves the fastest selected.
+/// A way that fails (or cannot be captured) is no option; when none runs,
+/// the first failure is the error.
 fuse_status chooseFastest(const CallContext &context, const std::string &what,
                           LibraryCall &call, size_t count,
-                          const std::function<void(size_t)> &select,
-                          size_t &fastest) {
+                          const std::function<void(size_t)> &select) {
   struct Option {
     size_t index;
     float ms;
@@ -157,11 +165,10 @@ fuse_status chooseFastest(const CallContext &context, const std::string &what,
     if (fuse_status s = timeInGraph(context, what, call, option.ms))
       return s;
   }
-  fastest = std::min_element(
-                options.begin(), options.end(),
-                [](const Option &a, const Option &b) { return a.ms < b.ms; })
-                ->index;
-  select(fastest);
+  select(std::min_element(
+             options.begin(), options.end(),
+             [](const Option &a, const Option &b) { return a.ms < b.ms; })
+             ->index);
   return FUSE_OK;
 }
 
@@ -298,10 +305,7 @@ public:
     // Matmuls of the same shape (a transformer's layers repeat) run alike.
     std::string shape;
     if (context.matmulChoices) {
-      MatmulParams key = p;
-      std::vector<uint8_t> bytes = artifact::encode(key);
-      shape.assign(bytes.begin(), bytes.end());
-      shape += std::to_string(workspaceBytes);
+      shape = choiceKey(p, workspaceBytes);
       auto it = context.matmulChoices->find(shape);
       if (it != context.matmulChoices->end()) {
         algo = it->second;
@@ -333,13 +337,11 @@ public:
                   (long long)p.k, (long long)p.batch,
                   (unsigned long long)workspaceBytes);
     algo = candidates.front();
-    if (candidates.size() > 1) {
-      size_t fastest = 0;
-      if (fuse_status s = chooseFastest(
-              context, what, *this, candidates.size(),
-              [&](size_t i) { algo = candidates[i]; }, fastest))
+    if (candidates.size() > 1)
+      if (fuse_status s =
+              chooseFastest(context, what, *this, candidates.size(),
+                            [&](size_t i) { algo = candidates[i]; }))
         return s;
-    }
     if (context.matmulChoices)
       (*context.matmulChoices)[shape] = algo;
     return FUSE_OK;
@@ -483,10 +485,7 @@ public:
       if (fuse_status s = check(step(), name))
         return s;
     // Convolutions of the same shape (ResNet's blocks repeat) run alike.
-    ConvParams key = p;
-    std::vector<uint8_t> bytes = artifact::encode(key);
-    std::string shape(bytes.begin(), bytes.end());
-    shape += std::to_string(workspaceBytes);
+    std::string shape = choiceKey(p, workspaceBytes);
     if (context.convChoices) {
       auto it = context.convChoices->find(shape);
       if (it != context.convChoices->end()) {
@@ -585,10 +584,8 @@ private:
            candidate == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM))
         ways.push_back({true, candidate});
     }
-    size_t fastest = 0;
-    return chooseFastest(
-        context, what, *this, ways.size(),
-        [&](size_t i) { std::tie(fused, algo) = ways[i]; }, fastest);
+    return chooseFastest(context, what, *this, ways.size(),
+                         [&](size_t i) { std::tie(fused, algo) = ways[i]; });
   }
 
   const Cudnn &dnn;
