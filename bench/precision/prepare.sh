@@ -5,7 +5,7 @@
 # shapes of test/Numerics (library_calls), the mini transformer, light
 # SqueezeNet, the attention shapes of the tensor-core kernel
 # (attention_tiles), the row widths of the rows kernels (row_chunks), a
-# small ResNet (conv_nhwc) and three of the small transformer exports,
+# small ResNet (conv_nhwc), the `transpose` tiles (transposes) and three of the small transformer exports,
 # each compiled
 # from its float32 file with --precision=fp16, bf16 and tf32, and from its
 # float16 version (to_half.py; what PyTorch's model.half() exports) with
@@ -24,6 +24,7 @@ python3 test/Numerics/Inputs/models.py library_calls "$OUT/models/library_calls.
 python3 test/Numerics/Inputs/models.py attention_tiles "$OUT/models/attention_tiles.onnx"
 python3 test/Numerics/Inputs/models.py row_chunks "$OUT/models/row_chunks.onnx"
 python3 test/Numerics/Inputs/models.py conv_nhwc "$OUT/models/conv_nhwc.onnx"
+python3 test/Numerics/Inputs/models.py transposes "$OUT/models/transposes.onnx"
 python3 test/Models/Inputs/transformer.py "$OUT/models/mini_bert.onnx"
 python3 test/Models/Inputs/light_model.py squeezenet "$OUT/models/squeezenet.onnx"
 for m in bert_sdpa_dynamo gpt2_dynamo llama_dynamo; do

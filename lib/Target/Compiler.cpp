@@ -855,6 +855,7 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     select.gpuContractionTile.assign(options.gpuContractionTile.begin(),
                                      options.gpuContractionTile.end());
     select.gpuStagePlanes = options.gpuStagePlanes;
+    select.gpuTransposeTiles = options.gpuTransposeTiles;
     select.gpuTileContractions = options.gpuTileContractions;
     select.gpuKTile = options.gpuKTile;
     select.gpuStages = options.gpuStages;

@@ -227,6 +227,117 @@ static Operation *getResultOp(Operation *root) {
   return root;
 }
 
+/// The Transpose whose loop a kernel's is: its result op, or the one
+/// Transpose of the kernel's ops, of the result's shape, before
+/// elementwise ones.
+static ONNXTransposeOp getResultTranspose(Operation *root) {
+  Operation *resultOp = getResultOp(root);
+  if (!resultOp || root->getNumResults() != 1)
+    return nullptr;
+  if (auto transpose = dyn_cast<ONNXTransposeOp>(resultOp))
+    return transpose;
+  if (!isElementwiseOp(resultOp))
+    return nullptr;
+  ONNXTransposeOp only;
+  for (Operation *op : kernelOps(root)) {
+    auto transpose = dyn_cast<ONNXTransposeOp>(op);
+    if (!transpose)
+      continue;
+    if (only)
+      return nullptr;
+    only = transpose;
+  }
+  if (!only || cast<ShapedType>(only.getType()).getShape() !=
+                   cast<ShapedType>(root->getResult(0).getType()).getShape())
+    return nullptr;
+  return only;
+}
+
+/// Whether the kernel of `root` reads `value` (a tensor of its loop's
+/// shape, permuted) element by element: `value` comes from outside the
+/// kernel, or from elementwise ops of which one operand of the same shape
+/// does, and so on. Its loads then index the kernel's input with the
+/// loop's induction variables, which the `transpose` mapping needs.
+static bool isReadElementwise(Operation *root, Value value) {
+  auto shape = cast<ShapedType>(value.getType()).getShape();
+  while (true) {
+    Operation *def = value.getDefiningOp();
+    if (!def || !root->isProperAncestor(def))
+      return true;
+    if (!isElementwiseOp(def))
+      return false;
+    auto same = llvm::find_if(def->getOperands(), [&](Value operand) {
+      auto type = dyn_cast<ShapedType>(operand.getType());
+      return type && type.getShape() == shape;
+    });
+    if (same == def->operand_end())
+      return false;
+    value = *same;
+  }
+}
+
+/// Blocks a `transpose` grid should have, where the tensor allows: two per
+/// SM of an H100 (132).
+static constexpr int64_t kMinTransposeBlocks = 2 * 132;
+
+/// The `transpose` strategy of a kernel whose loop is a Transpose's (and
+/// elementwise ops'), or null: only where both the output run and the
+/// input run (TransposeTileDims) have 16 iterations or more; with fewer,
+/// one side's accesses are nearly adjacent already and the flat mapping's
+/// tile serves. Tiles of 64 output-run by 32 input-run iterations, less
+/// where a run is shorter (the next power of two), halved (to 16 x 16)
+/// while the grid would have fewer than kMinTransposeBlocks blocks.
+/// Tiles of powers of two keep a warp's accesses in whole sectors where
+/// the runs allow; tiles that split the runs evenly (83 x 49 for a 14 x
+/// 14 map of 576 channels) ran slower (docs/models.md, "Transposes").
+static KernelStrategyAttr chooseTransposeTiles(Operation *root) {
+  ONNXTransposeOp transpose = getResultTranspose(root);
+  if (!transpose)
+    return nullptr;
+  auto type = dyn_cast<RankedTensorType>(transpose.getType());
+  if (!type || !type.hasStaticShape() ||
+      !isReadElementwise(root, transpose.getData()))
+    return nullptr;
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> perm;
+  if (std::optional<ArrayRef<int64_t>> p = transpose.getPerm())
+    perm.assign(p->begin(), p->end());
+  else
+    perm = llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank)));
+  // The loop's dims are the result's of extent > 1; the input's dim
+  // perm[j] is the result's j.
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> extents, loopDim(rank, -1), inputOrder(rank, -1);
+  for (int64_t j = 0; j < rank; ++j)
+    if (shape[j] != 1) {
+      loopDim[j] = extents.size();
+      extents.push_back(shape[j]);
+    }
+  for (int64_t j = 0; j < rank; ++j)
+    inputOrder[perm[j]] = loopDim[j];
+  llvm::erase(inputOrder, -1);
+  std::optional<TransposeTileDims> dims =
+      getTransposeTileDims(extents, inputOrder);
+  if (!dims || dims->outputIterations < 16 || dims->inputIterations < 16)
+    return nullptr;
+  auto tileOf = [](int64_t iterations, int64_t size) {
+    return std::min<int64_t>(size, llvm::PowerOf2Ceil(iterations));
+  };
+  SmallVector<int64_t, 2> tile;
+  for (auto [output, input] :
+       {std::pair<int64_t, int64_t>{64, 32}, {32, 32}, {32, 16}, {16, 16}}) {
+    tile = {tileOf(dims->outputIterations, output),
+            tileOf(dims->inputIterations, input)};
+    if (dims->getGrid(tile) >= kMinTransposeBlocks)
+      break;
+  }
+  int64_t block =
+      std::min<int64_t>(kFlatBlock, llvm::alignTo(tile[0] * tile[1], 32));
+  return KernelStrategyAttr::get(
+      root->getContext(), Mapping::transpose, dims->getGrid(tile), block, 1,
+      ArrayRef<int64_t>(), 1, false, tile, 0, 1, 1, false);
+}
+
 /// The thread tile of a flat (or loop) kernel, or an empty one: 4
 /// neighbouring outputs along the result's last dim, where they share a
 /// window's input columns, the weights and the index arithmetic, and sit
@@ -255,21 +366,8 @@ static SmallVector<int64_t> chooseThreadTile(Operation *root) {
     size = 8;
   // Elementwise ops after a Transpose of the result's shape (in one
   // group) are tiled as the Transpose.
-  if (isElementwiseOp(resultOp)) {
-    ONNXTransposeOp only;
-    for (Operation *op : kernelOps(root)) {
-      auto transpose = dyn_cast<ONNXTransposeOp>(op);
-      if (!transpose)
-        continue;
-      if (only) {
-        only = nullptr;
-        break;
-      }
-      only = transpose;
-    }
-    if (only && cast<ShapedType>(only.getType()).getShape() == shape)
-      resultOp = only;
-  }
+  if (ONNXTransposeOp transpose = getResultTranspose(root))
+    resultOp = transpose;
   if (auto transpose = dyn_cast<ONNXTransposeOp>(resultOp)) {
     if (std::optional<ArrayRef<int64_t>> perm = transpose.getPerm()) {
       auto innermost = llvm::find(*perm, rank - 1);
@@ -426,6 +524,8 @@ struct GpuKernelOptions {
   SmallVector<int64_t> contractionTile;
   /// Whether window kernels may stage their input planes.
   bool stagePlanes = true;
+  /// Whether transposing kernels may get the `transpose` mapping.
+  bool transposeTiles = true;
   /// Whether MatMul and Gemm kernels get the `tiles` mapping, and how many
   /// reduction iterations their blocks stage at a time.
   bool tileContractions = true;
@@ -753,6 +853,9 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
   }
   if (loop.rowLength == 1 && gpuOptions.tileContractions)
     if (KernelStrategyAttr tiles = chooseContractionTiles(root, gpuOptions))
+      return tiles;
+  if (loop.rowLength == 1 && gpuOptions.transposeTiles)
+    if (KernelStrategyAttr tiles = chooseTransposeTiles(root))
       return tiles;
   SmallVector<int64_t> tile;
   if (loop.rowLength == 1) {
@@ -1410,6 +1513,7 @@ struct SelectStrategiesPass
       gpuOptions.contractionTile = {kContractionRowsGpu,
                                     kContractionColumnsGpu};
     gpuOptions.stagePlanes = gpuStagePlanes;
+    gpuOptions.transposeTiles = gpuTransposeTiles;
     gpuOptions.tileContractions = gpuTileContractions;
     gpuOptions.kTile = gpuKTile;
     gpuOptions.stages = gpuStages;

@@ -414,6 +414,109 @@ func.func @planes_staged_subview(%x: memref<2x3x6x6xf32>, %out: memref<2x3x6x6xf
 
 // -----
 
+// The transpose mapping: %x is NCHW, the loop (and %out) NHWC. The output
+// run is c (40 iterations; its loop dim is innermost in %x only after h
+// and w), the input run h, w (9 iterations, %x's innermost), n outer:
+// tiles of 16 x 9, 3 along c, 2 images, 6 blocks. Each thread loads its 3
+// elements of %x's tile (input run fastest, indices clamped into the
+// loop) before it stores them into the copy, rows of 9 (odd) elements;
+// the third round's store is guarded (144 elements, 3 rounds of 64).
+// After the barrier the iterations go output run fastest, read %x's value
+// from the copy at the same place, the residual %r directly.
+// CHECK-LABEL: gpu.func @transpose
+// CHECK-SAME: workgroup(%[[COPY:.*]] : memref<144xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 6, 1, 1>
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK: %[[OTILE:.*]] = arith.remui %[[BID]], %c3
+// CHECK: %[[N:.*]] = arith.divui %[[BID]], %c3
+// CHECK: %[[OBASE:.*]] = arith.muli %[[OTILE]], %c16
+// CHECK: %[[OL:.*]] = arith.divui %[[TID]], %c9
+// CHECK: %[[IL:.*]] = arith.remui %[[TID]], %c9
+// CHECK: %[[O:.*]] = arith.addi %[[OBASE]], %[[OL]]
+// CHECK: %[[C:.*]] = arith.minui %[[O]], %c39
+// CHECK: %[[I:.*]] = arith.minui %[[IL]], %c8
+// CHECK: %[[W:.*]] = arith.remui %[[I]], %c3
+// CHECK: %[[H:.*]] = arith.divui %[[I]], %c3
+// CHECK: %[[V0:.*]] = memref.load %arg0[%[[N]], %[[C]], %[[H]], %[[W]]]
+// CHECK: %[[ROW:.*]] = arith.muli %[[OL]], %c9
+// CHECK: %[[SLOT:.*]] = arith.addi %[[ROW]], %[[IL]]
+// CHECK-COUNT-2: memref.load %arg0
+// CHECK: %[[LAST:.*]] = arith.cmpi ult, %{{.*}}, %c144
+// CHECK: memref.store %[[V0]], %[[COPY]][%[[SLOT]]]
+// CHECK: memref.store %{{.*}}, %[[COPY]]
+// CHECK: scf.if %[[LAST]] {
+// CHECK-NEXT: memref.store %{{.*}}, %[[COPY]]
+// CHECK: gpu.barrier
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %c3{{[_0-9]*}} step %c1
+// CHECK: %[[E:.*]] = arith.addi %{{.*}}, %[[TID]]
+// CHECK: %[[CIL:.*]] = arith.divui %[[E]], %c16
+// CHECK: %[[COL:.*]] = arith.remui %[[E]], %c16
+// CHECK: %[[CO:.*]] = arith.addi %[[OBASE]], %[[COL]]
+// CHECK: scf.if
+// CHECK: %[[CW:.*]] = arith.remui %[[CIL]], %c3
+// CHECK: %[[CH:.*]] = arith.divui %[[CIL]], %c3
+// CHECK: %[[CROW:.*]] = arith.muli %[[COL]], %c9
+// CHECK: %[[CSLOT:.*]] = arith.addi %[[CROW]], %[[CIL]]
+// CHECK: %[[XV:.*]] = memref.load %[[COPY]][%[[CSLOT]]]
+// CHECK-NOT: memref.load %arg0
+// CHECK: %[[RV:.*]] = memref.load %arg1[%[[N]], %[[CH]], %[[CW]], %[[CO]]]
+// CHECK: %[[Y:.*]] = arith.addf %[[XV]], %[[RV]]
+// CHECK: memref.store %[[Y]], %arg2[%[[N]], %[[CH]], %[[CW]], %[[CO]]]
+func.func @transpose(%x: memref<2x40x3x3xf32>, %r: memref<2x3x3x40xf32>, %out: memref<2x3x3x40xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<transpose, grid = 6, block = 64, block_tile = [16, 9]>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c40 = arith.constant 40 : index
+  scf.parallel (%n, %h, %w, %c) = (%c0, %c0, %c0, %c0) to (%c2, %c3, %c3, %c40) step (%c1, %c1, %c1, %c1) {
+    %v = memref.load %x[%n, %c, %h, %w] : memref<2x40x3x3xf32>
+    %res = memref.load %r[%n, %h, %w, %c] : memref<2x3x3x40xf32>
+    %y = arith.addf %v, %res : f32
+    memref.store %y, %out[%n, %h, %w, %c] : memref<2x3x3x40xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A transpose grid covers the tiles: 6 of them.
+// expected-error @+1 {{strategy #fuse.kernel<transpose, grid = 5, block = 64, block_tile = [16, 9]> launches 5 blocks but its loop of 720 iterations needs 6}}
+func.func @transpose_grid(%x: memref<2x40x3x3xf32>, %out: memref<2x3x3x40xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<transpose, grid = 5, block = 64, block_tile = [16, 9]>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c40 = arith.constant 40 : index
+  scf.parallel (%n, %h, %w, %c) = (%c0, %c0, %c0, %c0) to (%c2, %c3, %c3, %c40) step (%c1, %c1, %c1, %c1) {
+    %v = memref.load %x[%n, %c, %h, %w] : memref<2x40x3x3xf32>
+    memref.store %v, %out[%n, %h, %w, %c] : memref<2x3x3x40xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The transpose mapping needs an input read in another order.
+func.func @transpose_none(%x: memref<2x3x3x40xf32>, %out: memref<2x3x3x40xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<transpose, grid = 6, block = 64, block_tile = [16, 9]>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c40 = arith.constant 40 : index
+  // expected-error @+1 {{'scf.parallel' op has no input read in another order than its output, which the transpose mapping needs}}
+  scf.parallel (%n, %h, %w, %c) = (%c0, %c0, %c0, %c0) to (%c2, %c3, %c3, %c40) step (%c1, %c1, %c1, %c1) {
+    %v = memref.load %x[%n, %h, %w, %c] : memref<2x3x3x40xf32>
+    memref.store %v, %out[%n, %h, %w, %c] : memref<2x3x3x40xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A planes grid covers the planes: 6 planes, 2 a block, need 3 blocks.
 // expected-error @+1 {{strategy #fuse.kernel<planes, grid = 2, block = 64, planes = 2> launches 2 blocks but its loop of 6 planes needs 3}}
 func.func @planes_grid(%x: memref<2x3x6x6xf32>, %out: memref<2x3x6x6xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<planes, grid = 2, block = 64, planes = 2>} {

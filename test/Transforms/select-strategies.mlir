@@ -8,6 +8,7 @@
 // RUN: not fuse-opt %s -fuse-select-strategies=cpu-vector-width=2 2>&1 | FileCheck %s --check-prefix=BADWIDTH
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=depthwise=library | FileCheck %s --check-prefix=DWLIB
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies=gpu-stage-planes=false | FileCheck %s --check-prefix=NOPLANES
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies=gpu-transpose-tiles=false | FileCheck %s --check-prefix=FLATT
 // RUN: not fuse-opt %s -fuse-select-strategies=strategy=fast 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not fuse-opt %s -fuse-select-strategies=cpu-vector-registers=8 2>&1 | FileCheck %s --check-prefix=BADREGS
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-contraction-tile=1,1" | FileCheck %s --check-prefix=UNTILED
@@ -357,12 +358,16 @@ func.func @planes(%x: tensor<32x960x7x7xf32>, %w: tensor<960x1x3x3xf32>, %x2: te
 
 // -----
 
-// A transpose that moves the input's last dim (BERT's K^T): 8 outputs
-// along that dim (output dim 2), so each thread reads 32 contiguous bytes
-// and a warp's stores stay side by side. The unit batch is no dim of the
-// kernel's loop, so the tile has 3 sizes.
+// A transpose that moves the input's last dim (BERT's K^T): the output
+// run is the last dim (1024 iterations), the input run the other two (12
+// x 64): tiles of 64 x 32, 16 x 24 of them. Without transpose tiles, 8
+// outputs a thread along the input's last dim (output dim 2), so each
+// thread reads 32 contiguous bytes and a warp's stores stay side by side;
+// the unit batch is no dim of the kernel's loop, so the tile has 3 sizes.
 // CHECK-LABEL: func @tiled_transpose
-// CHECK: onnx.Transpose{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 384, block = 256, thread_tile = [1, 8, 1]>
+// CHECK: onnx.Transpose{{.*}}fuse.strategy = #fuse.kernel<transpose, grid = 384, block = 256, block_tile = [64, 32]>
+// FLATT-LABEL: func @tiled_transpose
+// FLATT: onnx.Transpose{{.*}}fuse.strategy = #fuse.kernel<flat, grid = 384, block = 256, thread_tile = [1, 8, 1]>
 func.func @tiled_transpose(%x: tensor<1x1024x12x64xf32>) -> tensor<1x12x64x1024xf32> {
   %0 = onnx.Transpose(%x) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x1024x12x64xf32>) -> tensor<1x12x64x1024xf32>
   return %0 : tensor<1x12x64x1024xf32>
@@ -794,11 +799,13 @@ func.func @matmul_transposed_weight(%x: tensor<64x512xf32>) -> tensor<64x512xf32
 
 // -----
 
-// Elementwise ops after a Transpose in one group are tiled as the
-// Transpose alone would be: 8 outputs a thread along the output dim that
-// is innermost in the input.
+// Elementwise ops after a Transpose in one group take the Transpose's
+// strategy: transpose tiles, or without them 8 outputs a thread along the
+// output dim that is innermost in the input.
 // CHECK-LABEL: func.func @transpose_then_relu
-// CHECK: fuse.group elementwise {{.*}}strategy = #fuse.kernel<flat, grid = 1024, block = 256, thread_tile = [8, 1]>
+// CHECK: fuse.group elementwise {{.*}}strategy = #fuse.kernel<transpose, grid = 1024, block = 256, block_tile = [64, 32]>
+// FLATT-LABEL: func.func @transpose_then_relu
+// FLATT: fuse.group elementwise {{.*}}strategy = #fuse.kernel<flat, grid = 1024, block = 256, thread_tile = [8, 1]>
 func.func @transpose_then_relu(%x: tensor<2048x1024xf32>) -> tensor<1024x2048xf32> {
   %0 = fuse.group elementwise ins(%x : tensor<2048x1024xf32>) -> tensor<1024x2048xf32> {
   ^bb0(%a: tensor<2048x1024xf32>):
@@ -807,4 +814,43 @@ func.func @transpose_then_relu(%x: tensor<2048x1024xf32>) -> tensor<1024x2048xf3
     fuse.yield %r : tensor<1024x2048xf32>
   }
   return %0 : tensor<1024x2048xf32>
+}
+
+// -----
+
+// Transpose tiles: MobileNetV2's NCHW -> NHWC of a 14 x 14 map at batch 32
+// after a Clip (output run: 576 channels, input run: 196 positions; 64 x
+// 32 tiles, 9 x 7 a image); at batch 1 the tiles shrink to 16 x 16 to give
+// the grid 2 blocks an SM (36 x 13 blocks); the input's image to NHWC (3
+// channels: too short an output run) and a Transpose of a value that no
+// input of the kernel holds element by element (a constant plus a
+// broadcast operand) stay flat.
+// CHECK-LABEL: func.func @transpose_tiles
+// CHECK: strategy = #fuse.kernel<transpose, grid = 2016, block = 256, block_tile = [64, 32]>
+// CHECK: onnx.Transpose{{.*}}fuse.strategy = #fuse.kernel<transpose, grid = 468, block = 256, block_tile = [16, 16]>
+// CHECK: onnx.Transpose{{.*}}fuse.strategy = #fuse.kernel<flat,
+// CHECK: strategy = #fuse.kernel<flat,
+// CPU-LABEL: func.func @transpose_tiles
+// CPU-NOT: kernel<transpose
+// FLATT-LABEL: func.func @transpose_tiles
+// FLATT-NOT: kernel<transpose
+func.func @transpose_tiles(%x: tensor<32x576x14x14xf16>, %x1: tensor<1x576x14x14xf32>, %img: tensor<32x3x224x224xf32>, %b: tensor<576x1x1xf32>) -> (tensor<32x14x14x576xf16>, tensor<1x14x14x576xf32>, tensor<32x224x224x3xf32>, tensor<1x14x14x576xf32>) {
+  %0 = fuse.group elementwise ins(%x : tensor<32x576x14x14xf16>) -> tensor<32x14x14x576xf16> {
+  ^bb0(%a: tensor<32x576x14x14xf16>):
+    %lo = onnx.Constant dense<0.0> : tensor<f16>
+    %hi = onnx.Constant dense<6.0> : tensor<f16>
+    %c = onnx.Clip(%a) min(%lo) max(%hi) : (tensor<32x576x14x14xf16>, tensor<f16>, tensor<f16>) -> tensor<32x576x14x14xf16>
+    %t = onnx.Transpose(%c) {perm = array<i64: 0, 2, 3, 1>} : (tensor<32x576x14x14xf16>) -> tensor<32x14x14x576xf16>
+    fuse.yield %t : tensor<32x14x14x576xf16>
+  }
+  %1 = onnx.Transpose(%x1) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x576x14x14xf32>) -> tensor<1x14x14x576xf32>
+  %2 = onnx.Transpose(%img) {perm = array<i64: 0, 2, 3, 1>} : (tensor<32x3x224x224xf32>) -> tensor<32x224x224x3xf32>
+  %3 = fuse.group elementwise ins(%b : tensor<576x1x1xf32>) -> tensor<1x14x14x576xf32> {
+  ^bb0(%v: tensor<576x1x1xf32>):
+    %z = onnx.Constant dense<0.0> : tensor<1x576x14x14xf32>
+    %s = onnx.Add(%z, %v) : (tensor<1x576x14x14xf32>, tensor<576x1x1xf32>) -> tensor<1x576x14x14xf32>
+    %t = onnx.Transpose(%s) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x576x14x14xf32>) -> tensor<1x14x14x576xf32>
+    fuse.yield %t : tensor<1x14x14x576xf32>
+  }
+  return %0, %1, %2, %3 : tensor<32x14x14x576xf16>, tensor<1x14x14x576xf32>, tensor<32x224x224x3xf32>, tensor<1x14x14x576xf32>
 }

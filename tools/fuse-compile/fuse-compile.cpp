@@ -281,6 +281,12 @@ static cl::opt<bool> gpuStagePlanes(
     cl::desc("Stage the input planes of depthwise convolutions and poolings "
              "in shared memory on cuda (default true): for measurements"),
     cl::init(true), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<bool> gpuTransposeTiles(
+    "gpu-transpose-tiles",
+    cl::desc("Run Transposes (with the elementwise ops around them) in "
+             "tiles through shared memory on cuda (default true): for "
+             "measurements"),
+    cl::init(true), cl::Hidden, cl::cat(compileCategory));
 static cl::opt<bool> showProgress(
     "progress",
     cl::desc("Show on stderr what a compile longer than a second is doing: "
@@ -652,6 +658,7 @@ int main(int argc, char **argv) {
                                       gpuContractionTile.end());
   }
   options.gpuStagePlanes = gpuStagePlanes;
+  options.gpuTransposeTiles = gpuTransposeTiles;
   if (gpuKTile < 0 || gpuKTile > 256) {
     errs() << "fuse-compile: --gpu-k-tile must be from 0 to 256\n";
     return 1;

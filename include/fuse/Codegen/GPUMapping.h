@@ -3,7 +3,8 @@
 // What fuse-map-kernels-to-gpu's mappings share: the constant bounds of a
 // kernel's parallel loop, delinearization of a block's or thread's index,
 // moving the loop body into the gpu.func, and shared-memory buffers; and
-// the `tiles` mapping of generated contractions (ContractionTiles.cpp).
+// the `tiles` mapping of generated contractions (ContractionTiles.cpp) and
+// the `transpose` mapping (TransposeTiles.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,6 +115,19 @@ mlir::LogicalResult distributeTiles(mlir::OpBuilder &b,
 /// the loop otherwise.
 mlir::FailureOr<int64_t> getTileGridSize(mlir::scf::ParallelOp loop,
                                          KernelStrategyAttr strategy);
+
+/// Maps `loop`, the parallel loop of the gpu.func `func`, with the
+/// `transpose` strategy: tiles of its output and input runs, the
+/// transposed input's tile copied through shared memory.
+mlir::LogicalResult distributeTransposeTiles(mlir::OpBuilder &b,
+                                             mlir::gpu::GPUFuncOp func,
+                                             mlir::scf::ParallelOp loop,
+                                             KernelStrategyAttr strategy);
+
+/// The blocks a `transpose` strategy needs for `loop`; an error on the
+/// loop when it reads no input in another order than its own.
+mlir::FailureOr<int64_t> getTransposeGridSize(mlir::scf::ParallelOp loop,
+                                              KernelStrategyAttr strategy);
 
 } // namespace fuse
 

@@ -112,6 +112,8 @@ struct CompileOptions {
   std::vector<int64_t> gpuContractionTile;
   /// fuse-select-strategies' gpu-stage-planes.
   bool gpuStagePlanes = true;
+  /// fuse-select-strategies' gpu-transpose-tiles.
+  bool gpuTransposeTiles = true;
   /// fuse-select-strategies' gpu-tile-contractions and gpu-k-tile.
   bool gpuTileContractions = true;
   int64_t gpuKTile = 16;

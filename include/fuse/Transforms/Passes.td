@@ -448,6 +448,12 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
            "On cuda, window kernels (depthwise convolutions, poolings) "
            "whose input planes fit stage them in shared memory, a block "
            "per group of whole output planes (the `planes` mapping)">,
+    Option<"gpuTransposeTiles", "gpu-transpose-tiles", "bool", "true",
+           "On cuda, kernels that read an input in another order than "
+           "they write (Transposes and the elementwise ops around them) "
+           "run in tiles whose input goes through shared memory (the "
+           "`transpose` mapping), where both orders' runs are 16 "
+           "iterations or longer">,
   ];
 }
 

@@ -14,8 +14,10 @@
 // global memory once, in coalesced loads, instead of once per window that
 // covers it; `attention`, a fuse.attention kernel built by blocks of query
 // rows (AttentionTiles.cpp), and `attention_mma`, the same on tensor cores
-// (AttentionMmaTiles.cpp). A kernel with no parallel loop runs in one
-// thread (or one row).
+// (AttentionMmaTiles.cpp); `transpose`, a block computes a tile of a loop
+// that reads an input in another order than its own, from a copy of the
+// input's tile in shared memory (TransposeTiles.cpp). A kernel with no
+// parallel loop runs in one thread (or one row).
 //
 //===----------------------------------------------------------------------===//
 
@@ -766,6 +768,18 @@ struct MapKernelsToGPUPass
           return signalPassFailure();
         needed = *tiles;
       }
+      if (strategy.getMapping() == Mapping::transpose) {
+        if (loops.empty()) {
+          gpuFunc.emitOpError("strategy ")
+              << strategy << " needs a kernel with a parallel loop";
+          return signalPassFailure();
+        }
+        FailureOr<int64_t> tiles =
+            getTransposeGridSize(loops.front(), strategy);
+        if (failed(tiles))
+          return signalPassFailure();
+        needed = *tiles;
+      }
       if (strategy.getGrid() != needed) {
         gpuFunc.emitOpError("strategy ")
             << strategy << " launches " << strategy.getGrid()
@@ -794,8 +808,11 @@ struct MapKernelsToGPUPass
       else if (strategy.getMapping() == Mapping::tiles) {
         if (failed(distributeTiles(b, gpuFunc, loops.front(), strategy)))
           return signalPassFailure();
-      }
-      else
+      } else if (strategy.getMapping() == Mapping::transpose) {
+        if (failed(
+                distributeTransposeTiles(b, gpuFunc, loops.front(), strategy)))
+          return signalPassFailure();
+      } else
         (void)distributeLoop(b, loops.front(), strategy);
       finishKernel(kernel, gpuFunc, strategy);
     }

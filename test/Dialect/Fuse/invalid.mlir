@@ -494,7 +494,7 @@ func.func @flat_k_tile() attributes {s = #fuse.kernel<flat, grid = 2, block = 64
 
 // -----
 
-// expected-error @+1 {{unknown mapping 'tile' (loop, flat, rows, planes or tiles)}}
+// expected-error @+1 {{unknown mapping 'tile' (loop, flat, rows, planes, tiles, attention, attention_mma or transpose)}}
 func.func @bad_mapping() attributes {s = #fuse.kernel<tile, grid = 2, block = 64>} {
   return
 }
@@ -808,4 +808,18 @@ func.func @attention_half_mask(%q: tensor<1x16x4x8xf16>, %m: tensor<1x1x1x16xf16
   // expected-error @+1 {{operand #3 must be ranked tensor of 32-bit float values or memref of 32-bit float values}}
   %0 = fuse.attention %q, %q, %q, %m {scale = 1.0 : f32} : tensor<1x16x4x8xf16>, tensor<1x16x4x8xf16>, tensor<1x16x4x8xf16>, tensor<1x1x1x16xf16> -> tensor<1x16x4x8xf16>
   return %0 : tensor<1x16x4x8xf16>
+}
+
+// -----
+
+// expected-error @+1 {{the transpose mapping takes a block_tile of two sizes (output run, input run) and nothing else}}
+func.func @transpose_strategy() attributes {s = #fuse.kernel<transpose, grid = 4, block = 256, block_tile = [64, 64], thread_tile = [1, 4]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{transpose block_tile sizes must be at least 1, with at most 4096 elements}}
+func.func @transpose_tile() attributes {s = #fuse.kernel<transpose, grid = 4, block = 256, block_tile = [128, 64]>} {
+  return
 }

@@ -104,6 +104,7 @@ func.func @reduction(%x: tensor<2x3x4xf32>, %b: tensor<4xf32>) -> tensor<2x3x1xf
 // CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 4, thread_tile = [1, 2, 2], block_tile = [1, 4, 4], k_tile = 16, stages = 2>}
 // CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 2, thread_tile = [4, 4], block_tile = [4, 8]>}
 // CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 4, thread_tile = [1, 2, 2], block_tile = [1, 4, 4], k_tile = 16, stages = 3, async_copy>}
+// CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<transpose, grid = 2, block = 32, block_tile = [4, 8]>}
 func.func @strategies(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>) -> tensor<2x4x8xf32> {
   %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<2x4x16xf32>, tensor<2x16x8xf32>) {strategy = #fuse.cublaslt<batch = 2, m = 4, n = 8, k = 16, epilogue = bias_relu, residual = true>} -> tensor<2x4x8xf32> {
   ^bb0(%x: tensor<2x4x16xf32>, %y: tensor<2x16x8xf32>):
@@ -119,7 +120,8 @@ func.func @strategies(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>) -> tensor<
   %7 = onnx.Relu(%6) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 4, stages = 2, k_tile = 16, block_tile = [1, 4, 4], thread_tile = [1, 2, 2]>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   %8 = onnx.Relu(%7) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 2, thread_tile = [4, 4], block_tile = [4, 8], k_tile = 0>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   %9 = onnx.Relu(%8) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 4, async_copy, stages = 3, k_tile = 16, block_tile = [1, 4, 4], thread_tile = [1, 2, 2]>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
-  return %9 : tensor<2x4x8xf32>
+  %10 = onnx.Relu(%9) {fuse.strategy = #fuse.kernel<transpose, grid = 2, block = 32, block_tile = [4, 8]>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %10 : tensor<2x4x8xf32>
 }
 
 // fuse.im2col: a 3x3 window, stride 2, pads 1 before and after; 2 * 9 taps

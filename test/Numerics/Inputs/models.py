@@ -640,6 +640,43 @@ def planes():
 
 
 @model
+def transposes():
+    """Transposes that the cuda target maps as `transpose` tiles (their
+    input's tile through shared memory), alone and in elementwise groups:
+    NCHW -> NHWC after a Clip (tiles of 196 positions by 96 channels, none
+    of them whole), NHWC -> NCHW before a Relu and a residual Add in NCHW,
+    the default permutation of a rank-3 tensor (an outer dim between the
+    two runs), dims of extent 1 either side, two same-shaped inputs added
+    before the Transpose (both staged), a rank-5 permutation whose runs
+    are two dims each, one that keeps the innermost dim (flat), and a
+    larger one in tiles of 64 x 32, the last of each run partial (200
+    channels, 300 positions), then a Sigmoid. Small tensors get 16 x 16
+    tiles (enough blocks)."""
+    return make([node("Clip", ["x1", "lo", "hi"], ["c1"]),
+                 node("Transpose", ["c1"], ["y1"], perm=[0, 2, 3, 1]),
+                 node("Transpose", ["x2"], ["t2"], perm=[0, 3, 1, 2]),
+                 node("Relu", ["t2"], ["r2"]),
+                 node("Add", ["r2", "res2"], ["y2"]),
+                 node("Transpose", ["x3"], ["y3"]),
+                 node("Transpose", ["x4"], ["y4"], perm=[0, 3, 2, 1]),
+                 node("Add", ["x5", "x5b"], ["s5"]),
+                 node("Exp", ["s5"], ["e5"]),
+                 node("Transpose", ["e5"], ["y5"], perm=[0, 2, 1]),
+                 node("Transpose", ["x6"], ["y6"], perm=[0, 3, 4, 1, 2]),
+                 node("Transpose", ["x7"], ["y7"], perm=[0, 2, 1, 3]),
+                 node("Transpose", ["x8"], ["t8"], perm=[0, 2, 3, 1]),
+                 node("Sigmoid", ["t8"], ["y8"])],
+                [("x1", [4, 96, 14, 14]), ("x2", [4, 7, 7, 160]),
+                 ("res2", [4, 160, 7, 7]), ("x3", [20, 50, 37]),
+                 ("x4", [1, 33, 1, 70]), ("x5", [8, 40, 24]),
+                 ("x5b", [8, 40, 24]), ("x6", [2, 6, 5, 20, 18]),
+                 ("x7", [2, 64, 33, 5]), ("x8", [16, 200, 15, 20])],
+                ["y1", "y2", "y3", "y4", "y5", "y6", "y7", "y8"],
+                [const("lo", np.array(0.0, np.float32)),
+                 const("hi", np.array(6.0, np.float32))])
+
+
+@model
 def gather_nd():
     """GatherND as the dynamo exporter's masks use it: index tuples of every
     length (negative ones included), batch_dims 1 with indices from an

@@ -133,6 +133,16 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (stages != 1 && stages != 2)
       return emitError() << "attention_mma takes 1 or 2 stages, not "
                          << stages;
+  } else if (mapping == Mapping::transpose) {
+    if (blockTile.size() != 2 || !threadTile.empty() || kTile != 0 ||
+        stages != 1 || splitK != 1 || asyncCopy)
+      return emitError() << "the transpose mapping takes a block_tile of two "
+                            "sizes (output run, input run) and nothing else";
+    if (blockTile[0] < 1 || blockTile[1] < 1 ||
+        blockTile[0] * blockTile[1] > kMaxTransposeTileElements)
+      return emitError() << "transpose block_tile sizes must be at least 1, "
+                            "with at most "
+                         << kMaxTransposeTileElements << " elements";
   } else if (!blockTile.empty() || kTile != 0 || stages != 1 || splitK != 1 ||
              asyncCopy) {
     return emitError() << "block_tile, k_tile, stages, split_k and async_copy "
@@ -175,7 +185,8 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
   std::optional<Mapping> mapping = symbolizeMapping(mappingName);
   if (!mapping) {
     parser.emitError(loc) << "unknown mapping '" << mappingName
-                          << "' (loop, flat, rows, planes or tiles)";
+                          << "' (loop, flat, rows, planes, tiles, attention, "
+                             "attention_mma or transpose)";
     return {};
   }
   // `keyword = N` parameters, and where each goes.
@@ -276,6 +287,11 @@ std::string fuse::describeStrategy(Attribute strategy) {
       if (kernel.getStages() != 1)
         os << " " << kernel.getStages() << "-stage";
     }
+    if (kernel.getMapping() == Mapping::transpose) {
+      llvm::raw_string_ostream os(text);
+      os << " " << kernel.getBlockTile()[0] << "x" << kernel.getBlockTile()[1]
+         << " smem";
+    }
     if (kernel.getMapping() == Mapping::tiles) {
       llvm::raw_string_ostream os(text);
       os << " ";
@@ -330,8 +346,58 @@ int64_t KernelStrategyAttr::getCapacity() const {
     return getGrid() * getPlanes();
   if (isAttentionMapping(getMapping()))
     return getGrid() * getBlockTile()[0];
+  if (getMapping() == Mapping::transpose)
+    return getGrid() * getBlockTile()[0] * getBlockTile()[1];
   // tiles: the grid's block tiles, some of which may be partial.
   return getGrid() * getBlock();
+}
+
+std::optional<TransposeTileDims>
+fuse::getTransposeTileDims(ArrayRef<int64_t> extents,
+                           ArrayRef<int64_t> inputOrder) {
+  int64_t rank = extents.size();
+  if (rank < 2 || int64_t(inputOrder.size()) != rank)
+    return std::nullopt;
+  SmallVector<bool> seen(rank, false);
+  for (int64_t dim : inputOrder) {
+    if (dim < 0 || dim >= rank || seen[dim])
+      return std::nullopt;
+    seen[dim] = true;
+  }
+  // The run of consecutive loop dims, in order, that ends at `end` in
+  // the input's order.
+  auto runEndingAt = [&](int64_t end) {
+    int64_t first = end;
+    while (first > 0 && inputOrder[first - 1] == inputOrder[first] - 1)
+      --first;
+    return SmallVector<int64_t>(inputOrder.begin() + first,
+                                inputOrder.begin() + end + 1);
+  };
+  int64_t last = llvm::find(inputOrder, rank - 1) - inputOrder.begin();
+  if (last == rank - 1)
+    return std::nullopt; // The input's innermost dim is the loop's.
+  TransposeTileDims dims;
+  dims.outputRun = runEndingAt(last);
+  dims.inputRun = runEndingAt(rank - 1);
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(dims.outputRun, d) &&
+        !llvm::is_contained(dims.inputRun, d))
+      dims.outer.push_back(d);
+  auto iterations = [&](ArrayRef<int64_t> run) {
+    int64_t product = 1;
+    for (int64_t d : run)
+      product *= extents[d];
+    return product;
+  };
+  dims.outerIterations = iterations(dims.outer);
+  dims.outputIterations = iterations(dims.outputRun);
+  dims.inputIterations = iterations(dims.inputRun);
+  return dims;
+}
+
+int64_t TransposeTileDims::getGrid(ArrayRef<int64_t> blockTile) const {
+  return outerIterations * llvm::divideCeil(outputIterations, blockTile[0]) *
+         llvm::divideCeil(inputIterations, blockTile[1]);
 }
 
 //===----------------------------------------------------------------------===//

@@ -21,7 +21,8 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
   I32EnumAttrCase<"planes", 3>,
   I32EnumAttrCase<"tiles", 4>,
   I32EnumAttrCase<"attention", 5>,
-  I32EnumAttrCase<"attention_mma", 6>
+  I32EnumAttrCase<"attention_mma", 6>,
+  I32EnumAttrCase<"transpose", 7>
 ]> {
   // - loop: the whole loop nest on the calling thread (the cpu target);
   // - flat: one GPU thread per iteration of the kernel's parallel loop, in
@@ -42,7 +43,10 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
   //   query rows of one (batch, head), walking the keys `block_tile[1]` at
   //   a time through shared memory with an online softmax;
   // - attention_mma: the same on tensor cores (f16 and bf16 tensors, sm_80
-  //   and later), a warp per 16 query rows.
+  //   and later), a warp per 16 query rows;
+  // - transpose: each block computes a `block_tile` of a transposing
+  //   loop's iterations, its transposed input's tile copied through shared
+  //   memory so that both the loads and the stores of a warp are adjacent.
   let cppNamespace = "::fuse";
   let genSpecializedAttr = 0;
 }
@@ -169,6 +173,21 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     copied by `cp.async`; with `stages = 2` the next tile's copies are in
     flight while the block computes one.
 
+    The `transpose` mapping is for a loop that reads an input in another
+    order than it writes its output (a Transpose, and the elementwise ops
+    around it): `block_tile = [TA, TB]`, where A is the run of the loop's
+    last dims that the input holds in the same order (the output's
+    innermost elements, whose stores a warp wants adjacent) and B the run
+    of loop dims that is the input's innermost (whose loads it wants
+    adjacent); the other dims are outer. Each block covers TA x TB
+    iterations of one outer index (`grid` = outer iterations x
+    ceil(A / TA) x ceil(B / TB), with A and B the runs' iterations): its
+    threads first copy the input's tile into shared memory, adjacent
+    threads reading adjacent input elements, then compute the tile's
+    iterations, adjacent threads writing adjacent output elements and
+    reading the input from the copy (rows of an odd number of elements,
+    so that the column a warp reads is spread over the banks).
+
     ```mlir
     #fuse.kernel<flat, grid = 392, block = 256>
     #fuse.kernel<flat, grid = 98, block = 256, thread_tile = [1, 1, 4]>
@@ -190,6 +209,7 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     #fuse.kernel<attention, grid = 768, block = 256, block_tile = [64, 32]>
     #fuse.kernel<attention_mma, grid = 768, block = 128,
                  block_tile = [64, 64], stages = 2>
+    #fuse.kernel<transpose, grid = 1152, block = 256, block_tile = [64, 49]>
     ```
   }];
   let parameters = (ins

@@ -51,6 +51,34 @@ inline bool isAttentionMapping(Mapping mapping) {
   return mapping == Mapping::attention || mapping == Mapping::attention_mma;
 }
 
+/// The most iterations a block of the `transpose` mapping computes (its
+/// shared copy of the input's tile: 16 KB of f32).
+constexpr int64_t kMaxTransposeTileElements = 4096;
+
+/// How the `transpose` mapping splits a loop that reads an input in
+/// another order than its own: `outputRun`, the run of the loop's last
+/// dims that the input holds consecutively in the same order (adjacent
+/// iterations of it store adjacent output elements); `inputRun`, the run of
+/// loop dims, in order, that are the input's innermost (adjacent iterations
+/// of it load adjacent input elements); `outer`, the other dims. The
+/// iterations of each.
+struct TransposeTileDims {
+  llvm::SmallVector<int64_t> outer, outputRun, inputRun;
+  int64_t outerIterations = 1, outputIterations = 1, inputIterations = 1;
+
+  /// Blocks of `blockTile` ([output run, input run] iterations) that cover
+  /// the loop: a block per outer iteration and pair of tiles.
+  int64_t getGrid(llvm::ArrayRef<int64_t> blockTile) const;
+};
+
+/// The transpose tile dims of a loop of `extents` (no dim of extent 1)
+/// that reads an input whose dims, outermost first, are the loop's dims
+/// `inputOrder` (a permutation); none when the input's innermost dim is
+/// the loop's last.
+std::optional<TransposeTileDims>
+getTransposeTileDims(llvm::ArrayRef<int64_t> extents,
+                     llvm::ArrayRef<int64_t> inputOrder);
+
 /// The float type values are stored in between kernels under `precision`:
 /// f16 for fp16, bf16 for bf16, f32 for fp32 and tf32.
 mlir::FloatType getStorageType(mlir::MLIRContext *context, Precision precision);
