@@ -17,6 +17,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Config/llvm-config.h"
@@ -846,6 +847,11 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
       policy.modelTypes = !options.precision;
       pm.nest<func::FuncOp>().addPass(createApplyPrecision(policy));
     }
+    // Equal groups (and ops) on equal operands become one kernel: a
+    // transformer's layers each compute the same attention mask from the
+    // model's input. After fusion, so that an op two groups would each
+    // take in stays in both.
+    pm.nest<func::FuncOp>().addPass(createCSEPass());
     SelectStrategiesOptions select;
     select.target = getTargetName(options);
     select.cpuVectorRegisters = getCpuVectorRegisters(options);

@@ -124,8 +124,14 @@ static bool feedsGroupedConv(Value value, int depth = 0) {
 static constexpr int64_t kMaxPositionsNextToGrouped = 196;
 
 /// Whether `conv` reads or feeds a grouped (depthwise) convolution, through
-/// activations: those stay NCHW, so NHWC there adds Transposes.
+/// activations: those stay NCHW, so NHWC there adds Transposes. A
+/// convolution of the model's input is not: the input's Transpose runs in
+/// the kernel that converts it anyway, and the one back is a `transpose`
+/// kernel with the activation in it, cheaper than the NCHW convolution's
+/// loss (MobileNetV2's 3-channel stem: docs/models.md).
 static bool isNextToGroupedConv(ONNXConvOp conv) {
+  if (isa<BlockArgument>(conv.getX()))
+    return false;
   Operation *producer = conv.getX().getDefiningOp();
   while (isActivation(producer))
     producer = producer->getOperand(0).getDefiningOp();

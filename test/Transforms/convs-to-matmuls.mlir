@@ -259,11 +259,35 @@ func.func @next_to_depthwise(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
   %wd = onnx.Constant dense<0.5> : tensor<8x1x3x3xf32>
   %lo = onnx.Constant dense<0.0> : tensor<f32>
   %hi = onnx.Constant dense<6.0> : tensor<f32>
-  %y = onnx.Conv(%x, %w) : (tensor<1x8x16x16xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x16x16xf32>
+  %r = onnx.Relu(%x) : (tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
+  %y = onnx.Conv(%r, %w) : (tensor<1x8x16x16xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x16x16xf32>
   %c = onnx.Clip(%y) min(%lo) max(%hi) : (tensor<1x8x16x16xf32>, tensor<f32>, tensor<f32>) -> tensor<1x8x16x16xf32>
   %d = onnx.Conv(%c, %wd) {group = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x16x16xf32>
   %z = onnx.Conv(%d, %w) : (tensor<1x8x16x16xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x16x16xf32>
   return %z : tensor<1x8x16x16xf32>
+}
+
+// -----
+
+// A Conv of the model's input goes NHWC although it feeds a depthwise one
+// (MobileNetV2's stem): the input's Transpose is one with the kernel that
+// converts it, and the Transpose back before the depthwise Conv (after
+// the Clip) a transpose kernel.
+// NHWC-LABEL: func.func @stem_next_to_depthwise
+// NHWC: %[[XL:.*]] = onnx.Transpose(%{{.*}}) {perm = array<i64: 0, 2, 3, 1>}
+// NHWC: fuse.im2col %[[XL]] {channels_last
+// NHWC: %[[C:.*]] = onnx.Clip(%{{.*}}) min(%{{.*}}) max(%{{.*}}) : (tensor<1x16x16x8xf32>, tensor<f32>, tensor<f32>) -> tensor<1x16x16x8xf32>
+// NHWC: %[[CF:.*]] = onnx.Transpose(%[[C]]) {perm = array<i64: 0, 3, 1, 2>}
+// NHWC: onnx.Conv(%[[CF]], %{{.*}}) {group = 8 : i64
+func.func @stem_next_to_depthwise(%x: tensor<1x3x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %w = onnx.Constant dense<0.5> : tensor<8x3x3x3xf32>
+  %wd = onnx.Constant dense<0.5> : tensor<8x1x3x3xf32>
+  %lo = onnx.Constant dense<0.0> : tensor<f32>
+  %hi = onnx.Constant dense<6.0> : tensor<f32>
+  %y = onnx.Conv(%x, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %c = onnx.Clip(%y) min(%lo) max(%hi) : (tensor<1x8x16x16xf32>, tensor<f32>, tensor<f32>) -> tensor<1x8x16x16xf32>
+  %d = onnx.Conv(%c, %wd) {group = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x16x16xf32>
+  return %d : tensor<1x8x16x16xf32>
 }
 
 // -----
