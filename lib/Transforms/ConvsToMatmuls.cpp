@@ -124,13 +124,17 @@ static bool feedsGroupedConv(Value value, int depth = 0) {
 static constexpr int64_t kMaxPositionsNextToGrouped = 196;
 
 /// Whether `conv` reads or feeds a grouped (depthwise) convolution, through
-/// activations: those stay NCHW, so NHWC there adds Transposes. A
-/// convolution of the model's input is not: the input's Transpose runs in
-/// the kernel that converts it anyway, and the one back is a `transpose`
-/// kernel with the activation in it, cheaper than the NCHW convolution's
-/// loss (MobileNetV2's 3-channel stem: docs/models.md).
-static bool isNextToGroupedConv(ONNXConvOp conv) {
-  if (isa<BlockArgument>(conv.getX()))
+/// activations: those stay NCHW, so NHWC there adds Transposes. With
+/// `inputChannelsLast`, a convolution of the model's input is not: the
+/// input's Transpose runs in the kernel that converts it anyway, and the
+/// one back is a `transpose` kernel with the activation in it.
+static bool isNextToGroupedConv(ONNXConvOp conv, bool inputChannelsLast) {
+  // The model's input, or its conversion (a model exported in half
+  // precision, --io-precision).
+  Value x = conv.getX();
+  if (auto cast = x.getDefiningOp<ONNXCastOp>())
+    x = cast.getInput();
+  if (inputChannelsLast && isa<BlockArgument>(x))
     return false;
   Operation *producer = conv.getX().getDefiningOp();
   while (isActivation(producer))
@@ -192,11 +196,11 @@ namespace {
 struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
   ConvToMatmul(MLIRContext *ctx, int64_t maxColumns, int64_t minFilters,
                int64_t rowAlignment, bool pointwise, bool channelsLast,
-               bool directWindows, int64_t minChannels)
+               bool directWindows, int64_t minChannels, bool inputChannelsLast)
       : OpRewritePattern(ctx), maxColumns(maxColumns), minFilters(minFilters),
         rowAlignment(rowAlignment), minChannels(minChannels),
         pointwise(pointwise), channelsLast(channelsLast),
-        directWindows(directWindows) {}
+        directWindows(directWindows), inputChannelsLast(inputChannelsLast) {}
 
   LogicalResult matchAndRewrite(ONNXConvOp conv,
                                 PatternRewriter &rewriter) const override {
@@ -237,7 +241,7 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
     ArrayRef<int64_t> y = yType.getShape();
     int64_t positions = y[2] * y[3];
     if (channelsLast && (positions <= kMaxPositionsNextToGrouped ||
-                         !isNextToGroupedConv(conv))) {
+                         !isNextToGroupedConv(conv, inputChannelsLast))) {
       rewriteChannelsLast(conv, *w, bias, window, pads, rewriter);
       return success();
     }
@@ -467,7 +471,7 @@ struct ConvToMatmul : public OpRewritePattern<ONNXConvOp> {
   }
 
   int64_t maxColumns, minFilters, rowAlignment, minChannels;
-  bool pointwise, channelsLast, directWindows;
+  bool pointwise, channelsLast, directWindows, inputChannelsLast;
 };
 
 /// A 2-D MaxPool of an NHWC convolution's result (the stem of a ResNet):
@@ -613,7 +617,7 @@ struct ConvsToMatmulsPass
     RewritePatternSet patterns(&getContext());
     patterns.add<ConvToMatmul>(&getContext(), maxColumns, minFilters,
                                rowAlignment, pointwise, channelsLast,
-                               directWindows, minChannels);
+                               directWindows, minChannels, inputChannelsLast);
     if (channelsLast)
       patterns.add<CancelTransposes, MaxPoolToChannelsLast,
                    SinkTransposeThroughElementwise>(&getContext());

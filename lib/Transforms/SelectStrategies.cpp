@@ -227,17 +227,9 @@ static Operation *getResultOp(Operation *root) {
   return root;
 }
 
-/// The Transpose whose loop a kernel's is: its result op, or the one
-/// Transpose of the kernel's ops, of the result's shape, before
-/// elementwise ones.
-static ONNXTransposeOp getResultTranspose(Operation *root) {
-  Operation *resultOp = getResultOp(root);
-  if (!resultOp || root->getNumResults() != 1)
-    return nullptr;
-  if (auto transpose = dyn_cast<ONNXTransposeOp>(resultOp))
-    return transpose;
-  if (!isElementwiseOp(resultOp))
-    return nullptr;
+/// The kernel's one Transpose, if it has exactly one and it has the
+/// kernel result's shape.
+static ONNXTransposeOp getOnlyTranspose(Operation *root) {
   ONNXTransposeOp only;
   for (Operation *op : kernelOps(root)) {
     auto transpose = dyn_cast<ONNXTransposeOp>(op);
@@ -251,6 +243,20 @@ static ONNXTransposeOp getResultTranspose(Operation *root) {
                    cast<ShapedType>(root->getResult(0).getType()).getShape())
     return nullptr;
   return only;
+}
+
+/// The Transpose whose loop a kernel's is: its result op, or the one
+/// Transpose of the kernel's ops, of the result's shape, before
+/// elementwise ones.
+static ONNXTransposeOp getResultTranspose(Operation *root) {
+  Operation *resultOp = getResultOp(root);
+  if (!resultOp || root->getNumResults() != 1)
+    return nullptr;
+  if (auto transpose = dyn_cast<ONNXTransposeOp>(resultOp))
+    return transpose;
+  if (!isElementwiseOp(resultOp))
+    return nullptr;
+  return getOnlyTranspose(root);
 }
 
 /// Whether the kernel of `root` reads `value` (a tensor of its loop's
@@ -291,8 +297,9 @@ static constexpr int64_t kMinTransposeBlocks = 2 * 132;
 /// the runs allow; tiles that split the runs evenly (83 x 49 for a 14 x
 /// 14 map of 576 channels) ran slower (docs/models.md, "Transposes").
 static KernelStrategyAttr chooseTransposeTiles(Operation *root) {
+  // One Transpose only: with two, the loop's loads come in two orders.
   ONNXTransposeOp transpose = getResultTranspose(root);
-  if (!transpose)
+  if (!transpose || transpose != getOnlyTranspose(root))
     return nullptr;
   auto type = dyn_cast<RankedTensorType>(transpose.getType());
   if (!type || !type.hasStaticShape() ||

@@ -4,6 +4,7 @@
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="max-columns=16 row-alignment=8 pointwise=true" | FileCheck %s --check-prefix=HALF
 // RUN: not fuse-opt %s -split-input-file -fuse-convs-to-matmuls="row-alignment=0" 2>&1 | FileCheck %s --check-prefix=BADALIGN
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="channels-last=true" | FileCheck %s --check-prefix=NHWC
+// RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="channels-last=true input-channels-last=true" | FileCheck %s --check-prefix=INPUT
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="channels-last=true direct-windows=true" | FileCheck %s --check-prefix=DIRECT
 // RUN: fuse-opt %s -split-input-file -fuse-convs-to-matmuls="channels-last=true direct-windows=true min-channels=4" | FileCheck %s --check-prefix=PAD4
 // BADALIGN: fuse-convs-to-matmuls: row-alignment must be from 1 to 64, not 0
@@ -269,16 +270,20 @@ func.func @next_to_depthwise(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
 
 // -----
 
-// A Conv of the model's input goes NHWC although it feeds a depthwise one
-// (MobileNetV2's stem): the input's Transpose is one with the kernel that
-// converts it, and the Transpose back before the depthwise Conv (after
-// the Clip) a transpose kernel.
+// With input-channels-last, a Conv of the model's input goes NHWC
+// although it feeds a depthwise one (MobileNetV2's stem): the input's
+// Transpose is one with the kernel that converts it, and the Transpose
+// back before the depthwise Conv (after the Clip) a transpose kernel.
+// Without, it stays NCHW.
+// INPUT-LABEL: func.func @stem_next_to_depthwise
+// INPUT: %[[XL:.*]] = onnx.Transpose(%{{.*}}) {perm = array<i64: 0, 2, 3, 1>}
+// INPUT: fuse.im2col %[[XL]] {channels_last
+// INPUT: %[[C:.*]] = onnx.Clip(%{{.*}}) min(%{{.*}}) max(%{{.*}}) : (tensor<1x16x16x8xf32>, tensor<f32>, tensor<f32>) -> tensor<1x16x16x8xf32>
+// INPUT: %[[CF:.*]] = onnx.Transpose(%[[C]]) {perm = array<i64: 0, 3, 1, 2>}
+// INPUT: onnx.Conv(%[[CF]], %{{.*}}) {group = 8 : i64
 // NHWC-LABEL: func.func @stem_next_to_depthwise
-// NHWC: %[[XL:.*]] = onnx.Transpose(%{{.*}}) {perm = array<i64: 0, 2, 3, 1>}
-// NHWC: fuse.im2col %[[XL]] {channels_last
-// NHWC: %[[C:.*]] = onnx.Clip(%{{.*}}) min(%{{.*}}) max(%{{.*}}) : (tensor<1x16x16x8xf32>, tensor<f32>, tensor<f32>) -> tensor<1x16x16x8xf32>
-// NHWC: %[[CF:.*]] = onnx.Transpose(%[[C]]) {perm = array<i64: 0, 3, 1, 2>}
-// NHWC: onnx.Conv(%[[CF]], %{{.*}}) {group = 8 : i64
+// NHWC-NOT: onnx.Transpose
+// NHWC: return
 func.func @stem_next_to_depthwise(%x: tensor<1x3x16x16xf32>) -> tensor<1x8x16x16xf32> {
   %w = onnx.Constant dense<0.5> : tensor<8x3x3x3xf32>
   %wd = onnx.Constant dense<0.5> : tensor<8x1x3x3xf32>
@@ -287,6 +292,22 @@ func.func @stem_next_to_depthwise(%x: tensor<1x3x16x16xf32>) -> tensor<1x8x16x16
   %y = onnx.Conv(%x, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
   %c = onnx.Clip(%y) min(%lo) max(%hi) : (tensor<1x8x16x16xf32>, tensor<f32>, tensor<f32>) -> tensor<1x8x16x16xf32>
   %d = onnx.Conv(%c, %wd) {group = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x16x16xf32>
+  return %d : tensor<1x8x16x16xf32>
+}
+
+// -----
+
+// The model's input through its conversion (a model exported in half
+// precision, widened) counts as the model's input.
+// INPUT-LABEL: func.func @cast_stem_next_to_depthwise
+// INPUT: %[[X:.*]] = onnx.Cast
+// INPUT: onnx.Transpose(%[[X]]) {perm = array<i64: 0, 2, 3, 1>}
+func.func @cast_stem_next_to_depthwise(%x: tensor<1x3x16x16xf16>) -> tensor<1x8x16x16xf32> {
+  %w = onnx.Constant dense<0.5> : tensor<8x3x3x3xf32>
+  %wd = onnx.Constant dense<0.5> : tensor<8x1x3x3xf32>
+  %xf = onnx.Cast(%x) {to = 1 : i64} : (tensor<1x3x16x16xf16>) -> tensor<1x3x16x16xf32>
+  %y = onnx.Conv(%xf, %w) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x16x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %d = onnx.Conv(%y, %wd) {group = 8 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x16x16xf32>
   return %d : tensor<1x8x16x16xf32>
 }
 

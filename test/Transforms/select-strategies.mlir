@@ -854,3 +854,22 @@ func.func @transpose_tiles(%x: tensor<32x576x14x14xf16>, %x1: tensor<1x576x14x14
   }
   return %0, %1, %2, %3 : tensor<32x14x14x576xf16>, tensor<1x14x14x576xf32>, tensor<32x224x224x3xf32>, tensor<1x14x14x576xf32>
 }
+
+// -----
+
+// Two Transposes in one group (one of them fused in as a producer): its
+// loads come in two orders, so no transpose tiles.
+// CHECK-LABEL: func.func @two_transposes
+// CHECK-NOT: kernel<transpose
+// CHECK: return
+func.func @two_transposes(%x: tensor<32x64x128xf32>, %y: tensor<32x64x128xf32>) -> tensor<32x128x64xf32> {
+  %0 = fuse.group elementwise ins(%x, %y : tensor<32x64x128xf32>, tensor<32x64x128xf32>) -> tensor<32x128x64xf32> {
+  ^bb0(%a: tensor<32x64x128xf32>, %b: tensor<32x64x128xf32>):
+    %t = onnx.Transpose(%b) {perm = array<i64: 0, 2, 1>} : (tensor<32x64x128xf32>) -> tensor<32x128x64xf32>
+    %u = onnx.Transpose(%t) {perm = array<i64: 0, 2, 1>} : (tensor<32x128x64xf32>) -> tensor<32x64x128xf32>
+    %s = onnx.Add(%a, %u) : (tensor<32x64x128xf32>, tensor<32x64x128xf32>) -> tensor<32x64x128xf32>
+    %r = onnx.Transpose(%s) {perm = array<i64: 0, 2, 1>} : (tensor<32x64x128xf32>) -> tensor<32x128x64xf32>
+    fuse.yield %r : tensor<32x128x64xf32>
+  }
+  return %0 : tensor<32x128x64xf32>
+}

@@ -287,7 +287,8 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
 
     With `channels-last`, every such convolution that neither reads nor
     feeds a grouped convolution (through ReLU or Clip), or has at most 196
-    output positions per image, is rewritten as a matmul over NHWC
+    output positions per image, or (with `input-channels-last`) reads the
+    model's input, is rewritten as a matmul over NHWC
     activations instead: `onnx.Transpose` of the input to
     NHWC, `fuse.im2col {channels_last}` ([N, outH * outW, rows], C
     consecutive entries a tap) viewed as [N * outH * outW, rows], times the
@@ -342,6 +343,10 @@ def ConvsToMatmuls : Pass<"fuse-convs-to-matmuls", "mlir::func::FuncOp"> {
            "without pads stay convolutions, onnx.NhwcConv over the NHWC "
            "activations (for cuDNN's NHWC kernels), instead of im2col and "
            "a matmul">,
+    Option<"inputChannelsLast", "input-channels-last", "bool", "false",
+           "With channels-last: a convolution of the model's input is "
+           "rewritten NHWC even next to a grouped one (the input's "
+           "Transpose runs in the kernel that converts the input)">,
     Option<"minChannels", "min-channels", "int64_t", "0",
            "With direct-windows: an NhwcConv of fewer input channels than "
            "this reads its input padded with zero channels up to this many "

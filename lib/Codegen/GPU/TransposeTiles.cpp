@@ -4,8 +4,8 @@
 // than it writes its output (a Transpose, alone or with elementwise ops
 // around it). Mapped flat, adjacent threads store adjacent output
 // elements but load input elements a whole input row apart, and a warp's
-// loads touch 32 sectors for 64 or 128 useful bytes (NCHW <-> NHWC of
-// MobileNetV2's 14 x 14 maps ran at 20-30% of the copy rate).
+// loads touch 32 sectors for 64 or 128 useful bytes (docs/models.md,
+// "Transposes").
 //
 // Here each block takes a tile of the loop's iterations: `block_tile[0]`
 // of its output run (the loop's last dims, consecutive in the input too)
@@ -198,7 +198,7 @@ LogicalResult fuse::distributeTransposeTiles(OpBuilder &b, gpu::GPUFuncOp func,
   if (!transposed)
     return loop.emitOpError("has no input read in another order than its "
                             "output, which the transpose mapping needs");
-  const TransposeTileDims *tileDims = &transposed->second;
+  const TransposeTileDims &tileDims = transposed->second;
   ArrayRef<int64_t> blockTile = strategy.getBlockTile();
   int64_t tileOutput = blockTile[0], tileInput = blockTile[1];
   // Rows of an odd number of elements: a warp reading a column touches
@@ -213,9 +213,10 @@ LogicalResult fuse::distributeTransposeTiles(OpBuilder &b, gpu::GPUFuncOp func,
         matchStagedInput(arg, loop, transposed->first);
     if (!input)
       continue;
-    int64_t bytes = tileOutput * pitch *
-                    cast<MemRefType>(arg.getType()).getElementTypeBitWidth() /
-                    8;
+    int64_t bytes =
+        tileOutput * pitch *
+        llvm::divideCeil(
+            cast<MemRefType>(arg.getType()).getElementTypeBitWidth(), 8);
     if (sharedBytes + bytes > kMaxStaticSharedBytes)
       continue;
     sharedBytes += bytes;
@@ -224,9 +225,8 @@ LogicalResult fuse::distributeTransposeTiles(OpBuilder &b, gpu::GPUFuncOp func,
 
   int64_t tileElements = tileOutput * tileInput;
   int64_t block = strategy.getBlock();
-  int64_t outputTiles =
-      llvm::divideCeil(tileDims->outputIterations, tileOutput);
-  int64_t inputTiles = llvm::divideCeil(tileDims->inputIterations, tileInput);
+  int64_t outputTiles = llvm::divideCeil(tileDims.outputIterations, tileOutput);
+  int64_t inputTiles = llvm::divideCeil(tileDims.inputIterations, tileInput);
   int64_t rounds = llvm::divideCeil(tileElements, block);
 
   b.setInsertionPoint(loop);
@@ -244,7 +244,7 @@ LogicalResult fuse::distributeTransposeTiles(OpBuilder &b, gpu::GPUFuncOp func,
       b.createOrFold<arith::MulIOp>(loc, outputTile, c(tileOutput));
   Value inputBase = b.createOrFold<arith::MulIOp>(loc, inputTile, c(tileInput));
   SmallVector<Value> outerIvs(rank);
-  setRunIvs(b, loc, outer, *bounds, tileDims->outer, outerIvs);
+  setRunIvs(b, loc, outer, *bounds, tileDims.outer, outerIvs);
 
   // The iterations (output run, input run) of a tile element: past the
   // loop's end in a partial tile at its end.
@@ -272,12 +272,12 @@ LogicalResult fuse::distributeTransposeTiles(OpBuilder &b, gpu::GPUFuncOp func,
           b.createOrFold<arith::RemUIOp>(loc, element, c(tileInput));
       auto [output, in] = iterationsOf(outputLocal, inputLocal);
       Value clampedOutput = b.createOrFold<arith::MinUIOp>(
-          loc, output, c(tileDims->outputIterations - 1));
+          loc, output, c(tileDims.outputIterations - 1));
       Value clampedInput = b.createOrFold<arith::MinUIOp>(
-          loc, in, c(tileDims->inputIterations - 1));
+          loc, in, c(tileDims.inputIterations - 1));
       SmallVector<Value> ivs(outerIvs);
-      setRunIvs(b, loc, clampedOutput, *bounds, tileDims->outputRun, ivs);
-      setRunIvs(b, loc, clampedInput, *bounds, tileDims->inputRun, ivs);
+      setRunIvs(b, loc, clampedOutput, *bounds, tileDims.outputRun, ivs);
+      setRunIvs(b, loc, clampedInput, *bounds, tileDims.inputRun, ivs);
       SmallVector<Value> indices;
       auto inputOrder = input.inputOrder.begin();
       for (int64_t extent : type.getShape())
@@ -322,9 +322,9 @@ LogicalResult fuse::distributeTransposeTiles(OpBuilder &b, gpu::GPUFuncOp func,
   Value inRange = arith::AndIOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, output,
-                            c(tileDims->outputIterations)),
+                            c(tileDims.outputIterations)),
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, in,
-                            c(tileDims->inputIterations)));
+                            c(tileDims.inputIterations)));
   if (tileElements % block != 0)
     inRange = arith::AndIOp::create(
         b, loc, inRange,
@@ -333,8 +333,8 @@ LogicalResult fuse::distributeTransposeTiles(OpBuilder &b, gpu::GPUFuncOp func,
   auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
   b.setInsertionPointToStart(guard.thenBlock());
   SmallVector<Value> ivs(outerIvs);
-  setRunIvs(b, loc, output, *bounds, tileDims->outputRun, ivs);
-  setRunIvs(b, loc, in, *bounds, tileDims->inputRun, ivs);
+  setRunIvs(b, loc, output, *bounds, tileDims.outputRun, ivs);
+  setRunIvs(b, loc, in, *bounds, tileDims.inputRun, ivs);
   Value slot = b.createOrFold<arith::AddIOp>(
       loc, b.createOrFold<arith::MulIOp>(loc, outputLocal, c(pitch)),
       inputLocal);

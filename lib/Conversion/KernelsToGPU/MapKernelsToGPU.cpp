@@ -774,11 +774,11 @@ struct MapKernelsToGPUPass
               << strategy << " needs a kernel with a parallel loop";
           return signalPassFailure();
         }
-        FailureOr<int64_t> tiles =
+        FailureOr<int64_t> blocks =
             getTransposeGridSize(loops.front(), strategy);
-        if (failed(tiles))
+        if (failed(blocks))
           return signalPassFailure();
-        needed = *tiles;
+        needed = *blocks;
       }
       if (strategy.getGrid() != needed) {
         gpuFunc.emitOpError("strategy ")

@@ -52,7 +52,8 @@ inline bool isAttentionMapping(Mapping mapping) {
 }
 
 /// The most iterations a block of the `transpose` mapping computes (its
-/// shared copy of the input's tile: 16 KB of f32).
+/// shared copy of the input's tile, whose rows have an odd number of
+/// elements: at most 6144 elements).
 constexpr int64_t kMaxTransposeTileElements = 4096;
 
 /// How the `transpose` mapping splits a loop that reads an input in
