@@ -868,6 +868,8 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
                                      options.gpuContractionTile.end());
     select.gpuStagePlanes = options.gpuStagePlanes;
     select.gpuTransposeTiles = options.gpuTransposeTiles;
+    select.gpuMmaContractions = options.gpuMmaContractions;
+    select.mmaOverLibrary = options.mmaOverLibrary;
     select.gpuTileContractions = options.gpuTileContractions;
     select.gpuKTile = options.gpuKTile;
     select.gpuStages = options.gpuStages;

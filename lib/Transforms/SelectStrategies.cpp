@@ -545,6 +545,11 @@ struct GpuKernelOptions {
   /// Whether `contractionTile` was given (it is then the only thread tile
   /// `tiles` tries).
   bool userTile = false;
+  /// Whether MatMul and Gemm kernels of f16 or bf16 operands get the `mma`
+  /// mapping (tensor cores: sm_80 and later), and whether it is selected
+  /// over a library call.
+  bool mmaContractions = false;
+  bool mmaOverLibrary = false;
 };
 } // namespace
 
@@ -708,9 +713,12 @@ rankLoopTiles(MLIRContext *ctx, ArrayRef<int64_t> loop,
               const GpuKernelOptions &options);
 
 /// The dims of extent more than 1 of the result of `root`, a generated
-/// MatMul or Gemm whose epilogue keeps the product's shape: the loop of its
-/// `tiles` kernel. Empty for anything else.
-static SmallVector<int64_t> getTileableLoop(Operation *root) {
+/// MatMul or Gemm whose epilogue keeps the product's shape (and type,
+/// unless `halfResult`: a half-precision group's `mma` kernel yields its
+/// f32 product in f16 or bf16): the loop of its `tiles` or `mma` kernel.
+/// Empty for anything else.
+static SmallVector<int64_t> getTileableLoop(Operation *root,
+                                            bool halfResult = false) {
   Operation *contraction = nullptr;
   for (Operation *op : kernelOps(root))
     if (isa<ONNXMatMulOp, ONNXGemmOp>(op))
@@ -718,8 +726,9 @@ static SmallVector<int64_t> getTileableLoop(Operation *root) {
   if (!contraction || root->getNumResults() != 1)
     return {};
   auto type = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+  auto product = cast<RankedTensorType>(contraction->getResult(0).getType());
   if (!type || !type.hasStaticShape() ||
-      contraction->getResult(0).getType() != type)
+      (halfResult ? product.getShape() != type.getShape() : product != type))
     return {};
   SmallVector<int64_t> loop;
   for (int64_t extent : type.getShape())
@@ -815,6 +824,88 @@ static KernelStrategyAttr chooseContractionTiles(
   return ranked.empty() ? KernelStrategyAttr() : ranked.front();
 }
 
+static Operation *getContraction(GroupOp group);
+static Type getHalfStorage(GroupOp group);
+
+/// Block tiles of the `mma` mapping, rows x columns x warps, in order of
+/// preference: the first with a block per SM of the H100 (132), else the
+/// last (the most blocks). Larger tiles read each operand fewer times
+/// from L2, which bounds the smaller ones on large products.
+struct MmaBlockTile {
+  int64_t rows, cols, warps;
+};
+static constexpr MmaBlockTile kMmaBlockTiles[] = {
+    {128, 128, 8}, {64, 64, 4}, {64, 32, 4}, {32, 64, 4}, {32, 32, 4}};
+
+/// The `mma` strategy of `root`, a group of f16 or bf16 storage whose
+/// MatMul or Gemm reads two of the group's inputs (widened) and whose
+/// epilogue keeps the product's shape, with a row and a column dim, the
+/// reduction innermost in A and reductions and columns in multiples of 8
+/// (16-byte copies); null otherwise. The reduction goes `k_tile` steps a
+/// chunk in `stages` buffers: of the chunks and depths that fit in shared
+/// memory, those with the most bytes in flight (stages - 1 chunks): a
+/// block's copies wait on the memory's latency, so the bytes it has in
+/// flight set its rate.
+static KernelStrategyAttr chooseMmaTiles(Operation *root,
+                                         const GpuKernelOptions &options) {
+  auto group = dyn_cast<GroupOp>(root);
+  SmallVector<int64_t> loop = getTileableLoop(root, /*halfResult=*/true);
+  if (!options.mmaContractions || !group || !getHalfStorage(group) ||
+      loop.size() < 2)
+    return {};
+  Operation *contraction = getContraction(group);
+  auto gemm = dyn_cast<ONNXGemmOp>(contraction);
+  if (gemm && gemm.getTransA() != 0)
+    return {};
+  // The operands are loads of the group's inputs, both f16 or both bf16.
+  Type element;
+  for (Value operand : contraction->getOperands().take_front(2)) {
+    auto cast = operand.getDefiningOp<ONNXCastOp>();
+    if (!cast || !isa<BlockArgument>(cast.getInput()))
+      return {};
+    Type type = getElementTypeOrSelf(cast.getInput().getType());
+    if (!(type.isF16() || type.isBF16()) || (element && type != element))
+      return {};
+    element = type;
+  }
+  auto lhs = cast<RankedTensorType>(contraction->getOperand(0).getType());
+  int64_t steps = lhs.getShape().back();
+  int64_t rows = loop[loop.size() - 2], cols = loop.back();
+  if (steps % 8 != 0 || cols % 8 != 0)
+    return {};
+  int64_t batch = computeProduct(ArrayRef<int64_t>(loop).drop_back(2));
+  auto blocksOf = [&](MmaBlockTile tile) {
+    return batch * llvm::divideCeil(rows, tile.rows) *
+           llvm::divideCeil(cols, tile.cols);
+  };
+  MmaBlockTile tile = std::end(kMmaBlockTiles)[-1];
+  for (MmaBlockTile candidate : kMmaBlockTiles)
+    if (blocksOf(candidate) >= kMinTileBlocks) {
+      tile = candidate;
+      break;
+    }
+  int64_t kTile = 0, stages = 0, inFlight = 0;
+  for (int64_t k : {32, 64, 128}) {
+    if (k > llvm::alignTo(steps, 16))
+      break;
+    for (int64_t s : {2, 3, 4}) {
+      int64_t bytes = (s - 1) * k * (tile.rows + tile.cols);
+      if (getMmaSharedBytes(tile.rows, tile.cols, k, s) <= 48 * 1024 &&
+          bytes > inFlight) {
+        kTile = k;
+        stages = s;
+        inFlight = bytes;
+      }
+    }
+  }
+  if (kTile == 0)
+    return {};
+  return KernelStrategyAttr::get(
+      root->getContext(), Mapping::mma, blocksOf(tile), 32 * tile.warps, 1,
+      ArrayRef<int64_t>(), 1, false, ArrayRef<int64_t>{tile.rows, tile.cols},
+      kTile, stages, 1, false);
+}
+
 static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
                                        CpuRegisterTile cpuTile,
                                        const GpuKernelOptions &gpuOptions) {
@@ -858,6 +949,9 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
     return KernelStrategyAttr::get(ctx, Mapping::rows, iterations, threads,
                                    threads);
   }
+  if (loop.rowLength == 1)
+    if (KernelStrategyAttr mma = chooseMmaTiles(root, gpuOptions))
+      return mma;
   if (loop.rowLength == 1 && gpuOptions.tileContractions)
     if (KernelStrategyAttr tiles = chooseContractionTiles(root, gpuOptions))
       return tiles;
@@ -1403,12 +1497,13 @@ static std::string groupKey(GroupOp group) {
 /// What a contraction group's fuse.alternatives holds: one candidate for
 /// its library call (with `library`), one per entry of `kernels`, and one
 /// split-K pair (with `splitK` > 1), in that order; the first selected
-/// unless `selectSplitK`.
+/// unless `selectSplitK`, or `selectKernel` (the first kernel).
 struct CandidateSet {
   bool library = false;
   SmallVector<KernelStrategyAttr> kernels;
   int64_t splitK = 1;
   bool selectSplitK = false;
+  bool selectKernel = false;
 
   unsigned size() const {
     return kernels.size() + (library ? 1 : 0) + (splitK > 1 ? 1 : 0);
@@ -1423,7 +1518,9 @@ static LogicalResult formAlternatives(RewriterBase &rewriter, GroupOp group,
                                       const GpuKernelOptions &gpuOptions) {
   Location loc = group.getLoc();
   unsigned count = set.size();
-  unsigned selected = set.selectSplitK ? count - 1 : 0;
+  unsigned selected = set.selectSplitK                  ? count - 1
+                      : set.selectKernel && set.library ? 1
+                                                        : 0;
   rewriter.setInsertionPoint(group);
   auto alternatives = AlternativesOp::create(rewriter, loc,
                                              group->getResultTypes(), selected,
@@ -1526,6 +1623,8 @@ struct SelectStrategiesPass
     gpuOptions.stages = gpuStages;
     gpuOptions.asyncCopy = gpuAsyncCopy;
     gpuOptions.userTile = !gpuContractionTile.empty();
+    gpuOptions.mmaContractions = gpuTensorCores && gpuMmaContractions;
+    gpuOptions.mmaOverLibrary = mmaOverLibrary;
     bool libraries = gpu && strategy != "generated";
     // Depthwise convolutions are fuse's kernels by default: with their whole
     // epilogue fused they beat cuDNN's on the H100 (MobileNetV2 0.67 vs
@@ -1574,12 +1673,18 @@ struct SelectStrategiesPass
         tiles = rankContractionTiles(group, gpuOptions);
       int64_t slices = chooseSplitK(group, gpu, tiles, splitK, gpuOptions);
       bool preferSplit = slices > 1 && (!call || splitK > 1);
+      KernelStrategyAttr mma =
+          gpu ? chooseMmaTiles(group, gpuOptions) : KernelStrategyAttr();
+      bool preferMma = mma && gpuOptions.mmaOverLibrary;
+      if (mma)
+        tiles.insert(tiles.begin(), mma);
       if (candidates) {
         CandidateSet set;
         set.library = call.has_value();
         set.kernels = kernelCandidates(group, gpu, tiles, cpuTile);
         set.splitK = slices;
         set.selectSplitK = preferSplit;
+        set.selectKernel = preferMma;
         if (set.size() >= 2) {
           if (failed(formAlternatives(rewriter, group, set, options, gpu,
                                       cpuTile, gpuOptions)))
@@ -1593,7 +1698,8 @@ struct SelectStrategiesPass
           return signalPassFailure();
         continue;
       }
-      if (call && failed(applyLibraryCall(rewriter, group, *call, options)))
+      if (call && !preferMma &&
+          failed(applyLibraryCall(rewriter, group, *call, options)))
         return signalPassFailure();
     }
 

@@ -1058,3 +1058,161 @@ func.func @attention_mma_shared(%q: memref<1x64x2x128xf16>, %o: memref<1x64x2x12
   fuse.attention %q, %q, %q into %o {scale = 1.0 : f32} : memref<1x64x2x128xf16>, memref<1x64x2x128xf16>, memref<1x64x2x128xf16> into memref<1x64x2x128xf16>
   return
 }
+
+// -----
+
+// `mma`: a 40 x 48 product over 40 steps (f16) with a bias and a ReLU, in
+// block tiles of 32 x 32 (two warps of 32 x 16: 16 sums a lane), 16 steps
+// a chunk in two buffers: A's 32 rows of 16 + 8 steps, B's 16 steps of 32
+// + 8 columns (K x N: ldmatrix.trans). Partial row and column tiles and a
+// partial last chunk: guarded copies and stores.
+// CHECK-LABEL: gpu.func @mma
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<1536xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[B:.*]] : memref<1280xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 4, 1, 1>
+// CHECK: %[[FA:.*]] = memref.collapse_shape %arg0
+// CHECK: %[[FB:.*]] = memref.collapse_shape %arg1
+// CHECK: nvgpu.device_async_copy %[[FA]][%{{.*}}], %[[A]][%{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvgpu.device_async_copy %[[FB]][%{{.*}}], %[[B]][%{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: %[[SUMS:.*]]:4 = scf.for %{{.*}} = %c0{{[_0-9]*}} to %c3 step %c1{{[_0-9]*}} iter_args
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvgpu.ldmatrix %[[A]][%{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<1536xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: nvgpu.ldmatrix %[[B]][%{{.*}}] {numTiles = 4 : i32, transpose = true}
+// CHECK-COUNT-4: nvgpu.mma.sync
+// CHECK: scf.yield
+// CHECK: nvvm.cp.async.wait.group 0
+// The first sum's epilogue at its row and column clamped into the loop,
+// the bias and the ReLU; then the other 15 sums'; then the stores, each
+// guarded.
+// CHECK: %[[IN:.*]] = arith.andi
+// CHECK: %[[ROW:.*]] = arith.minui %{{.*}}, %c39
+// CHECK: %[[COL:.*]] = arith.minui %{{.*}}, %c47
+// CHECK: %[[S:.*]] = vector.extract %[[SUMS]]#0[0, 0] : f32 from vector<2x2xf32>
+// CHECK: %[[BIAS:.*]] = memref.load %arg2[%[[COL]]]
+// CHECK: %[[Y:.*]] = arith.addf %[[S]], %[[BIAS]]
+// CHECK: %[[R:.*]] = arith.maximumf %[[Y]]
+// CHECK: %[[H:.*]] = arith.truncf %[[R]] : f32 to f16
+// CHECK-NOT: memref.store
+// CHECK-COUNT-15: arith.truncf
+// CHECK: scf.if %[[IN]] {
+// CHECK-NEXT: memref.store %[[H]], %arg3[%[[ROW]], %[[COL]]]
+// CHECK-COUNT-15: memref.store %{{.*}}, %arg3
+// CHECK-NOT: memref.store %{{.*}}, %arg3
+// CHECK: gpu.return
+func.func @mma(%a: memref<40x40xf16>, %b: memref<40x48xf16>, %bias: memref<48xf32>, %out: memref<40x48xf16>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<mma, grid = 4, block = 64, block_tile = [32, 32], k_tile = 16, stages = 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c40 = arith.constant 40 : index
+  %c48 = arith.constant 48 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c40, %c48) step (%c1, %c1) {
+    %sum = scf.for %k = %c0 to %c40 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %x = memref.load %a[%i, %k] : memref<40x40xf16>
+      %y = memref.load %b[%k, %j] : memref<40x48xf16>
+      %xf = arith.extf %x : f16 to f32
+      %yf = arith.extf %y : f16 to f32
+      %p = arith.mulf %xf, %yf : f32
+      %s = arith.addf %acc, %p : f32
+      scf.yield %s : f32
+    }
+    %bv = memref.load %bias[%j] : memref<48xf32>
+    %v = arith.addf %sum, %bv : f32
+    %r = arith.maximumf %v, %zero : f32
+    %h = arith.truncf %r : f32 to f16
+    memref.store %h, %out[%i, %j] : memref<40x48xf16>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A Gemm's transposed B (N x K, ldmatrix without .trans), its C the sum's
+// start, in a batch of 2 (a block row per batch index): C added to each
+// sum.
+// CHECK-LABEL: gpu.func @mma_gemm
+// CHECK-SAME: known_grid_size = array<i32: 2, 1, 1>
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
+// CHECK: %[[C:.*]] = memref.load %arg2
+// CHECK: %[[S:.*]] = vector.extract
+// CHECK: %[[SUM:.*]] = arith.addf %[[C]], %[[S]]
+// CHECK: memref.store %[[SUM]], %arg3
+func.func @mma_gemm(%a: memref<2x16x32xbf16>, %b: memref<16x32xbf16>, %c: memref<16xf32>, %out: memref<2x16x16xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<mma, grid = 2, block = 32, block_tile = [16, 16], k_tile = 32, stages = 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%n, %i, %j) = (%c0, %c0, %c0) to (%c2, %c16, %c16) step (%c1, %c1, %c1) {
+    %init = memref.load %c[%j] : memref<16xf32>
+    %sum = scf.for %k = %c0 to %c32 step %c1 iter_args(%acc = %init) -> (f32) {
+      %x = memref.load %a[%n, %i, %k] : memref<2x16x32xbf16>
+      %y = memref.load %b[%j, %k] : memref<16x32xbf16>
+      %xf = arith.extf %x : bf16 to f32
+      %yf = arith.extf %y : bf16 to f32
+      %p = arith.mulf %xf, %yf : f32
+      %s = arith.addf %acc, %p : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %out[%n, %i, %j] : memref<2x16x16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// An mma grid covers the block tiles of each batch index.
+// expected-error @+1 {{strategy #fuse.kernel<mma, grid = 3, block = 32, block_tile = [16, 16], k_tile = 32, stages = 2> launches 3 blocks but its loop of 512 iterations needs 2}}
+func.func @mma_grid(%a: memref<2x16x32xbf16>, %b: memref<16x32xbf16>, %out: memref<2x16x16xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<mma, grid = 3, block = 32, block_tile = [16, 16], k_tile = 32, stages = 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%n, %i, %j) = (%c0, %c0, %c0) to (%c2, %c16, %c16) step (%c1, %c1, %c1) {
+    %sum = scf.for %k = %c0 to %c32 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %x = memref.load %a[%n, %i, %k] : memref<2x16x32xbf16>
+      %y = memref.load %b[%j, %k] : memref<16x32xbf16>
+      %xf = arith.extf %x : bf16 to f32
+      %yf = arith.extf %y : bf16 to f32
+      %p = arith.mulf %xf, %yf : f32
+      %s = arith.addf %acc, %p : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %out[%n, %i, %j] : memref<2x16x16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A product of f32 operands is not for tensor cores.
+func.func @mma_f32(%a: memref<16x32xf32>, %b: memref<32x16xf32>, %out: memref<16x16xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<mma, grid = 1, block = 32, block_tile = [16, 16], k_tile = 32, stages = 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{cannot run as an mma contraction: its operands are not both f16 or both bf16}}
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c16) step (%c1, %c1) {
+    %sum = scf.for %k = %c0 to %c32 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %x = memref.load %a[%i, %k] : memref<16x32xf32>
+      %y = memref.load %b[%k, %j] : memref<32x16xf32>
+      %p = arith.mulf %x, %y : f32
+      %s = arith.addf %acc, %p : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %out[%i, %j] : memref<16x16xf32>
+    scf.reduce
+  }
+  return
+}

@@ -28,6 +28,10 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="target=cpu split-k=4" | FileCheck %s --check-prefix=SPLITCPU
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true strategy=generated split-k=1" | FileCheck %s --check-prefix=NOSPLIT
 // RUN: not fuse-opt %s -fuse-select-strategies=split-k=3 2>&1 | FileCheck %s --check-prefix=BADSPLIT
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-tensor-cores=true" | FileCheck %s --check-prefix=MMAGEN
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true gpu-tensor-cores=true" | FileCheck %s --check-prefix=MMACAND
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true gpu-tensor-cores=true mma-over-library=true" | FileCheck %s --check-prefix=MMAPICK
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-tensor-cores=true gpu-mma-contractions=false" | FileCheck %s --check-prefix=NOMMA
 // BADK: fuse-select-strategies: gpu-k-tile must be from 0 to 256
 // BADSTAGES: fuse-select-strategies: gpu-stages must be 1 or 2 (2 or 3 with gpu-async-copy)
 // BADSPLIT: fuse-select-strategies: split-k must be 0 (the heuristic), 1 (never) or a power of two up to 16
@@ -649,6 +653,25 @@ func.func @attention_half(%h32: tensor<32x128x12x64xf16>, %h1: tensor<1x128x12x6
 // CHECK: fuse.group elementwise ins(%[[CALL]] : tensor<128x256xf16>) {precision = #fuse.precision<fp16>, strategy = #fuse.kernel<{{.*}}>} -> tensor<128x256xf16>
 // CHECK: onnx.Cast(%{{.*}}) {fuse.precision_cast, to = 1 : i64} : (tensor<128x256xf16>) -> tensor<128x256xf32>
 // CHECK-NEXT: onnx.Gelu
+// With tensor cores, fuse's kernel is the `mma` mapping, the whole group
+// one kernel: 32 x 32 block tiles (no larger tile fills 132 SMs), 64
+// steps a chunk in 4 buffers (the most bytes in flight in 48 KB).
+// MMAGEN-LABEL: func @half_matmul_gelu
+// MMAGEN: strategy = #fuse.kernel<mma, grid = 32, block = 128, block_tile = [32, 32], k_tile = 64, stages = 4>
+// MMAGEN: onnx.Gelu
+// MMAGEN-NEXT: onnx.Cast
+// MMAGEN-NEXT: fuse.yield
+// NOMMA-LABEL: func @half_matmul_gelu
+// NOMMA-NOT: kernel<mma
+// A candidate after the library call, which stays selected unless
+// mma-over-library.
+// MMACAND-LABEL: func @half_matmul_gelu
+// MMACAND: fuse.alternatives selected = 0
+// MMACAND: strategy = #fuse.cublaslt
+// MMACAND: strategy = #fuse.kernel<mma, grid = 32, block = 128, block_tile = [32, 32], k_tile = 64, stages = 4>
+// MMACAND: onnx.Gelu
+// MMAPICK-LABEL: func @half_matmul_gelu
+// MMAPICK: fuse.alternatives selected = 1
 func.func @half_matmul_gelu(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>, %c: tensor<256xf16>) -> tensor<128x256xf16> {
   %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<128x64xf16>, tensor<64x256xf16>, tensor<256xf16>) {precision = #fuse.precision<fp16>} -> tensor<128x256xf16> {
   ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x256xf16>, %z: tensor<256xf16>):
@@ -688,6 +711,8 @@ func.func @bf16_in_f32_out(%a: tensor<8x16xbf16>, %b: tensor<16x32xbf16>, %c: te
 // kept): no library call multiplies them; a kernel of fuse's does.
 // CHECK-LABEL: func @mixed_operands
 // CHECK: strategy = #fuse.kernel<tiles
+// MMAGEN-LABEL: func @mixed_operands
+// MMAGEN: strategy = #fuse.kernel<tiles
 func.func @mixed_operands(%a: tensor<64x64xf16>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf32>) {precision = #fuse.precision<fp16>} -> tensor<64x64xf32> {
   ^bb0(%x: tensor<64x64xf16>, %y: tensor<64x64xf32>):

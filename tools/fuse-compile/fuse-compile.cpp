@@ -287,6 +287,17 @@ static cl::opt<bool> gpuTransposeTiles(
              "tiles through shared memory on cuda (default true): for "
              "measurements"),
     cl::init(true), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<bool> gpuMmaContractions(
+    "gpu-mma-contractions",
+    cl::desc("Run generated MatMul and Gemm kernels of f16 or bf16 groups on "
+             "tensor cores (the `mma` mapping) on sm_80 and later (default "
+             "true): for measurements"),
+    cl::init(true), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<bool> mmaOverLibrary(
+    "mma-over-library",
+    cl::desc("Select the tensor-core kernel over the library call where both "
+             "apply (default false): for measurements"),
+    cl::init(false), cl::Hidden, cl::cat(compileCategory));
 static cl::opt<bool> showProgress(
     "progress",
     cl::desc("Show on stderr what a compile longer than a second is doing: "
@@ -659,6 +670,8 @@ int main(int argc, char **argv) {
   }
   options.gpuStagePlanes = gpuStagePlanes;
   options.gpuTransposeTiles = gpuTransposeTiles;
+  options.gpuMmaContractions = gpuMmaContractions;
+  options.mmaOverLibrary = mmaOverLibrary;
   if (gpuKTile < 0 || gpuKTile > 256) {
     errs() << "fuse-compile: --gpu-k-tile must be from 0 to 256\n";
     return 1;

@@ -81,6 +81,12 @@ void emitRoundGroups(
 mlir::Value combineAcrossLanes(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value x, int64_t lanes, bool max);
 
+/// `acc` + `a` x `bFragment`, one m16n8k16 `mma.sync` of f16 or bf16
+/// fragments (A vector<4x2>, B vector<2x2>) with f32 sums
+/// (vector<2x2xf32>).
+mlir::Value emitMma16816(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                         mlir::Value bFragment, mlir::Value acc);
+
 /// Static shared memory a block may have without opting in to more.
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
@@ -116,6 +122,18 @@ mlir::LogicalResult distributeTiles(mlir::OpBuilder &b,
 mlir::FailureOr<int64_t> getTileGridSize(mlir::scf::ParallelOp loop,
                                          KernelStrategyAttr strategy);
 
+/// Maps `loop`, the parallel loop of the gpu.func `func`, with the `mma`
+/// strategy: a contraction on tensor cores, its epilogue applied to each
+/// sum. An error on the loop when it is not one product of f16 or bf16
+/// operands that the mapping can copy (see ContractionMmaTiles.cpp).
+mlir::LogicalResult distributeMmaTiles(mlir::OpBuilder &b,
+                                       mlir::gpu::GPUFuncOp func,
+                                       mlir::scf::ParallelOp loop,
+                                       KernelStrategyAttr strategy);
+/// The blocks an `mma` strategy needs for `loop`: a block tile of its last
+/// two dims for each index of the others.
+mlir::FailureOr<int64_t> getMmaGridSize(mlir::scf::ParallelOp loop,
+                                        KernelStrategyAttr strategy);
 /// Maps `loop`, the parallel loop of the gpu.func `func`, with the
 /// `transpose` strategy: tiles of its output and input runs, the
 /// transposed input's tile copied through shared memory.

@@ -114,6 +114,9 @@ struct CompileOptions {
   bool gpuStagePlanes = true;
   /// fuse-select-strategies' gpu-transpose-tiles.
   bool gpuTransposeTiles = true;
+  /// fuse-select-strategies' gpu-mma-contractions and mma-over-library.
+  bool gpuMmaContractions = true;
+  bool mmaOverLibrary = false;
   /// fuse-select-strategies' gpu-tile-contractions and gpu-k-tile.
   bool gpuTileContractions = true;
   int64_t gpuKTile = 16;

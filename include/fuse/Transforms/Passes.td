@@ -433,6 +433,14 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
     Option<"gpuTensorCores", "gpu-tensor-cores", "bool", "false",
            "The GPU has mma.sync tensor cores (sm_80 and later): attention "
            "over f16 or bf16 tensors uses the `attention_mma` mapping">,
+    Option<"gpuMmaContractions", "gpu-mma-contractions", "bool", "true",
+           "With gpu-tensor-cores, MatMul and Gemm kernels of f16 or bf16 "
+           "groups run on tensor cores (the `mma` mapping) where their "
+           "operands allow it, instead of `tiles`; a candidate after the "
+           "library call">,
+    Option<"mmaOverLibrary", "mma-over-library", "bool", "false",
+           "Select the `mma` kernel over the library call where both "
+           "apply">,
     Option<"candidates", "candidates", "bool", "false",
            "Contraction groups get every applicable way to run as "
            "candidates in a fuse.alternatives op (the library call, up to "

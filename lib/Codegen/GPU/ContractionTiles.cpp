@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ContractionAccess.h"
 #include "fuse/Codegen/GPUMapping.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,49 +37,9 @@
 
 using namespace mlir;
 using namespace fuse;
+using namespace fuse::contraction;
 
 namespace {
-/// An index as a sum of integer multiples of symbols (induction variables)
-/// and a constant.
-struct IndexExpr {
-  llvm::SmallMapVector<Value, int64_t, 4> terms;
-  int64_t constant = 0;
-
-  void add(const IndexExpr &other, int64_t scale = 1) {
-    for (auto [value, coefficient] : other.terms)
-      terms[value] += coefficient * scale;
-    constant += other.constant * scale;
-  }
-  /// The terms whose coefficient is not 0.
-  SmallVector<std::pair<Value, int64_t>> nonZeroTerms() const {
-    SmallVector<std::pair<Value, int64_t>> result;
-    for (auto [value, coefficient] : terms)
-      if (coefficient != 0)
-        result.push_back({value, coefficient});
-    return result;
-  }
-};
-
-/// How one dim of an operand is indexed in the reduction loop.
-enum class DimKind {
-  Loop,      // a dim of the parallel loop, plus a constant in its step
-  Reduction, // the reduction loop's induction variable
-  Fixed      // a constant
-};
-
-struct DimUse {
-  DimKind kind;
-  int64_t loopDim = -1;  // for Loop
-  int64_t constant = 0;  // for Loop (the offset in the tile) and Fixed
-};
-
-/// A load in the reduction loop: the buffer it reads (a function argument,
-/// or a reshaped view of one) and its indices into it (through subviews).
-struct Access {
-  memref::LoadOp load;
-  Value buffer;
-  SmallVector<DimUse> dims;
-};
 
 /// An operand the block stages: the shape of its box (the part of it one
 /// chunk of the reduction loop reads), in its own dims, and the strides of
@@ -122,137 +83,6 @@ static Value interleaveOffset(OpBuilder &b, Location loc, Value x,
   Value threadStart = arith::MulIOp::create(b, loc, q, c(4));
   Value start = arith::AddIOp::create(b, loc, groupStart, threadStart);
   return arith::AddIOp::create(b, loc, start, lane);
-}
-
-static std::optional<IndexExpr> decompose(Value v, ArrayRef<Value> symbols) {
-  IndexExpr expr;
-  if (std::optional<int64_t> c = getConstantIntValue(v)) {
-    expr.constant = *c;
-    return expr;
-  }
-  if (llvm::is_contained(symbols, v)) {
-    expr.terms[v] = 1;
-    return expr;
-  }
-  Operation *op = v.getDefiningOp();
-  if (!op || op->getNumOperands() != 2)
-    return std::nullopt;
-  std::optional<IndexExpr> lhs = decompose(op->getOperand(0), symbols);
-  std::optional<IndexExpr> rhs = decompose(op->getOperand(1), symbols);
-  if (!lhs || !rhs)
-    return std::nullopt;
-  if (isa<arith::AddIOp>(op)) {
-    lhs->add(*rhs);
-    return lhs;
-  }
-  if (isa<arith::SubIOp>(op)) {
-    lhs->add(*rhs, -1);
-    return lhs;
-  }
-  if (isa<arith::MulIOp>(op)) {
-    if (lhs->nonZeroTerms().empty()) {
-      IndexExpr product;
-      product.add(*rhs, lhs->constant);
-      return product;
-    }
-    if (rhs->nonZeroTerms().empty()) {
-      IndexExpr product;
-      product.add(*lhs, rhs->constant);
-      return product;
-    }
-  }
-  return std::nullopt;
-}
-
-static std::optional<IndexExpr> decompose(OpFoldResult value,
-                                          ArrayRef<Value> symbols) {
-  if (std::optional<int64_t> c = getConstantIntValue(value)) {
-    IndexExpr expr;
-    expr.constant = *c;
-    return expr;
-  }
-  if (auto v = dyn_cast<Value>(value))
-    return decompose(v, symbols);
-  return std::nullopt;
-}
-
-/// How `expr` indexes a dim: by one of the loop's induction variables
-/// `ivs` plus a constant within its step (a thread tile's offset), by the
-/// reduction's `k`, or by a constant.
-static std::optional<DimUse> classify(const IndexExpr &expr,
-                                      ArrayRef<Value> ivs, Value k,
-                                      ArrayRef<int64_t> steps) {
-  SmallVector<std::pair<Value, int64_t>> terms = expr.nonZeroTerms();
-  if (terms.empty())
-    return DimUse{DimKind::Fixed, -1, expr.constant};
-  if (terms.size() != 1 || terms.front().second != 1)
-    return std::nullopt;
-  Value symbol = terms.front().first;
-  if (symbol == k)
-    return expr.constant == 0 ? std::optional<DimUse>(DimUse{DimKind::Reduction})
-                              : std::nullopt;
-  for (auto [d, iv] : llvm::enumerate(ivs))
-    if (iv == symbol && expr.constant >= 0 && expr.constant < steps[d])
-      return DimUse{DimKind::Loop, int64_t(d), expr.constant};
-  return std::nullopt;
-}
-
-/// The function argument that `memref` is, or views whole through
-/// reshapes (a split-K operand's [M, S, K/S] view of [M, K]); null for
-/// anything else.
-static BlockArgument getReshapedArgument(Value memref) {
-  while (Operation *op = memref.getDefiningOp()) {
-    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(op))
-      return nullptr;
-    memref = op->getOperand(0);
-  }
-  auto argument = dyn_cast<BlockArgument>(memref);
-  if (!argument || !isa<gpu::GPUFuncOp>(argument.getOwner()->getParentOp()))
-    return nullptr;
-  return argument;
-}
-
-/// The access of `load` when it reads a function argument, or a reshape of
-/// one, of static shape and identity layout, directly or through subviews
-/// of unit strides that keep the rank, at indices `classify` understands.
-static std::optional<Access> getAccess(memref::LoadOp load, ArrayRef<Value> ivs,
-                                       Value k, ArrayRef<int64_t> steps) {
-  SmallVector<Value> symbols(ivs);
-  symbols.push_back(k);
-  SmallVector<IndexExpr> indices;
-  for (Value index : load.getIndices()) {
-    std::optional<IndexExpr> expr = decompose(index, symbols);
-    if (!expr)
-      return std::nullopt;
-    indices.push_back(*expr);
-  }
-  Value buffer = load.getMemRef();
-  while (auto subview = buffer.getDefiningOp<memref::SubViewOp>()) {
-    if (subview.getSourceType().getRank() != subview.getType().getRank() ||
-        !llvm::all_of(subview.getStaticStrides(),
-                      [](int64_t s) { return s == 1; }))
-      return std::nullopt;
-    for (auto [d, offset] : llvm::enumerate(subview.getMixedOffsets())) {
-      std::optional<IndexExpr> expr = decompose(offset, symbols);
-      if (!expr)
-        return std::nullopt;
-      indices[d].add(*expr);
-    }
-    buffer = subview.getSource();
-  }
-  if (!getReshapedArgument(buffer))
-    return std::nullopt;
-  auto type = dyn_cast<MemRefType>(buffer.getType());
-  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-    return std::nullopt;
-  Access access{load, buffer, {}};
-  for (const IndexExpr &expr : indices) {
-    std::optional<DimUse> use = classify(expr, ivs, k, steps);
-    if (!use)
-      return std::nullopt;
-    access.dims.push_back(*use);
-  }
-  return access;
 }
 
 /// Whether `v` is known to be a multiple of `m` (constants, and loop
@@ -332,16 +162,6 @@ FailureOr<int64_t> fuse::getTileGridSize(scf::ParallelOp loop,
     grid *= llvm::divideCeil(extent, blockTile[d] / threadTile[d]);
   }
   return grid;
-}
-
-/// Whether every use of `memref`, and of the views of it, is a load.
-static bool isOnlyRead(Value memref) {
-  return llvm::all_of(memref.getUsers(), [](Operation *user) {
-    if (isa<memref::LoadOp>(user))
-      return true;
-    auto view = dyn_cast<ViewLikeOpInterface>(user);
-    return view && isOnlyRead(view->getResult(0));
-  });
 }
 
 /// Plans the operands of `reduction` the block stages: every load of the
@@ -924,20 +744,6 @@ static void stageReduction(OpBuilder &b, scf::ForOp reduction,
   }
   if (trip && *trip % kTile == 0)
     unrollChunk(b, reduction, chunk, kTile);
-}
-
-/// The function argument `memref` is a view of, or null.
-static BlockArgument getRootArgument(Value memref, gpu::GPUFuncOp func) {
-  while (Operation *op = memref.getDefiningOp()) {
-    if (!isa<ViewLikeOpInterface>(op))
-      return nullptr;
-    memref = cast<ViewLikeOpInterface>(op).getViewSource();
-  }
-  auto arg = dyn_cast<BlockArgument>(memref);
-  if (!arg || arg.getOwner() != &func.getBody().front() ||
-      arg.getArgNumber() >= func.getNumArguments())
-    return nullptr;
-  return arg;
 }
 
 LogicalResult fuse::distributeTiles(OpBuilder &b, gpu::GPUFuncOp func,

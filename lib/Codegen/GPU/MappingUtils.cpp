@@ -4,8 +4,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -117,3 +120,39 @@ Value collapseToFlat(OpBuilder &b, Location loc, Value buffer) {
 }
 
 } // namespace fuse
+
+Value fuse::emitMma16816(OpBuilder &b, Location loc, Value a, Value bFragment,
+                         Value acc) {
+  Type element = cast<VectorType>(a.getType()).getElementType();
+  if (element.isF16())
+    return nvgpu::MmaSyncOp::create(b, loc, a, bFragment, acc,
+                                    ArrayRef<int64_t>{16, 8, 16});
+  // nvgpu's lowering deduces f16 operands only: bf16 goes to nvvm.mma.sync,
+  // each pair of elements an i32 register.
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto pairs = [&](Value fragment, int64_t count) {
+    SmallVector<Value> registers;
+    for (int64_t i = 0; i < count; ++i) {
+      Value pair = vector::ExtractOp::create(b, loc, fragment, i);
+      registers.push_back(LLVM::BitcastOp::create(b, loc, i32, pair));
+    }
+    return registers;
+  };
+  SmallVector<Value> sums;
+  for (int64_t i = 0; i < 4; ++i)
+    sums.push_back(vector::ExtractOp::create(b, loc, acc,
+                                             ArrayRef<int64_t>{i / 2, i % 2}));
+  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                     SmallVector<Type>(4, f32));
+  Value result = NVVM::MmaOp::create(
+      b, loc, resultType, pairs(a, 4), pairs(bFragment, 2), sums,
+      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < 4; ++i)
+    values.push_back(LLVM::ExtractValueOp::create(b, loc, result, i));
+  return vector::FromElementsOp::create(b, loc, VectorType::get({2, 2}, f32),
+                                        values);
+}

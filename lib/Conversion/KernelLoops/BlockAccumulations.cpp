@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuse/Conversion/Passes.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -163,6 +164,12 @@ struct BlockAccumulationsPass
                                  << ")";
       return signalPassFailure();
     }
+    // An `mma` kernel's sums are the tensor cores' (fuse-map-kernels-to-gpu
+    // rebuilds its reduction): a chain of K / 16 additions per sum.
+    auto strategy =
+        getOperation()->getAttrOfType<KernelStrategyAttr>(kStrategyAttrName);
+    if (strategy && strategy.getMapping() == Mapping::mma)
+      return;
     // Inner loops first: a loop that carries its sums through an inner one
     // sees the inner one already split (which keeps its values sums, and
     // shortens the chain an iteration adds to them).

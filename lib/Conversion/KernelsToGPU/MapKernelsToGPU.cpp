@@ -16,7 +16,8 @@
 // rows (AttentionTiles.cpp), and `attention_mma`, the same on tensor cores
 // (AttentionMmaTiles.cpp); `transpose`, a block computes a tile of a loop
 // that reads an input in another order than its own, from a copy of the
-// input's tile in shared memory (TransposeTiles.cpp). A kernel with no
+// input's tile in shared memory (TransposeTiles.cpp); `mma`, a contraction
+// on tensor cores (ContractionMmaTiles.cpp). A kernel with no
 // parallel loop runs in one thread (or one row).
 //
 //===----------------------------------------------------------------------===//
@@ -768,14 +769,17 @@ struct MapKernelsToGPUPass
           return signalPassFailure();
         needed = *tiles;
       }
-      if (strategy.getMapping() == Mapping::transpose) {
+      if (strategy.getMapping() == Mapping::transpose ||
+          strategy.getMapping() == Mapping::mma) {
         if (loops.empty()) {
           gpuFunc.emitOpError("strategy ")
               << strategy << " needs a kernel with a parallel loop";
           return signalPassFailure();
         }
         FailureOr<int64_t> blocks =
-            getTransposeGridSize(loops.front(), strategy);
+            strategy.getMapping() == Mapping::mma
+                ? getMmaGridSize(loops.front(), strategy)
+                : getTransposeGridSize(loops.front(), strategy);
         if (failed(blocks))
           return signalPassFailure();
         needed = *blocks;
@@ -811,6 +815,9 @@ struct MapKernelsToGPUPass
       } else if (strategy.getMapping() == Mapping::transpose) {
         if (failed(
                 distributeTransposeTiles(b, gpuFunc, loops.front(), strategy)))
+          return signalPassFailure();
+      } else if (strategy.getMapping() == Mapping::mma) {
+        if (failed(distributeMmaTiles(b, gpuFunc, loops.front(), strategy)))
           return signalPassFailure();
       } else
         (void)distributeLoop(b, loops.front(), strategy);

@@ -494,7 +494,7 @@ func.func @flat_k_tile() attributes {s = #fuse.kernel<flat, grid = 2, block = 64
 
 // -----
 
-// expected-error @+1 {{unknown mapping 'tile' (loop, flat, rows, planes, tiles, attention, attention_mma or transpose)}}
+// expected-error @+1 {{unknown mapping 'tile' (loop, flat, rows, planes, tiles, attention, attention_mma, transpose or mma)}}
 func.func @bad_mapping() attributes {s = #fuse.kernel<tile, grid = 2, block = 64>} {
   return
 }
@@ -821,5 +821,47 @@ func.func @transpose_strategy() attributes {s = #fuse.kernel<transpose, grid = 4
 
 // expected-error @+1 {{transpose block_tile sizes must be at least 1, with at most 4096 elements}}
 func.func @transpose_tile() attributes {s = #fuse.kernel<transpose, grid = 4, block = 256, block_tile = [128, 64]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the mma mapping takes a block_tile of two sizes (rows, columns), k_tile and stages, nothing else}}
+func.func @mma_strategy() attributes {s = #fuse.kernel<mma, grid = 4, block = 128, block_tile = [64, 64], thread_tile = [2, 2], k_tile = 32, stages = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma blocks are 1 to 8 whole warps, not 100 threads}}
+func.func @mma_warps() attributes {s = #fuse.kernel<mma, grid = 4, block = 100, block_tile = [64, 64], k_tile = 32, stages = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the 4 warps of an mma block cannot split its 16x48 tile into warp tiles of multiples of 16x16}}
+func.func @mma_warp_grid() attributes {s = #fuse.kernel<mma, grid = 4, block = 128, block_tile = [16, 48], k_tile = 32, stages = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma k_tile must be a multiple of 16 from 16 to 128, not 24}}
+func.func @mma_k_tile() attributes {s = #fuse.kernel<mma, grid = 4, block = 128, block_tile = [64, 64], k_tile = 24, stages = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma takes 2 to 4 stages, not 1}}
+func.func @mma_stages() attributes {s = #fuse.kernel<mma, grid = 4, block = 128, block_tile = [64, 64], k_tile = 32>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{an mma block of 64x64x64 in 3 stages needs more than 48 KB of shared memory}}
+func.func @mma_shared() attributes {s = #fuse.kernel<mma, grid = 4, block = 128, block_tile = [64, 64], k_tile = 64, stages = 3>} {
   return
 }

@@ -677,6 +677,31 @@ def transposes():
 
 
 @model
+def matmuls():
+    """Products the cuda target's tensor-core kernels (`mma`) take in half
+    precision: a MatMul with a bias and an erf GELU whose rows, columns and
+    reduction all end in partial tiles (100 x 200 over 264 steps), a Gemm
+    with transB and C (B N x K), and a batched MatMul with a batched B."""
+    sqrt2 = const("sqrt2", np.array(2 ** 0.5, np.float32))
+    return make([node("MatMul", ["a", "w1"], ["m1"]),
+                 node("Add", ["m1", "b1"], ["s1"]),
+                 node("Div", ["s1", "sqrt2"], ["d1"]),
+                 node("Erf", ["d1"], ["e1"]),
+                 node("Add", ["e1", "one"], ["f1"]),
+                 node("Mul", ["s1", "f1"], ["g1"]),
+                 node("Mul", ["g1", "half"], ["y1"]),
+                 node("Gemm", ["g", "w2", "c2"], ["y2"], transB=1),
+                 node("MatMul", ["p", "q"], ["y3"])],
+                [("a", [100, 264]), ("g", [96, 512]), ("p", [3, 72, 64]),
+                 ("q", [3, 64, 40])],
+                ["y1", "y2", "y3"],
+                [weight("w1", [264, 200], 90, 0.06), weight("b1", [200], 91),
+                 weight("w2", [384, 512], 92, 0.05), weight("c2", [384], 93),
+                 sqrt2, const("one", np.array(1.0, np.float32)),
+                 const("half", np.array(0.5, np.float32))])
+
+
+@model
 def gather_nd():
     """GatherND as the dynamo exporter's masks use it: index tuples of every
     length (negative ones included), batch_dims 1 with indices from an

@@ -143,6 +143,31 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "transpose block_tile sizes must be at least 1, "
                             "with at most "
                          << kMaxTransposeTileElements << " elements";
+  } else if (mapping == Mapping::mma) {
+    if (blockTile.size() != 2 || !threadTile.empty() || splitK != 1 ||
+        asyncCopy)
+      return emitError() << "the mma mapping takes a block_tile of two sizes "
+                            "(rows, columns), k_tile and stages, nothing else";
+    if (block % 32 != 0 || block < 32 || block > 256)
+      return emitError() << "mma blocks are 1 to 8 whole warps, not " << block
+                         << " threads";
+    if (!getMmaWarpGrid(blockTile[0], blockTile[1], block / 32))
+      return emitError() << "the " << block / 32 << " warps of an mma block "
+                         << "cannot split its " << blockTile[0] << "x"
+                         << blockTile[1]
+                         << " tile into warp tiles of multiples of 16x16";
+    if (kTile < 16 || kTile > 128 || kTile % 16 != 0)
+      return emitError() << "mma k_tile must be a multiple of 16 from 16 to "
+                            "128, not "
+                         << kTile;
+    if (stages < 2 || stages > 4)
+      return emitError() << "mma takes 2 to 4 stages, not " << stages;
+    // 48 KB: kMaxStaticSharedBytes (Codegen/GPUMapping.h).
+    if (getMmaSharedBytes(blockTile[0], blockTile[1], kTile, stages) >
+        48 * 1024)
+      return emitError() << "an mma block of " << blockTile[0] << "x"
+                         << blockTile[1] << "x" << kTile << " in " << stages
+                         << " stages needs more than 48 KB of shared memory";
   } else if (!blockTile.empty() || kTile != 0 || stages != 1 || splitK != 1 ||
              asyncCopy) {
     return emitError() << "block_tile, k_tile, stages, split_k and async_copy "
@@ -186,7 +211,7 @@ Attribute KernelStrategyAttr::parse(AsmParser &parser, Type) {
   if (!mapping) {
     parser.emitError(loc) << "unknown mapping '" << mappingName
                           << "' (loop, flat, rows, planes, tiles, attention, "
-                             "attention_mma or transpose)";
+                             "attention_mma, transpose or mma)";
     return {};
   }
   // `keyword = N` parameters, and where each goes.
@@ -292,6 +317,11 @@ std::string fuse::describeStrategy(Attribute strategy) {
       os << " " << kernel.getBlockTile()[0] << "x" << kernel.getBlockTile()[1]
          << " smem";
     }
+    if (kernel.getMapping() == Mapping::mma) {
+      llvm::raw_string_ostream os(text);
+      os << " " << kernel.getBlockTile()[0] << "x" << kernel.getBlockTile()[1]
+         << "x" << kernel.getKTile() << " " << kernel.getStages() << "-stage";
+    }
     if (kernel.getMapping() == Mapping::tiles) {
       llvm::raw_string_ostream os(text);
       os << " ";
@@ -346,10 +376,37 @@ int64_t KernelStrategyAttr::getCapacity() const {
     return getGrid() * getPlanes();
   if (isAttentionMapping(getMapping()))
     return getGrid() * getBlockTile()[0];
-  if (getMapping() == Mapping::transpose)
+  if (getMapping() == Mapping::transpose || getMapping() == Mapping::mma)
     return getGrid() * getBlockTile()[0] * getBlockTile()[1];
   // tiles: the grid's block tiles, some of which may be partial.
   return getGrid() * getBlock();
+}
+
+std::optional<MmaWarpGrid>
+fuse::getMmaWarpGrid(int64_t blockRows, int64_t blockCols, int64_t warps) {
+  std::optional<MmaWarpGrid> best;
+  auto skew = [](const MmaWarpGrid &g) {
+    return std::max(g.warpRows, g.warpCols) / std::min(g.warpRows, g.warpCols);
+  };
+  for (int64_t rows = warps; rows >= 1; --rows) {
+    if (warps % rows != 0 || blockRows % rows != 0 ||
+        blockCols % (warps / rows) != 0)
+      continue;
+    MmaWarpGrid grid{rows, warps / rows, blockRows / rows,
+                     blockCols / (warps / rows)};
+    if (grid.warpRows % 16 != 0 || grid.warpCols % 16 != 0)
+      continue;
+    if (!best || skew(grid) <= skew(*best))
+      best = grid;
+  }
+  return best;
+}
+
+int64_t fuse::getMmaSharedBytes(int64_t blockRows, int64_t blockCols,
+                                int64_t kTile, int64_t stages) {
+  int64_t a = blockRows * (kTile + 8);
+  int64_t b = std::max(kTile * (blockCols + 8), blockCols * (kTile + 8));
+  return 2 * stages * (a + b);
 }
 
 std::optional<TransposeTileDims>

@@ -22,7 +22,8 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
   I32EnumAttrCase<"tiles", 4>,
   I32EnumAttrCase<"attention", 5>,
   I32EnumAttrCase<"attention_mma", 6>,
-  I32EnumAttrCase<"transpose", 7>
+  I32EnumAttrCase<"transpose", 7>,
+  I32EnumAttrCase<"mma", 8>
 ]> {
   // - loop: the whole loop nest on the calling thread (the cpu target);
   // - flat: one GPU thread per iteration of the kernel's parallel loop, in
@@ -46,7 +47,12 @@ def Fuse_Mapping : I32EnumAttr<"Mapping", "how a generated kernel's loop "
   //   and later), a warp per 16 query rows;
   // - transpose: each block computes a `block_tile` of a transposing
   //   loop's iterations, its transposed input's tile copied through shared
-  //   memory so that both the loads and the stores of a warp are adjacent.
+  //   memory so that both the loads and the stores of a warp are adjacent;
+  // - mma: a generated contraction on tensor cores (f16 and bf16 operands,
+  //   sm_80 and later): each block computes a `block_tile` of the product's
+  //   rows and columns, its warps `mma.sync` tiles of it, from operand
+  //   tiles that `cp.async` copies `k_tile` reduction steps at a time into
+  //   `stages` shared buffers; the epilogue runs on the f32 sums.
   let cppNamespace = "::fuse";
   let genSpecializedAttr = 0;
 }
@@ -188,6 +194,19 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     reading the input from the copy (rows of an odd number of elements,
     so that the column a warp reads is spread over the banks).
 
+    The `mma` mapping is a contraction (MatMul, Gemm, with its epilogue)
+    on tensor cores, for f16 and bf16 operands on sm_80 and later
+    (Codegen/GPU/ContractionMmaTiles): `block_tile = [BM, BN]` over the
+    loop's last two dims (the product's rows and columns; any dims before
+    them take one block per index), `block` / 32 warps laid out over the
+    block tile as getMmaWarpGrid says, each computing its part of the
+    tile in m16n8k16 `mma.sync` products with f32 sums; the block copies
+    `k_tile` steps of the reduction of both operands into shared memory
+    with `cp.async`, `stages` buffers deep (the next `stages - 1` chunks
+    in flight while it computes one), and the warps read them by
+    `ldmatrix`. Each sum then goes through the group's epilogue as it is
+    and is stored.
+
     ```mlir
     #fuse.kernel<flat, grid = 392, block = 256>
     #fuse.kernel<flat, grid = 98, block = 256, thread_tile = [1, 1, 4]>
@@ -210,6 +229,8 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     #fuse.kernel<attention_mma, grid = 768, block = 128,
                  block_tile = [64, 64], stages = 2>
     #fuse.kernel<transpose, grid = 1152, block = 256, block_tile = [64, 49]>
+    #fuse.kernel<mma, grid = 144, block = 128, block_tile = [64, 32],
+                 k_tile = 64, stages = 3>
     ```
   }];
   let parameters = (ins

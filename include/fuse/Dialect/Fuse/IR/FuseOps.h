@@ -51,6 +51,26 @@ inline bool isAttentionMapping(Mapping mapping) {
   return mapping == Mapping::attention || mapping == Mapping::attention_mma;
 }
 
+/// How the warps of an `mma` block share its block tile: `rows` x `cols`
+/// warps, each computing `warpRows` x `warpCols` outputs (multiples of 16:
+/// an A fragment's rows, and two B fragments' columns).
+struct MmaWarpGrid {
+  int64_t rows, cols, warpRows, warpCols;
+};
+/// The warp grid of `warps` warps over a `blockRows` x `blockCols` tile:
+/// of the layouts whose warp tiles are multiples of 16 x 16, the one whose
+/// warp tiles are closest to square (more warps along the columns on a
+/// tie). None when there is no such layout.
+std::optional<MmaWarpGrid> getMmaWarpGrid(int64_t blockRows, int64_t blockCols,
+                                          int64_t warps);
+/// The most bytes of shared memory an `mma` block needs: `stages` copies of
+/// its A tile (`blockRows` x `kTile`) and B tile (`kTile` x `blockCols`),
+/// 2-byte elements, each row padded by 8 elements (16 bytes) so that
+/// ldmatrix's eight row addresses fall into different banks; B counted
+/// in whichever of its two layouts pads more.
+int64_t getMmaSharedBytes(int64_t blockRows, int64_t blockCols, int64_t kTile,
+                          int64_t stages);
+
 /// The most iterations a block of the `transpose` mapping computes (its
 /// shared copy of the input's tile, whose rows have an odd number of
 /// elements: at most 6144 elements).
