@@ -838,10 +838,10 @@ static constexpr MmaBlockTile kMmaBlockTiles[] = {
     {128, 128, 8}, {64, 64, 4}, {64, 32, 4}, {32, 64, 4}, {32, 32, 4}};
 
 /// The `mma` strategy of `root`, a group of f16 or bf16 storage whose
-/// MatMul or Gemm reads two of the group's inputs (widened) and whose
-/// epilogue keeps the product's shape, with a row and a column dim, the
-/// reduction innermost in A and reductions and columns in multiples of 8
-/// (16-byte copies); null otherwise. The reduction goes `k_tile` steps a
+/// MatMul or Gemm (alpha 1) reads two of the group's inputs (widened) and
+/// whose epilogue keeps the product's shape, with a row and a column dim,
+/// the reduction innermost in A and reductions and columns in multiples of
+/// 8 (16-byte copies); null otherwise. The reduction goes `k_tile` steps a
 /// chunk in `stages` buffers: of the chunks and depths that fit in shared
 /// memory, those with the most bytes in flight (stages - 1 chunks): a
 /// block's copies wait on the memory's latency, so the bytes it has in
@@ -854,8 +854,10 @@ static KernelStrategyAttr chooseMmaTiles(Operation *root,
       loop.size() < 2)
     return {};
   Operation *contraction = getContraction(group);
+  // (A Gemm's alpha scales each product in its reduction loop.)
   auto gemm = dyn_cast<ONNXGemmOp>(contraction);
-  if (gemm && gemm.getTransA() != 0)
+  if (gemm &&
+      (gemm.getTransA() != 0 || gemm.getAlpha().convertToFloat() != 1.0f))
     return {};
   // The operands are loads of the group's inputs, both f16 or both bf16.
   Type element;

@@ -898,3 +898,20 @@ func.func @two_transposes(%x: tensor<32x64x128xf32>, %y: tensor<32x64x128xf32>) 
   }
   return %0 : tensor<32x128x64xf32>
 }
+
+// -----
+
+// A Gemm's alpha scales each product in the reduction loop, which the
+// `mma` kernel does not take: `tiles` (the group's result is f32 here).
+// MMAGEN-LABEL: func @half_gemm_alpha
+// MMAGEN: strategy = #fuse.kernel<tiles
+func.func @half_gemm_alpha(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<64x64xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) {precision = #fuse.precision<fp16>} -> tensor<64x64xf32> {
+  ^bb0(%x: tensor<64x64xf16>, %y: tensor<64x64xf16>):
+    %x32 = onnx.Cast(%x) {fuse.precision_cast, to = 1 : i64} : (tensor<64x64xf16>) -> tensor<64x64xf32>
+    %y32 = onnx.Cast(%y) {fuse.precision_cast, to = 1 : i64} : (tensor<64x64xf16>) -> tensor<64x64xf32>
+    %m = onnx.Gemm(%x32, %y32) {alpha = 5.000000e-01 : f32} : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    fuse.yield %m : tensor<64x64xf32>
+  }
+  return %0 : tensor<64x64xf32>
+}
