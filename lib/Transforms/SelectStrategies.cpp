@@ -870,7 +870,16 @@ static KernelStrategyAttr chooseMmaTiles(Operation *root,
       return {};
     element = type;
   }
+  // The loop's last two dims are the product's rows and columns: both
+  // operands matrices (or batches of them), neither of extent 1 (the
+  // loop drops such dims, and a batch dim would take their place).
   auto lhs = cast<RankedTensorType>(contraction->getOperand(0).getType());
+  auto rhs = cast<RankedTensorType>(contraction->getOperand(1).getType());
+  ArrayRef<int64_t> product =
+      cast<RankedTensorType>(contraction->getResult(0).getType()).getShape();
+  if (lhs.getRank() < 2 || rhs.getRank() < 2 || product.size() < 2 ||
+      product.back() == 1 || product.drop_back().back() == 1)
+    return {};
   int64_t steps = lhs.getShape().back();
   int64_t rows = loop[loop.size() - 2], cols = loop.back();
   if (steps % 8 != 0 || cols % 8 != 0)

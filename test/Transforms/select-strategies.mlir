@@ -915,3 +915,39 @@ func.func @half_gemm_alpha(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tens
   }
   return %0 : tensor<64x64xf32>
 }
+
+// -----
+
+// A product with a vector (no column dim) is no `mma` kernel's: the loop's
+// last two dims would be a batch dim and the rows.
+// MMAGEN-LABEL: func @half_matvec
+// MMAGEN-NOT: kernel<mma
+// MMAGEN: return
+func.func @half_matvec(%a: tensor<4x64x128xf16>, %v: tensor<128xf16>) -> tensor<4x64xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %v : tensor<4x64x128xf16>, tensor<128xf16>) {precision = #fuse.precision<fp16>} -> tensor<4x64xf32> {
+  ^bb0(%x: tensor<4x64x128xf16>, %y: tensor<128xf16>):
+    %x32 = onnx.Cast(%x) {fuse.precision_cast, to = 1 : i64} : (tensor<4x64x128xf16>) -> tensor<4x64x128xf32>
+    %y32 = onnx.Cast(%y) {fuse.precision_cast, to = 1 : i64} : (tensor<128xf16>) -> tensor<128xf32>
+    %m = onnx.MatMul(%x32, %y32) : (tensor<4x64x128xf32>, tensor<128xf32>) -> tensor<4x64xf32>
+    fuse.yield %m : tensor<4x64xf32>
+  }
+  return %0 : tensor<4x64xf32>
+}
+
+// -----
+
+// Batched rows of one (M = 1): the loop's last two dims would be the batch
+// and the columns.
+// MMAGEN-LABEL: func @half_single_rows
+// MMAGEN-NOT: kernel<mma
+// MMAGEN: return
+func.func @half_single_rows(%a: tensor<8x1x64xf16>, %b: tensor<8x64x32xf16>) -> tensor<8x1x32xf32> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<8x1x64xf16>, tensor<8x64x32xf16>) {precision = #fuse.precision<fp16>} -> tensor<8x1x32xf32> {
+  ^bb0(%x: tensor<8x1x64xf16>, %y: tensor<8x64x32xf16>):
+    %x32 = onnx.Cast(%x) {fuse.precision_cast, to = 1 : i64} : (tensor<8x1x64xf16>) -> tensor<8x1x64xf32>
+    %y32 = onnx.Cast(%y) {fuse.precision_cast, to = 1 : i64} : (tensor<8x64x32xf16>) -> tensor<8x64x32xf32>
+    %m = onnx.MatMul(%x32, %y32) : (tensor<8x1x64xf32>, tensor<8x64x32xf32>) -> tensor<8x1x32xf32>
+    fuse.yield %m : tensor<8x1x32xf32>
+  }
+  return %0 : tensor<8x1x32xf32>
+}

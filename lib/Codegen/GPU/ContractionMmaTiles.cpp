@@ -444,8 +444,9 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
   // (a bias, a residual) are in flight together instead of each waiting
   // behind the stores before it, which might alias it; a sum past the
   // loop's end computes at the last row or column (reading in bounds) and
-  // stores nothing. Where the epilogue reads a buffer it stores to, or
-  // stores inside a region, each sum's epilogue runs whole in a guard.
+  // stores nothing. Where the epilogue reads a buffer it stores to, stores
+  // inside a region, or has effects other than loads and stores, each
+  // sum's epilogue runs whole in a guard.
   Block *body = loop.getBody();
   Value reduced = product.reduction.getResult(0);
   auto isOutputStore = [&](Operation *op) {
@@ -453,7 +454,7 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
     return store && getRootArgument(store.getMemRef(), func);
   };
   llvm::SmallPtrSet<Value, 4> stored, read;
-  bool nestedStore = false;
+  bool nestedStore = false, otherEffects = false;
   body->walk([&](Operation *op) {
     if (isOutputStore(op)) {
       stored.insert(
@@ -462,11 +463,15 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
     } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
       if (Value root = getRootArgument(load.getMemRef(), func))
         read.insert(root);
+    } else if (op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
+               !isa<memref::StoreOp, memref::AllocaOp>(op)) {
+      // (Stores to the kernel's stack buffers stay in place.)
+      otherEffects = true;
     }
   });
-  bool deferStores = !nestedStore && llvm::none_of(stored, [&](Value buffer) {
-    return read.contains(buffer);
-  });
+  bool deferStores =
+      !nestedStore && !otherEffects &&
+      llvm::none_of(stored, [&](Value buffer) { return read.contains(buffer); });
   struct Element {
     IRMapping mapping;
     Value inside;

@@ -865,3 +865,17 @@ func.func @mma_stages() attributes {s = #fuse.kernel<mma, grid = 4, block = 128,
 func.func @mma_shared() attributes {s = #fuse.kernel<mma, grid = 4, block = 128, block_tile = [64, 64], k_tile = 64, stages = 3>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{mma block_tile sizes must be at least 16}}
+func.func @mma_zero_tile() attributes {s = #fuse.kernel<mma, grid = 1, block = 64, block_tile = [0, 32], k_tile = 16, stages = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{an mma warp tile of 128x128 has more than 4096 sums}}
+func.func @mma_warp_tile() attributes {s = #fuse.kernel<mma, grid = 1, block = 32, block_tile = [128, 128], k_tile = 16, stages = 2>} {
+  return
+}

@@ -151,7 +151,16 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (block % 32 != 0 || block < 32 || block > 256)
       return emitError() << "mma blocks are 1 to 8 whole warps, not " << block
                          << " threads";
-    if (!getMmaWarpGrid(blockTile[0], blockTile[1], block / 32))
+    if (blockTile[0] < 16 || blockTile[1] < 16)
+      return emitError() << "mma block_tile sizes must be at least 16";
+    std::optional<MmaWarpGrid> warps =
+        getMmaWarpGrid(blockTile[0], blockTile[1], block / 32);
+    // Each sum of a warp tile is a clone of the epilogue in the kernel.
+    if (warps && warps->warpRows * warps->warpCols > kMaxMmaWarpTile)
+      return emitError() << "an mma warp tile of " << warps->warpRows << "x"
+                         << warps->warpCols << " has more than "
+                         << kMaxMmaWarpTile << " sums";
+    if (!warps)
       return emitError() << "the " << block / 32 << " warps of an mma block "
                          << "cannot split its " << blockTile[0] << "x"
                          << blockTile[1]

@@ -57,6 +57,8 @@ inline bool isAttentionMapping(Mapping mapping) {
 struct MmaWarpGrid {
   int64_t rows, cols, warpRows, warpCols;
 };
+/// The most sums a warp of an `mma` block computes (64 x 64: 128 a lane).
+constexpr int64_t kMaxMmaWarpTile = 64 * 64;
 /// The warp grid of `warps` warps over a `blockRows` x `blockCols` tile:
 /// of the layouts whose warp tiles are multiples of 16 x 16, the one whose
 /// warp tiles are closest to square (more warps along the columns on a
