@@ -901,7 +901,8 @@ static KernelStrategyAttr chooseMmaTiles(Operation *root,
       break;
     for (int64_t s : {2, 3, 4}) {
       int64_t bytes = (s - 1) * k * (tile.rows + tile.cols);
-      if (getMmaSharedBytes(tile.rows, tile.cols, k, s) <= 48 * 1024 &&
+      if (getMmaSharedBytes(tile.rows, tile.cols, k, s) <=
+              kMaxStaticSharedBytes &&
           bytes > inFlight) {
         kTile = k;
         stages = s;

@@ -87,9 +87,6 @@ mlir::Value combineAcrossLanes(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value emitMma16816(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
                          mlir::Value bFragment, mlir::Value acc);
 
-/// Static shared memory a block may have without opting in to more.
-constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
-
 /// Shared memory (in floats) of an `attention` block of `rows` query rows
 /// and key tiles of `keys`, head sizes `d` (query, key) and `dv` (value):
 /// Q^T, K^T and V; the probabilities take K^T's place.

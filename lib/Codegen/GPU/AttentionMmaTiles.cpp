@@ -99,8 +99,6 @@ private:
   /// An ldmatrix of `tiles` 8 x 8 matrices from `buffer`; `index` is the
   /// calling lane's row address.
   Value loadMatrix(Value buffer, Value index, int64_t tiles, bool transpose);
-  /// `acc` + `a` x `bFragment`, one m16n8k16 mma.
-  Value mma(Value a, Value bFragment, Value acc);
 
   OpBuilder &b;
   gpu::GPUFuncOp func;
@@ -150,10 +148,6 @@ Value AttentionMmaBuilder::loadMatrix(Value buffer, Value index,
   auto type = VectorType::get({tiles, 2}, element);
   return nvgpu::LdMatrixOp::create(b, loc, type, buffer, ValueRange{index},
                                    transpose, tiles);
-}
-
-Value AttentionMmaBuilder::mma(Value a, Value bFragment, Value acc) {
-  return emitMma16816(b, loc, a, bFragment, acc);
 }
 
 LogicalResult AttentionMmaBuilder::build(KernelStrategyAttr strategy) {
@@ -295,10 +289,11 @@ LogicalResult AttentionMmaBuilder::build(KernelStrategyAttr strategy) {
       Value laneRow = add(keyOffset, mul(add(matrixRow, n * 8), qStride()));
       Value s = zeroAcc;
       for (int64_t k = 0; k < d / 16; ++k)
-        s = mma(queryFragments[k],
-                loadMatrix(keyTiles, add(add(laneRow, keyLaneDim), k * 16), 2,
-                           /*transpose=*/false),
-                s);
+        s = emitMma16816(b, loc, queryFragments[k],
+                         loadMatrix(keyTiles,
+                                    add(add(laneRow, keyLaneDim), k * 16), 2,
+                                    /*transpose=*/false),
+                         s);
       scores.push_back(s);
     }
 
@@ -374,10 +369,10 @@ LogicalResult AttentionMmaBuilder::build(KernelStrategyAttr strategy) {
       Value laneRow =
           add(valueOffset, mul(add(lane16, k * 16), vStride()));
       for (int64_t n = 0; n < dv / 8; ++n)
-        acc[n] = mma(a,
-                     loadMatrix(valueTiles, add(laneRow, n * 8), 2,
-                                /*transpose=*/true),
-                     acc[n]);
+        acc[n] = emitMma16816(b, loc, a,
+                              loadMatrix(valueTiles, add(laneRow, n * 8), 2,
+                                         /*transpose=*/true),
+                              acc[n]);
     }
 
     if (stages == 2)

@@ -76,8 +76,8 @@ static memref::LoadOp getLoadedElement(Value value) {
 
 /// Matches the product in `loop`: one reduction loop directly in its body,
 /// from 0 by 1, carrying one f32 sum (from zero, or a Gemm's C), whose
-/// body adds the
-/// product of two loads of f16 or bf16 (extended) and does nothing else;
+/// body adds the product of two loads of f16 or bf16 (extended) and does
+/// nothing else;
 /// A indexed by the loop's row dim and the reduction (innermost), B by
 /// the column dim and the reduction, the reduction or the column dim its
 /// innermost. The error says what is missing.
@@ -242,6 +242,10 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
   auto minIndex = [&](Value x, int64_t bound) -> Value {
     return arith::MinUIOp::create(b, loc, x, c(bound));
   };
+  // `all` and `cond` (`cond` alone when there is no `all` yet).
+  auto conjoin = [&](Value all, Value cond) -> Value {
+    return all ? arith::AndIOp::create(b, loc, all, cond).getResult() : cond;
+  };
 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
@@ -301,15 +305,10 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
       Value step = add(k0, operand.rowsAreSteps ? row : within);
       Value at = add(base, operand.rowsAreSteps ? within : row);
       Value inside;
-      auto both = [&](Value cond) {
-        inside = inside
-                     ? arith::AndIOp::create(b, loc, inside, cond).getResult()
-                     : cond;
-      };
       if (partialChunk)
-        both(lessThan(step, steps));
+        inside = lessThan(step, steps);
       if (partialTile)
-        both(lessThan(at, extent));
+        inside = conjoin(inside, lessThan(at, extent));
       Value from = c(0);
       for (auto [d, use] : llvm::enumerate(operand.access.dims)) {
         Value index;
@@ -456,16 +455,17 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
   llvm::SmallPtrSet<Value, 4> stored, read;
   bool nestedStore = false, otherEffects = false;
   body->walk([&](Operation *op) {
-    if (isOutputStore(op)) {
-      stored.insert(
-          getRootArgument(cast<memref::StoreOp>(op).getMemRef(), func));
-      nestedStore |= op->getBlock() != body;
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      // (Stores to the kernel's stack buffers stay in place.)
+      if (Value root = getRootArgument(store.getMemRef(), func)) {
+        stored.insert(root);
+        nestedStore |= op->getBlock() != body;
+      }
     } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
       if (Value root = getRootArgument(load.getMemRef(), func))
         read.insert(root);
     } else if (op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
-               !isa<memref::StoreOp, memref::AllocaOp>(op)) {
-      // (Stores to the kernel's stack buffers stay in place.)
+               !isa<memref::AllocaOp>(op)) {
       otherEffects = true;
     }
   });
@@ -488,14 +488,8 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
           Element &element = elements.emplace_back();
           if (partialRows)
             element.inside = lessThan(row, rows);
-          if (partialCols) {
-            Value in = lessThan(col, cols);
-            element.inside =
-                element.inside
-                    ? arith::AndIOp::create(b, loc, element.inside, in)
-                          .getResult()
-                    : in;
-          }
+          if (partialCols)
+            element.inside = conjoin(element.inside, lessThan(col, cols));
           if (element.inside && deferStores) {
             if (partialRows)
               row = minIndex(row, rows - 1);

@@ -171,9 +171,8 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << kTile;
     if (stages < 2 || stages > 4)
       return emitError() << "mma takes 2 to 4 stages, not " << stages;
-    // 48 KB: kMaxStaticSharedBytes (Codegen/GPUMapping.h).
     if (getMmaSharedBytes(blockTile[0], blockTile[1], kTile, stages) >
-        48 * 1024)
+        kMaxStaticSharedBytes)
       return emitError() << "an mma block of " << blockTile[0] << "x"
                          << blockTile[1] << "x" << kTile << " in " << stages
                          << " stages needs more than 48 KB of shared memory";

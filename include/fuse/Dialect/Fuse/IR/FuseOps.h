@@ -51,6 +51,9 @@ inline bool isAttentionMapping(Mapping mapping) {
   return mapping == Mapping::attention || mapping == Mapping::attention_mma;
 }
 
+/// Static shared memory a block may have without opting in to more.
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+
 /// How the warps of an `mma` block share its block tile: `rows` x `cols`
 /// warps, each computing `warpRows` x `warpCols` outputs (multiples of 16:
 /// an A fragment's rows, and two B fragments' columns).
