@@ -6,7 +6,8 @@ epilogues the model gives them, each a kernel of its own, for `fuse-run
 of what it cannot fuse (the default), in float16 and bfloat16 with
 half-precision inputs and outputs; plus odd shapes (partial tiles, a
 Gemm with transB and C, a batch) for numerics. Writes OUT/NAME.onnx and
-compiles OUT/NAME.{precision}.{library,mma}.fbin, with the reference plan
+compiles OUT/NAME.{precision}.{library,mma,mma_sN}.fbin (mma_sN: the
+reduction split among N blocks of a cluster), with the reference plan
 (for --check and compute-sanitizer):
 
     python3 bench/probes/mma_shapes.py path/to/fuse-compile OUT
@@ -102,9 +103,19 @@ def main():
         model.ir_version = 8
         path = os.path.join(out, graph.name + ".onnx")
         onnx.save(model, path)
+        variants = [("library", []), ("mma", ["--mma-over-library"])]
+        # The reduction split in a cluster (sm_90), by fuse's choice above;
+        # here unsplit and at each split for batch 1, split in two for the
+        # odd shapes (whose chunks 2 divides).
+        if graph.name == "bert_b1":
+            variants += [(f"mma_s{s}", ["--mma-over-library",
+                                        f"--gpu-mma-split-k={s}"])
+                         for s in (1, 2, 4, 8)]
+        if graph.name == "odd_shapes":
+            variants.append(("mma_s2", ["--mma-over-library",
+                                        "--gpu-mma-split-k=2"]))
         for precision in ("fp16", "bf16"):
-            for variant, extra in (("library", []),
-                                   ("mma", ["--mma-over-library"])):
+            for variant, extra in variants:
                 subprocess.run(
                     [compiler, path, "-o",
                      os.path.join(out, f"{graph.name}.{precision}.{variant}"

@@ -27,9 +27,11 @@ for f in "$DIR"/*.fbin; do
 done
 for tool in memcheck racecheck; do
   for p in fp16 bf16; do
-    echo "== sanitizer $tool odd_shapes.$p.mma" >> "$LOG"
-    compute-sanitizer --tool $tool "$RUN" "$DIR/odd_shapes.$p.mma.fbin" \
-      --iterations 1 --warmup 0 --bench >> "$LOG" 2>&1 | tail -3
+    for v in mma mma_s2; do
+      echo "== sanitizer $tool odd_shapes.$p.$v" >> "$LOG"
+      compute-sanitizer --tool $tool "$RUN" "$DIR/odd_shapes.$p.$v.fbin" \
+        --iterations 1 --warmup 0 --bench >> "$LOG" 2>&1 | tail -3
+    done
   done
 done
 cat "$LOG" | cut -c1-150

@@ -875,6 +875,8 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     select.gpuStages = options.gpuStages;
     select.gpuAsyncCopy = options.gpuAsyncCopy;
     select.gpuTensorCores = !cpu && getChipVersion(options.cuda.chip) >= 80;
+    select.gpuClusters = !cpu && getChipVersion(options.cuda.chip) >= 90;
+    select.gpuMmaSplitK = options.gpuMmaSplitK;
     select.splitK = options.splitK;
     select.candidates = options.candidates.value_or(!cpu);
     pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));

@@ -550,6 +550,10 @@ struct GpuKernelOptions {
   /// over a library call.
   bool mmaContractions = false;
   bool mmaOverLibrary = false;
+  /// Whether `mma` blocks may split a reduction in a cluster (sm_90 and
+  /// later), and into how many slices (0: the heuristic's choice).
+  bool clusters = false;
+  int64_t mmaSplitK = 0;
 };
 } // namespace
 
@@ -845,7 +849,8 @@ static constexpr MmaBlockTile kMmaBlockTiles[] = {
 /// chunk in `stages` buffers: of the chunks and depths that fit in shared
 /// memory, those with the most bytes in flight (stages - 1 chunks): a
 /// block's copies wait on the memory's latency, so the bytes it has in
-/// flight set its rate.
+/// flight set its rate. On sm_90, a product of few block tiles splits
+/// its reduction among the blocks of a cluster (`split_k`).
 static KernelStrategyAttr chooseMmaTiles(Operation *root,
                                          const GpuKernelOptions &options) {
   auto group = dyn_cast<GroupOp>(root);
@@ -889,33 +894,66 @@ static KernelStrategyAttr chooseMmaTiles(Operation *root,
     return batch * llvm::divideCeil(rows, tile.rows) *
            llvm::divideCeil(cols, tile.cols);
   };
+  // The chunk size and depth of `tile` split `split` ways with the most
+  // bytes in flight, if one fits.
+  auto chooseChunks = [&](MmaBlockTile tile,
+                          int64_t split) -> KernelStrategyAttr {
+    int64_t kTile = 0, stages = 0, inFlight = 0;
+    for (int64_t k : {32, 64, 128}) {
+      if (k > llvm::alignTo(steps, 16))
+        break;
+      int64_t chunks = llvm::divideCeil(steps, k);
+      if (chunks % split != 0)
+        continue;
+      for (int64_t s : {2, 3, 4}) {
+        // (More buffers than a block's chunks add nothing.)
+        int64_t bytes =
+            std::min(s - 1, chunks / split) * k * (tile.rows + tile.cols);
+        if (getMmaSharedBytes(tile.rows, tile.cols, k, s, split) <=
+                kMaxStaticSharedBytes &&
+            bytes > inFlight) {
+          kTile = k;
+          stages = s;
+          inFlight = bytes;
+        }
+      }
+    }
+    if (kTile == 0)
+      return {};
+    return KernelStrategyAttr::get(
+        root->getContext(), Mapping::mma, blocksOf(tile) * split,
+        32 * tile.warps, 1, ArrayRef<int64_t>(), 1, false,
+        ArrayRef<int64_t>{tile.rows, tile.cols}, kTile, stages, split, false);
+  };
+  // Without clusters: the largest tile with blocks enough, else the
+  // smallest. With them: the largest tile that some split (the fewest
+  // slices that give blocks enough) gives blocks enough: larger tiles
+  // read each operand fewer times.
+  if (options.clusters) {
+    for (const MmaBlockTile &tile : kMmaBlockTiles) {
+      int64_t split = options.mmaSplitK > 0 ? options.mmaSplitK : 1;
+      while (options.mmaSplitK == 0 && split < kMaxMmaSplitK &&
+             blocksOf(tile) * split < kMinTileBlocks)
+        split *= 2;
+      // (A split that does not fit takes a smaller one: fewer blocks,
+      // which only the smallest tile accepts.)
+      bool smallest = &tile == &std::end(kMmaBlockTiles)[-1];
+      for (; split >= 1; split /= 2) {
+        if (blocksOf(tile) * split < kMinTileBlocks && !smallest)
+          break;
+        if (KernelStrategyAttr strategy = chooseChunks(tile, split))
+          return strategy;
+      }
+    }
+    return {};
+  }
   MmaBlockTile tile = std::end(kMmaBlockTiles)[-1];
   for (MmaBlockTile candidate : kMmaBlockTiles)
     if (blocksOf(candidate) >= kMinTileBlocks) {
       tile = candidate;
       break;
     }
-  int64_t kTile = 0, stages = 0, inFlight = 0;
-  for (int64_t k : {32, 64, 128}) {
-    if (k > llvm::alignTo(steps, 16))
-      break;
-    for (int64_t s : {2, 3, 4}) {
-      int64_t bytes = (s - 1) * k * (tile.rows + tile.cols);
-      if (getMmaSharedBytes(tile.rows, tile.cols, k, s) <=
-              kMaxStaticSharedBytes &&
-          bytes > inFlight) {
-        kTile = k;
-        stages = s;
-        inFlight = bytes;
-      }
-    }
-  }
-  if (kTile == 0)
-    return {};
-  return KernelStrategyAttr::get(
-      root->getContext(), Mapping::mma, blocksOf(tile), 32 * tile.warps, 1,
-      ArrayRef<int64_t>(), 1, false, ArrayRef<int64_t>{tile.rows, tile.cols},
-      kTile, stages, 1, false);
+  return chooseChunks(tile, 1);
 }
 
 static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
@@ -1637,6 +1675,8 @@ struct SelectStrategiesPass
     gpuOptions.userTile = !gpuContractionTile.empty();
     gpuOptions.mmaContractions = gpuTensorCores && gpuMmaContractions;
     gpuOptions.mmaOverLibrary = mmaOverLibrary;
+    gpuOptions.clusters = gpuClusters;
+    gpuOptions.mmaSplitK = gpuMmaSplitK;
     bool libraries = gpu && strategy != "generated";
     // Depthwise convolutions are fuse's kernels by default: with their whole
     // epilogue fused they beat cuDNN's on the H100 (MobileNetV2 0.67 vs

@@ -1074,7 +1074,7 @@ func.func @attention_mma_shared(%q: memref<1x64x2x128xf16>, %o: memref<1x64x2x12
 // CHECK: nvgpu.device_async_copy %[[FA]][%{{.*}}], %[[A]][%{{.*}}], 8, %{{.*}} {bypassL1}
 // CHECK: nvgpu.device_async_copy %[[FB]][%{{.*}}], %[[B]][%{{.*}}], 8, %{{.*}} {bypassL1}
 // CHECK: nvvm.cp.async.commit.group
-// CHECK: %[[SUMS:.*]]:4 = scf.for %{{.*}} = %c0{{[_0-9]*}} to %c3 step %c1{{[_0-9]*}} iter_args
+// CHECK: %[[SUMS:.*]]:4 = scf.for %{{.*}} = %c0{{[_0-9]*}} to %c3{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
 // CHECK: scf.if
@@ -1161,6 +1161,129 @@ func.func @mma_gemm(%a: memref<2x16x32xbf16>, %b: memref<16x32xbf16>, %c: memref
       scf.yield %s : f32
     }
     memref.store %sum, %out[%n, %i, %j] : memref<2x16x16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// `split_k = 2`: a cluster of two blocks shares each 32 x 32 tile of a 32 x
+// 64 product over 128 steps (4 chunks of 32), block `bid % 2` running
+// chunks 2 (bid % 2) and 2 (bid % 2) + 1. The sums meet where the A copies
+// were: each lane stores its 4 fragments' sums (16 bytes each), the
+// cluster's barrier, then each block adds up fragments slice and slice + 2
+// from both blocks' shared memory (mapa), in rank order, and stores them
+// through the epilogue; the cluster waits at the end so that no block's
+// shared memory goes while another reads it.
+// CHECK-LABEL: gpu.func @mma_split
+// CHECK-SAME: workgroup(%[[A:.*]] : memref<2560xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<2560xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>, known_cluster_size = array<i32: 2, 1, 1>, known_grid_size = array<i32: 4, 1, 1>
+// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK: %[[SLICE:.*]] = arith.remui %[[BID]], %c2
+// CHECK: %[[TILE:.*]] = arith.divui %[[BID]], %c2
+// CHECK: %[[FIRST:.*]] = arith.muli %[[SLICE]], %c2
+// CHECK: %[[SUMS:.*]]:4 = scf.for %{{.*}} = %c0{{[_0-9]*}} to %c2{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args
+// CHECK: scf.yield
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: %[[ADDRESS:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK: %[[LOCAL:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK: %[[R0:.*]] = nvvm.mapa %[[LOCAL]], %c0_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: %[[R1:.*]] = nvvm.mapa %[[LOCAL]], %c1_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: %[[P0:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<7> -> vector<4xf32>
+// CHECK: %[[P1:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<7> -> vector<4xf32>
+// CHECK: arith.addf %[[P0]], %[[P1]] : vector<4xf32>
+// CHECK-COUNT-2: llvm.load
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-COUNT-8: memref.store %{{.*}}, %arg2
+// CHECK-NOT: memref.store
+// CHECK: nvvm.cluster.wait {aligned}
+// CHECK-NEXT: gpu.return
+func.func @mma_split(%a: memref<32x128xf16>, %b: memref<128x64xf16>, %out: memref<32x64xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<mma, grid = 4, block = 64, block_tile = [32, 32], k_tile = 32, stages = 2, split_k = 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %c64) step (%c1, %c1) {
+    %sum = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %x = memref.load %a[%i, %k] : memref<32x128xf16>
+      %y = memref.load %b[%k, %j] : memref<128x64xf16>
+      %xf = arith.extf %x : f16 to f32
+      %yf = arith.extf %y : f16 to f32
+      %p = arith.mulf %xf, %yf : f32
+      %s = arith.addf %acc, %p : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %out[%i, %j] : memref<32x64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// More blocks in the cluster (4) than fragments a lane (2): blocks 2 and 3
+// add up and store nothing (the fragment index is clamped, the stores
+// guarded).
+// CHECK-LABEL: gpu.func @mma_split_idle
+// CHECK-SAME: known_cluster_size = array<i32: 4, 1, 1>
+// CHECK: %[[SLICE:.*]] = arith.remui %{{.*}}, %c4
+// CHECK: nvvm.cluster.wait {aligned}
+// CHECK: %[[VALID:.*]] = arith.cmpi ult, %[[SLICE]], %c2
+// CHECK: arith.minui %[[SLICE]], %c1
+// CHECK-COUNT-4: llvm.load
+// CHECK-NOT: llvm.load
+// CHECK: scf.if %[[VALID]]
+// CHECK: nvvm.cluster.wait {aligned}
+func.func @mma_split_idle(%a: memref<16x128xf16>, %b: memref<16x128xf16>, %out: memref<16x16xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<mma, grid = 4, block = 32, block_tile = [16, 16], k_tile = 32, stages = 2, split_k = 4>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c16) step (%c1, %c1) {
+    %sum = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %x = memref.load %a[%i, %k] : memref<16x128xf16>
+      %y = memref.load %b[%j, %k] : memref<16x128xf16>
+      %xf = arith.extf %x : f16 to f32
+      %yf = arith.extf %y : f16 to f32
+      %p = arith.mulf %xf, %yf : f32
+      %s = arith.addf %acc, %p : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %out[%i, %j] : memref<16x16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A split must divide the reduction's chunks (3 of 32 steps here).
+func.func @mma_split_chunks(%a: memref<16x96xf16>, %b: memref<16x96xf16>, %out: memref<16x16xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<mma, grid = 2, block = 32, block_tile = [16, 16], k_tile = 32, stages = 2, split_k = 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c96 = arith.constant 96 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{cannot split the 3 chunks of its reduction among 2 blocks of a cluster}}
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c16) step (%c1, %c1) {
+    %sum = scf.for %k = %c0 to %c96 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %x = memref.load %a[%i, %k] : memref<16x96xf16>
+      %y = memref.load %b[%j, %k] : memref<16x96xf16>
+      %xf = arith.extf %x : f16 to f32
+      %yf = arith.extf %y : f16 to f32
+      %p = arith.mulf %xf, %yf : f32
+      %s = arith.addf %acc, %p : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %out[%i, %j] : memref<16x16xf32>
     scf.reduce
   }
   return

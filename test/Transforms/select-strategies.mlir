@@ -32,6 +32,8 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true gpu-tensor-cores=true" | FileCheck %s --check-prefix=MMACAND
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true gpu-tensor-cores=true mma-over-library=true" | FileCheck %s --check-prefix=MMAPICK
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-tensor-cores=true gpu-mma-contractions=false" | FileCheck %s --check-prefix=NOMMA
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-tensor-cores=true gpu-clusters=true" | FileCheck %s --check-prefix=MMASPLIT
+// RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-tensor-cores=true gpu-clusters=true gpu-mma-split-k=1" | FileCheck %s --check-prefix=MMAGEN
 // BADK: fuse-select-strategies: gpu-k-tile must be from 0 to 256
 // BADSTAGES: fuse-select-strategies: gpu-stages must be 1 or 2 (2 or 3 with gpu-async-copy)
 // BADSPLIT: fuse-select-strategies: split-k must be 0 (the heuristic), 1 (never) or a power of two up to 16
@@ -654,10 +656,11 @@ func.func @attention_half(%h32: tensor<32x128x12x64xf16>, %h1: tensor<1x128x12x6
 // CHECK: onnx.Cast(%{{.*}}) {fuse.precision_cast, to = 1 : i64} : (tensor<128x256xf16>) -> tensor<128x256xf32>
 // CHECK-NEXT: onnx.Gelu
 // With tensor cores, fuse's kernel is the `mma` mapping, the whole group
-// one kernel: 32 x 32 block tiles (no larger tile fills 132 SMs), 64
-// steps a chunk in 4 buffers (the most bytes in flight in 48 KB).
+// one kernel: 32 x 32 block tiles (no larger tile fills 132 SMs), 32
+// steps a chunk in 3 buffers (both chunks in flight; more buffers or
+// longer chunks would put no more bytes in flight).
 // MMAGEN-LABEL: func @half_matmul_gelu
-// MMAGEN: strategy = #fuse.kernel<mma, grid = 32, block = 128, block_tile = [32, 32], k_tile = 64, stages = 4>
+// MMAGEN: strategy = #fuse.kernel<mma, grid = 32, block = 128, block_tile = [32, 32], k_tile = 32, stages = 3>
 // MMAGEN: onnx.Gelu
 // MMAGEN-NEXT: onnx.Cast
 // MMAGEN-NEXT: fuse.yield
@@ -668,10 +671,15 @@ func.func @attention_half(%h32: tensor<32x128x12x64xf16>, %h1: tensor<1x128x12x6
 // MMACAND-LABEL: func @half_matmul_gelu
 // MMACAND: fuse.alternatives selected = 0
 // MMACAND: strategy = #fuse.cublaslt
-// MMACAND: strategy = #fuse.kernel<mma, grid = 32, block = 128, block_tile = [32, 32], k_tile = 64, stages = 4>
+// MMACAND: strategy = #fuse.kernel<mma, grid = 32, block = 128, block_tile = [32, 32], k_tile = 32, stages = 3>
 // MMACAND: onnx.Gelu
 // MMAPICK-LABEL: func @half_matmul_gelu
 // MMAPICK: fuse.alternatives selected = 1
+// On sm_90 the 32 tiles split their reduction between the two blocks of
+// a cluster (the 2 chunks of 32 steps: 4 or 8 blocks would not divide
+// them), each block with its one chunk in flight.
+// MMASPLIT-LABEL: func @half_matmul_gelu
+// MMASPLIT: strategy = #fuse.kernel<mma, grid = 64, block = 128, block_tile = [32, 32], k_tile = 32, stages = 2, split_k = 2>
 func.func @half_matmul_gelu(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>, %c: tensor<256xf16>) -> tensor<128x256xf16> {
   %0 = fuse.group contraction_epilogue ins(%a, %b, %c : tensor<128x64xf16>, tensor<64x256xf16>, tensor<256xf16>) {precision = #fuse.precision<fp16>} -> tensor<128x256xf16> {
   ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x256xf16>, %z: tensor<256xf16>):
@@ -685,6 +693,29 @@ func.func @half_matmul_gelu(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>, %c: 
     fuse.yield %n : tensor<128x256xf16>
   }
   return %0 : tensor<128x256xf16>
+}
+
+// -----
+
+// A short product (BERT-base's attention output at batch 1: 128 x 768 over
+// 768): with clusters, the largest block tile that a split makes 132
+// blocks or more of, 64 x 64 split 8 ways (24 tiles, 192 blocks), each
+// block's 3 chunks of 32 steps in flight; without, 32 x 32 tiles (96
+// blocks) and the whole reduction.
+// MMASPLIT-LABEL: func @half_short_m
+// MMASPLIT: strategy = #fuse.kernel<mma, grid = 192, block = 128, block_tile = [64, 64], k_tile = 32, stages = 4, split_k = 8>
+// MMAGEN-LABEL: func @half_short_m
+// MMAGEN: strategy = #fuse.kernel<mma, grid = 96, block = 128, block_tile = [32, 32], k_tile = 64, stages = 4>
+func.func @half_short_m(%a: tensor<128x768xf16>, %b: tensor<768x768xf16>) -> tensor<128x768xf16> {
+  %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<128x768xf16>, tensor<768x768xf16>) {precision = #fuse.precision<fp16>} -> tensor<128x768xf16> {
+  ^bb0(%x: tensor<128x768xf16>, %y: tensor<768x768xf16>):
+    %x32 = onnx.Cast(%x) {fuse.precision_cast, to = 1 : i64} : (tensor<128x768xf16>) -> tensor<128x768xf32>
+    %y32 = onnx.Cast(%y) {fuse.precision_cast, to = 1 : i64} : (tensor<768x768xf16>) -> tensor<768x768xf32>
+    %m = onnx.MatMul(%x32, %y32) : (tensor<128x768xf32>, tensor<768x768xf32>) -> tensor<128x768xf32>
+    %n = onnx.Cast(%m) {fuse.precision_cast, to = 10 : i64} : (tensor<128x768xf32>) -> tensor<128x768xf16>
+    fuse.yield %n : tensor<128x768xf16>
+  }
+  return %0 : tensor<128x768xf16>
 }
 
 // -----

@@ -298,6 +298,12 @@ static cl::opt<bool> mmaOverLibrary(
     cl::desc("Select the tensor-core kernel over the library call where both "
              "apply (default false): for measurements"),
     cl::init(false), cl::Hidden, cl::cat(compileCategory));
+static cl::opt<int64_t> gpuMmaSplitK(
+    "gpu-mma-split-k",
+    cl::desc("Blocks of a cluster (sm_90 and later) that split a tensor-core "
+             "kernel's reduction: 1, 2, 4 or 8 (default 0: fuse's choice): "
+             "for measurements"),
+    cl::init(0), cl::Hidden, cl::cat(compileCategory));
 static cl::opt<bool> showProgress(
     "progress",
     cl::desc("Show on stderr what a compile longer than a second is doing: "
@@ -672,6 +678,13 @@ int main(int argc, char **argv) {
   options.gpuTransposeTiles = gpuTransposeTiles;
   options.gpuMmaContractions = gpuMmaContractions;
   options.mmaOverLibrary = mmaOverLibrary;
+  if (gpuMmaSplitK != 0 && gpuMmaSplitK != 1 && gpuMmaSplitK != 2 &&
+      gpuMmaSplitK != 4 && gpuMmaSplitK != 8) {
+    errs() << "fuse-compile: --gpu-mma-split-k must be 0 (fuse's choice), 1 "
+              "(never), 2, 4 or 8\n";
+    return 1;
+  }
+  options.gpuMmaSplitK = gpuMmaSplitK;
   if (gpuKTile < 0 || gpuKTile > 256) {
     errs() << "fuse-compile: --gpu-k-tile must be from 0 to 256\n";
     return 1;

@@ -349,7 +349,8 @@ def MapKernelsToGPU : Pass<"fuse-map-kernels-to-gpu", "mlir::ModuleOp"> {
     // exp2 and fma of `attention` blocks.
     "::mlir::math::MathDialect",
     // cp.async of `tiles` blocks with async_copy; cp.async, ldmatrix and
-    // mma.sync of `attention_mma` blocks, whose fragments are vectors.
+    // mma.sync of `attention_mma` blocks, whose fragments are vectors; the
+    // cluster barriers and distributed shared memory of split mma blocks.
     "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect",
   ];

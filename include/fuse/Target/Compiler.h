@@ -117,6 +117,8 @@ struct CompileOptions {
   /// fuse-select-strategies' gpu-mma-contractions and mma-over-library.
   bool gpuMmaContractions = true;
   bool mmaOverLibrary = false;
+  /// fuse-select-strategies' gpu-mma-split-k (0: the heuristic).
+  int64_t gpuMmaSplitK = 0;
   /// fuse-select-strategies' gpu-tile-contractions and gpu-k-tile.
   bool gpuTileContractions = true;
   int64_t gpuKTile = 16;

@@ -441,6 +441,13 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
     Option<"mmaOverLibrary", "mma-over-library", "bool", "false",
            "Select the `mma` kernel over the library call where both "
            "apply">,
+    Option<"gpuClusters", "gpu-clusters", "bool", "false",
+           "The GPU has thread block clusters (sm_90 and later): `mma` "
+           "kernels of few output tiles split their reduction among the "
+           "blocks of a cluster">,
+    Option<"gpuMmaSplitK", "gpu-mma-split-k", "int64_t", "0",
+           "Blocks of a cluster that share an `mma` kernel's block tile "
+           "(1, 2, 4 or 8; 0: the heuristic's choice), with gpu-clusters">,
     Option<"candidates", "candidates", "bool", "false",
            "Contraction groups get every applicable way to run as "
            "candidates in a fuse.alternatives op (the library call, up to "

@@ -26,12 +26,18 @@
 // epilogues, guarded where the block tile may pass the loop's end.
 // Fragment layouts are those of AttentionMmaTiles.cpp.
 //
+// With `split_k = S` (sm_90) the S consecutive blocks of a cluster share a
+// block tile, block r running chunks [r C / S, (r + 1) C / S) of the C;
+// their sums meet in shared memory across the cluster (`mapa`), and each
+// block puts every S-th fragment of the tile through the epilogue.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ContractionAccess.h"
 #include "fuse/Codegen/GPUMapping.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -192,7 +198,8 @@ FailureOr<int64_t> fuse::getMmaGridSize(scf::ParallelOp loop,
   ArrayRef<int64_t> blockTile = strategy.getBlockTile();
   return computeProduct(extents.drop_back(2)) *
          llvm::divideCeil(extents[rank - 2], blockTile[0]) *
-         llvm::divideCeil(extents[rank - 1], blockTile[1]);
+         llvm::divideCeil(extents[rank - 1], blockTile[1]) *
+         strategy.getSplitK();
 }
 
 LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
@@ -217,6 +224,13 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
   bool partialRows = rows % blockRows != 0, partialCols = cols % blockCols != 0;
   bool partialChunk = steps % kTile != 0;
   int64_t chunks = llvm::divideCeil(steps, kTile);
+  // Each block of a cluster runs `sliceChunks` consecutive chunks.
+  int64_t splitK = strategy.getSplitK();
+  if (chunks % splitK != 0)
+    return loop.emitOpError("cannot split the ")
+           << chunks << " chunks of its reduction among " << splitK
+           << " blocks of a cluster (" << strategy << ")";
+  int64_t sliceChunks = chunks / splitK;
 
   b.setInsertionPoint(loop);
   auto c = [&](int64_t v) -> Value {
@@ -249,6 +263,14 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
 
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  // A cluster's blocks are consecutive: the block's slice of the reduction
+  // is its rank in the cluster.
+  Value slice = c(0);
+  if (splitK > 1) {
+    slice = rem(bid, splitK);
+    bid = div(bid, splitK);
+  }
+  Value firstChunk = mul(slice, sliceChunks);
   Value warp = div(tid, 32), lane = rem(tid, 32);
   Value group = div(lane, 4), quadLane = rem(lane, 4);
   Value lane16 = rem(lane, 16), laneHalf = div(lane, 16);
@@ -313,14 +335,19 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
       for (auto [d, use] : llvm::enumerate(operand.access.dims)) {
         Value index;
         bool innermost = d + 1 == operand.access.dims.size();
+        // (Clamped only where a copy may pass the end: the address is
+        // otherwise the chunk's offset plus what the loop does not change.)
         switch (use.kind) {
         case DimKind::Reduction:
-          index = minIndex(step, steps - (innermost ? 8 : 1));
+          index = partialChunk ? minIndex(step, steps - (innermost ? 8 : 1))
+                               : step;
           break;
         case DimKind::Loop:
-          index = use.loopDim == loopDim
-                      ? minIndex(at, extent - (innermost ? 8 : 1))
-                      : blockIndex[use.loopDim];
+          if (use.loopDim != loopDim)
+            index = blockIndex[use.loopDim];
+          else
+            index = partialTile ? minIndex(at, extent - (innermost ? 8 : 1))
+                                : at;
           break;
         case DimKind::Fixed:
           index = c(use.constant);
@@ -349,8 +376,8 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
   // The first `stages - 1` chunks, a commit group each (empty past the
   // end, so that every iteration waits for the same count).
   for (int64_t s = 0; s + 1 < stages; ++s) {
-    if (s < chunks)
-      copyChunks(c(s), c(s));
+    if (s < sliceChunks)
+      copyChunks(addc(firstChunk, s), c(s));
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
   Type f32 = b.getF32Type();
@@ -358,7 +385,8 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
   Value zeroAcc = arith::ConstantOp::create(
       b, loc, accType, DenseElementsAttr::get(accType, 0.0f));
   SmallVector<Value> inits(rowFragments * colFragments, zeroAcc);
-  auto chunkLoop = scf::ForOp::create(b, loc, c(0), c(chunks), c(1), inits);
+  auto chunkLoop =
+      scf::ForOp::create(b, loc, c(0), c(sliceChunks), c(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(chunkLoop.getBody());
@@ -370,11 +398,12 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
     NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
     gpu::BarrierOp::create(b, loc);
     Value next = addc(chunk, stages - 1);
-    auto hasNext = scf::IfOp::create(b, loc, lessThan(next, chunks), false);
+    auto hasNext =
+        scf::IfOp::create(b, loc, lessThan(next, sliceChunks), false);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(hasNext.thenBlock());
-      copyChunks(next, rem(next, stages));
+      copyChunks(add(firstChunk, next), rem(next, stages));
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     Value buffer = rem(chunk, stages);
@@ -437,6 +466,106 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
   // Nothing real is in flight (the groups past the last chunk are empty).
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
+  // The sums a thread puts through the epilogue, a fragment (16 x 8 sums
+  // of its warp, 2 x 2 of them the lane's) at a time: where the fragment
+  // is in the warp's tile, its sums, and whether there is one (null:
+  // always).
+  struct FragmentSums {
+    OpFoldResult row, col;
+    Value sums, valid;
+  };
+  SmallVector<FragmentSums> fragments;
+  int64_t warpFragments = rowFragments * colFragments;
+  auto addOfr = [&](Value x, OpFoldResult y) -> Value {
+    if (std::optional<int64_t> constant = getConstantIntValue(y))
+      return addc(x, *constant);
+    return add(x, cast<Value>(y));
+  };
+  if (splitK == 1) {
+    for (int64_t m = 0; m < rowFragments; ++m)
+      for (int64_t n = 0; n < colFragments; ++n)
+        fragments.push_back({b.getIndexAttr(m * 16), b.getIndexAttr(n * 8),
+                             chunkLoop.getResult(m * colFragments + n),
+                             Value()});
+  } else {
+    // The cluster's blocks meet in shared memory: each writes its sums (a
+    // fragment's four sums of a lane together, lane after lane, so that a
+    // warp's 16-byte stores and loads are contiguous) where its A copies
+    // were, if they fit there (getMmaSharedBytes); after the cluster's
+    // barrier, block `slice` adds up fragments slice, slice + S, ... of
+    // every block's sums, in rank order (the same in every block).
+    MLIRContext *ctx = b.getContext();
+    auto quad = VectorType::get({4}, f32);
+    Value partial = aShared;
+    if (4 * blockRows * blockCols > 2 * stages * aElements)
+      partial = addSharedCopy(b, func, blockRows * blockCols, f32, loc);
+    auto sharedPtr = LLVM::LLVMPointerType::get(
+        ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+    auto clusterPtr = LLVM::LLVMPointerType::get(
+        ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, partial);
+    Value local = LLVM::IntToPtrOp::create(
+        b, loc, sharedPtr,
+        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address)
+            .getResult());
+    // A fragment's four sums of this lane: the element offset.
+    auto offsetOf = [&](Value fragment) -> Value {
+      return arith::IndexCastUIOp::create(
+          b, loc, b.getI32Type(), mul(add(mul(fragment, threads), tid), 4));
+    };
+    // vector<2x2xf32> sums <-> vector<4xf32> (no 2-D shape_cast in the
+    // lowering to NVVM).
+    auto reshape = [&](Value sums, VectorType to) -> Value {
+      SmallVector<Value, 4> elements;
+      for (int64_t i = 0; i < 4; ++i)
+        elements.push_back(vector::ExtractOp::create(
+            b, loc, sums,
+            cast<VectorType>(sums.getType()).getRank() == 1
+                ? SmallVector<int64_t>{i}
+                : SmallVector<int64_t>{i / 2, i % 2}));
+      return vector::FromElementsOp::create(b, loc, to, elements);
+    };
+    // (The other warps may still read their last A fragments.)
+    if (partial == aShared)
+      gpu::BarrierOp::create(b, loc);
+    for (int64_t f = 0; f < warpFragments; ++f) {
+      Value sums = reshape(chunkLoop.getResult(f), quad);
+      Value at = LLVM::GEPOp::create(b, loc, sharedPtr, f32, local,
+                                     ValueRange{offsetOf(c(f))});
+      LLVM::StoreOp::create(b, loc, sums, at, /*alignment=*/16);
+    }
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+    SmallVector<Value> blocks;
+    for (int64_t rank = 0; rank < splitK; ++rank)
+      blocks.push_back(
+          NVVM::MapaOp::create(b, loc, clusterPtr, local,
+                               arith::ConstantIntOp::create(b, loc, rank, 32)));
+    for (int64_t j = 0; j * splitK < warpFragments; ++j) {
+      Value fragment = addc(slice, j * splitK), valid;
+      if ((j + 1) * splitK > warpFragments) {
+        valid = lessThan(fragment, warpFragments);
+        fragment = minIndex(fragment, warpFragments - 1);
+      }
+      Value offset = offsetOf(fragment);
+      Value total;
+      for (Value block : blocks) {
+        Value at = LLVM::GEPOp::create(b, loc, clusterPtr, f32, block,
+                                       ValueRange{offset});
+        Value sums = LLVM::LoadOp::create(b, loc, quad, at, /*alignment=*/16);
+        total = total ? arith::AddFOp::create(b, loc, total, sums).getResult()
+                      : sums;
+      }
+      fragments.push_back({mul(div(fragment, colFragments), 16),
+                           mul(rem(fragment, colFragments), 8),
+                           reshape(total, accType), valid});
+    }
+    // Every block's sums stay until all blocks have read them (the wait
+    // is at the kernel's end).
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+  }
+
   // Each sum through the epilogue: the loop body less its reduction loop,
   // at the sum's row and column. The stores to the kernel's buffers wait
   // until every sum's epilogue is computed, so that the epilogues' loads
@@ -477,52 +606,53 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
     Value inside;
   };
   SmallVector<Element> elements;
-  for (int64_t m = 0; m < rowFragments; ++m)
-    for (int64_t n = 0; n < colFragments; ++n)
-      for (int64_t r = 0; r < 2; ++r)
-        for (int64_t cc = 0; cc < 2; ++cc) {
-          OpBuilder::InsertionGuard guard(b);
-          Value row = add(rowBase, add(warpRow, addc(group, m * 16 + r * 8)));
-          Value col =
-              add(colBase, add(warpCol, addc(mul(quadLane, 2), n * 8 + cc)));
-          Element &element = elements.emplace_back();
+  for (const FragmentSums &fragment : fragments)
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t cc = 0; cc < 2; ++cc) {
+        OpBuilder::InsertionGuard guard(b);
+        Value row = add(rowBase,
+                        add(warpRow, addOfr(addc(group, r * 8), fragment.row)));
+        Value col =
+            add(colBase,
+                add(warpCol, addOfr(addc(mul(quadLane, 2), cc), fragment.col)));
+        Element &element = elements.emplace_back();
+        element.inside = fragment.valid;
+        if (partialRows)
+          element.inside = conjoin(element.inside, lessThan(row, rows));
+        if (partialCols)
+          element.inside = conjoin(element.inside, lessThan(col, cols));
+        if (element.inside && deferStores) {
           if (partialRows)
-            element.inside = lessThan(row, rows);
+            row = minIndex(row, rows - 1);
           if (partialCols)
-            element.inside = conjoin(element.inside, lessThan(col, cols));
-          if (element.inside && deferStores) {
-            if (partialRows)
-              row = minIndex(row, rows - 1);
-            if (partialCols)
-              col = minIndex(col, cols - 1);
-          } else if (element.inside) {
-            auto ifInside = scf::IfOp::create(b, loc, element.inside, false);
-            b.setInsertionPointToStart(ifInside.thenBlock());
-          }
-          IRMapping &mapping = element.mapping;
-          auto ivs = loop.getInductionVars();
-          for (int64_t d = 0; d + 2 < rank; ++d)
-            mapping.map(ivs[d], blockIndex[d]);
-          mapping.map(ivs[rank - 2], row);
-          mapping.map(ivs[rank - 1], col);
-          for (Operation &op : body->without_terminator()) {
-            if (deferStores && isOutputStore(&op))
-              continue;
-            if (&op != product.reduction) {
-              b.clone(op, mapping);
-              continue;
-            }
-            // The sum from its initial value (a Gemm's C) on.
-            Value sum = vector::ExtractOp::create(
-                b, loc, chunkLoop.getResult(m * colFragments + n),
-                ArrayRef<int64_t>{r, cc});
-            Value init = product.reduction.getInitArgs()[0];
-            if (!matchPattern(init, m_AnyZeroFloat()))
-              sum = arith::AddFOp::create(b, loc, mapping.lookupOrDefault(init),
-                                          sum);
-            mapping.map(reduced, sum);
-          }
+            col = minIndex(col, cols - 1);
+        } else if (element.inside) {
+          auto ifInside = scf::IfOp::create(b, loc, element.inside, false);
+          b.setInsertionPointToStart(ifInside.thenBlock());
         }
+        IRMapping &mapping = element.mapping;
+        auto ivs = loop.getInductionVars();
+        for (int64_t d = 0; d + 2 < rank; ++d)
+          mapping.map(ivs[d], blockIndex[d]);
+        mapping.map(ivs[rank - 2], row);
+        mapping.map(ivs[rank - 1], col);
+        for (Operation &op : body->without_terminator()) {
+          if (deferStores && isOutputStore(&op))
+            continue;
+          if (&op != product.reduction) {
+            b.clone(op, mapping);
+            continue;
+          }
+          // The sum from its initial value (a Gemm's C) on.
+          Value sum = vector::ExtractOp::create(b, loc, fragment.sums,
+                                                ArrayRef<int64_t>{r, cc});
+          Value init = product.reduction.getInitArgs()[0];
+          if (!matchPattern(init, m_AnyZeroFloat()))
+            sum = arith::AddFOp::create(b, loc, mapping.lookupOrDefault(init),
+                                        sum);
+          mapping.map(reduced, sum);
+        }
+      }
   if (deferStores)
     for (Element &element : elements) {
       OpBuilder::InsertionGuard guard(b);
@@ -534,6 +664,8 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
         if (isOutputStore(&op))
           b.clone(op, element.mapping);
     }
+  if (splitK > 1)
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
   loop.erase();
   return success();
 }

@@ -656,6 +656,11 @@ struct MapKernelsToGPUPass
       int32_t grid = static_cast<int32_t>(strategy.getGrid());
       gpuFunc.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({block, 1, 1}));
       gpuFunc.setKnownGridSizeAttr(b.getDenseI32ArrayAttr({grid, 1, 1}));
+      // The blocks of an mma cluster: fixed in the kernel (PTX's
+      // .reqnctapercluster), so that a plain launch forms them.
+      if (strategy.getMapping() == Mapping::mma && strategy.getSplitK() > 1)
+        gpuFunc.setKnownClusterSizeAttr(b.getDenseI32ArrayAttr(
+            {static_cast<int32_t>(strategy.getSplitK()), 1, 1}));
       launched = std::max(launched, strategy.getGrid() * strategy.getBlock());
       kernel.erase();
     };

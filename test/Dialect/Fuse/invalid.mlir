@@ -826,7 +826,7 @@ func.func @transpose_tile() attributes {s = #fuse.kernel<transpose, grid = 4, bl
 
 // -----
 
-// expected-error @+1 {{the mma mapping takes a block_tile of two sizes (rows, columns), k_tile and stages, nothing else}}
+// expected-error @+1 {{the mma mapping takes a block_tile of two sizes (rows, columns), k_tile, stages and split_k, nothing else}}
 func.func @mma_strategy() attributes {s = #fuse.kernel<mma, grid = 4, block = 128, block_tile = [64, 64], thread_tile = [2, 2], k_tile = 32, stages = 2>} {
   return
 }
@@ -877,5 +877,27 @@ func.func @mma_zero_tile() attributes {s = #fuse.kernel<mma, grid = 1, block = 6
 
 // expected-error @+1 {{an mma warp tile of 128x128 has more than 4096 sums}}
 func.func @mma_warp_tile() attributes {s = #fuse.kernel<mma, grid = 1, block = 32, block_tile = [128, 128], k_tile = 16, stages = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma split_k is the blocks of a cluster: 1, 2, 4 or 8, not 3}}
+func.func @mma_split_k() attributes {s = #fuse.kernel<mma, grid = 6, block = 128, block_tile = [64, 32], k_tile = 32, stages = 2, split_k = 3>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{an mma grid of 6 blocks is not whole clusters of 4}}
+func.func @mma_split_grid() attributes {s = #fuse.kernel<mma, grid = 6, block = 128, block_tile = [64, 32], k_tile = 32, stages = 2, split_k = 4>} {
+  return
+}
+
+// -----
+
+// 128 x 128 sums (64 KB) fit neither where A's copies were nor beside them.
+// expected-error @+1 {{an mma block of 128x128x32 in 2 stages with its sums for the cluster needs more than 48 KB of shared memory}}
+func.func @mma_split_shared() attributes {s = #fuse.kernel<mma, grid = 8, block = 256, block_tile = [128, 128], k_tile = 32, stages = 2, split_k = 2>} {
   return
 }

@@ -106,6 +106,7 @@ func.func @reduction(%x: tensor<2x3x4xf32>, %b: tensor<4xf32>) -> tensor<2x3x1xf
 // CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 4, thread_tile = [1, 2, 2], block_tile = [1, 4, 4], k_tile = 16, stages = 3, async_copy>}
 // CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<transpose, grid = 2, block = 32, block_tile = [4, 8]>}
 // CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<mma, grid = 2, block = 128, block_tile = [64, 32], k_tile = 64, stages = 3>}
+// CHECK: onnx.Relu(%{{.*}}) {fuse.strategy = #fuse.kernel<mma, grid = 8, block = 128, block_tile = [64, 32], k_tile = 32, stages = 4, split_k = 4>}
 func.func @strategies(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>) -> tensor<2x4x8xf32> {
   %0 = fuse.group contraction_epilogue ins(%a, %b : tensor<2x4x16xf32>, tensor<2x16x8xf32>) {strategy = #fuse.cublaslt<batch = 2, m = 4, n = 8, k = 16, epilogue = bias_relu, residual = true>} -> tensor<2x4x8xf32> {
   ^bb0(%x: tensor<2x4x16xf32>, %y: tensor<2x16x8xf32>):
@@ -123,7 +124,8 @@ func.func @strategies(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>) -> tensor<
   %9 = onnx.Relu(%8) {fuse.strategy = #fuse.kernel<tiles, grid = 4, block = 4, async_copy, stages = 3, k_tile = 16, block_tile = [1, 4, 4], thread_tile = [1, 2, 2]>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   %10 = onnx.Relu(%9) {fuse.strategy = #fuse.kernel<transpose, grid = 2, block = 32, block_tile = [4, 8]>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   %11 = onnx.Relu(%10) {fuse.strategy = #fuse.kernel<mma, grid = 2, block = 128, stages = 3, k_tile = 64, block_tile = [64, 32]>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
-  return %11 : tensor<2x4x8xf32>
+  %12 = onnx.Relu(%11) {fuse.strategy = #fuse.kernel<mma, grid = 8, block = 128, split_k = 4, stages = 4, k_tile = 32, block_tile = [64, 32]>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %12 : tensor<2x4x8xf32>
 }
 
 // fuse.im2col: a 3x3 window, stride 2, pads 1 before and after; 2 * 9 taps

@@ -144,10 +144,17 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             "with at most "
                          << kMaxTransposeTileElements << " elements";
   } else if (mapping == Mapping::mma) {
-    if (blockTile.size() != 2 || !threadTile.empty() || splitK != 1 ||
-        asyncCopy)
+    if (blockTile.size() != 2 || !threadTile.empty() || asyncCopy)
       return emitError() << "the mma mapping takes a block_tile of two sizes "
-                            "(rows, columns), k_tile and stages, nothing else";
+                            "(rows, columns), k_tile, stages and split_k, "
+                            "nothing else";
+    if (splitK < 1 || splitK > kMaxMmaSplitK || !llvm::isPowerOf2_64(splitK))
+      return emitError() << "mma split_k is the blocks of a cluster: 1, 2, 4 "
+                            "or 8, not "
+                         << splitK;
+    if (grid % splitK != 0)
+      return emitError() << "an mma grid of " << grid
+                         << " blocks is not whole clusters of " << splitK;
     if (block % 32 != 0 || block < 32 || block > 256)
       return emitError() << "mma blocks are 1 to 8 whole warps, not " << block
                          << " threads";
@@ -171,11 +178,13 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << kTile;
     if (stages < 2 || stages > 4)
       return emitError() << "mma takes 2 to 4 stages, not " << stages;
-    if (getMmaSharedBytes(blockTile[0], blockTile[1], kTile, stages) >
+    if (getMmaSharedBytes(blockTile[0], blockTile[1], kTile, stages, splitK) >
         kMaxStaticSharedBytes)
       return emitError() << "an mma block of " << blockTile[0] << "x"
                          << blockTile[1] << "x" << kTile << " in " << stages
-                         << " stages needs more than 48 KB of shared memory";
+                         << " stages"
+                         << (splitK > 1 ? " with its sums for the cluster" : "")
+                         << " needs more than 48 KB of shared memory";
   } else if (!blockTile.empty() || kTile != 0 || stages != 1 || splitK != 1 ||
              asyncCopy) {
     return emitError() << "block_tile, k_tile, stages, split_k and async_copy "
@@ -329,6 +338,8 @@ std::string fuse::describeStrategy(Attribute strategy) {
       llvm::raw_string_ostream os(text);
       os << " " << kernel.getBlockTile()[0] << "x" << kernel.getBlockTile()[1]
          << "x" << kernel.getKTile() << " " << kernel.getStages() << "-stage";
+      if (kernel.getSplitK() != 1)
+        os << " split-K " << kernel.getSplitK() << " (cluster)";
     }
     if (kernel.getMapping() == Mapping::tiles) {
       llvm::raw_string_ostream os(text);
@@ -384,8 +395,11 @@ int64_t KernelStrategyAttr::getCapacity() const {
     return getGrid() * getPlanes();
   if (isAttentionMapping(getMapping()))
     return getGrid() * getBlockTile()[0];
-  if (getMapping() == Mapping::transpose || getMapping() == Mapping::mma)
+  if (getMapping() == Mapping::transpose)
     return getGrid() * getBlockTile()[0] * getBlockTile()[1];
+  // (The blocks of an mma cluster share their tile.)
+  if (getMapping() == Mapping::mma)
+    return getGrid() / getSplitK() * getBlockTile()[0] * getBlockTile()[1];
   // tiles: the grid's block tiles, some of which may be partial.
   return getGrid() * getBlock();
 }
@@ -411,10 +425,14 @@ fuse::getMmaWarpGrid(int64_t blockRows, int64_t blockCols, int64_t warps) {
 }
 
 int64_t fuse::getMmaSharedBytes(int64_t blockRows, int64_t blockCols,
-                                int64_t kTile, int64_t stages) {
+                                int64_t kTile, int64_t stages, int64_t splitK) {
   int64_t a = blockRows * (kTile + 8);
   int64_t b = std::max(kTile * (blockCols + 8), blockCols * (kTile + 8));
-  return 2 * stages * (a + b);
+  // The sums go where A's copies were, when they fit there.
+  int64_t sums = 4 * blockRows * blockCols;
+  if (splitK == 1 || sums <= 2 * stages * a)
+    sums = 0;
+  return 2 * stages * (a + b) + sums;
 }
 
 std::optional<TransposeTileDims>
@@ -621,7 +639,8 @@ LogicalResult GroupOp::verifyRegions() {
                  << " but its contraction is " << op.getName();
     }
     if (auto kernel = dyn_cast<KernelStrategyAttr>(*strategy);
-        kernel && kernel.getSplitK() != 1) {
+        kernel && kernel.getMapping() == Mapping::tiles &&
+        kernel.getSplitK() != 1) {
       auto type = dyn_cast<RankedTensorType>(getResult(0).getType());
       if (getKind() != GroupKind::contraction_epilogue || !type ||
           type.getRank() == 0 || type.getDimSize(0) != kernel.getSplitK())

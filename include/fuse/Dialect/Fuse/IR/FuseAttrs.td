@@ -205,7 +205,14 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     with `cp.async`, `stages` buffers deep (the next `stages - 1` chunks
     in flight while it computes one), and the warps read them by
     `ldmatrix`. Each sum then goes through the group's epilogue as it is
-    and is stored.
+    and is stored. With `split_k = S` (2, 4 or 8; sm_90 and later) the S
+    blocks of a thread block cluster share one block tile, each running
+    1/S of the reduction's chunks (`grid` counts them all): each writes its
+    sums into its shared memory, and after the cluster's barrier each
+    block adds up 1/S of the tile's sums from the S blocks' shared memory
+    (distributed shared memory, `mapa`) and applies the epilogue to them.
+    It gives products with few output tiles (short M) S times the blocks
+    and S times fewer chunks a block to wait for.
 
     ```mlir
     #fuse.kernel<flat, grid = 392, block = 256>
@@ -231,6 +238,8 @@ def Fuse_KernelStrategyAttr : Fuse_Attr<"KernelStrategy", "kernel"> {
     #fuse.kernel<transpose, grid = 1152, block = 256, block_tile = [64, 49]>
     #fuse.kernel<mma, grid = 144, block = 128, block_tile = [64, 32],
                  k_tile = 64, stages = 3>
+    #fuse.kernel<mma, grid = 576, block = 128, block_tile = [64, 32],
+                 k_tile = 64, stages = 4, split_k = 4>
     ```
   }];
   let parameters = (ins

@@ -72,9 +72,14 @@ std::optional<MmaWarpGrid> getMmaWarpGrid(int64_t blockRows, int64_t blockCols,
 /// its A tile (`blockRows` x `kTile`) and B tile (`kTile` x `blockCols`),
 /// 2-byte elements, each row padded by 8 elements (16 bytes) so that
 /// ldmatrix's eight row addresses fall into different banks; B counted
-/// in whichever of its two layouts pads more.
+/// in whichever of its two layouts pads more. With `splitK` > 1 the block
+/// tile's f32 sums, which the other blocks of the cluster read, take the
+/// A copies' place, or shared memory of their own where they do not fit.
 int64_t getMmaSharedBytes(int64_t blockRows, int64_t blockCols, int64_t kTile,
-                          int64_t stages);
+                          int64_t stages, int64_t splitK = 1);
+/// The most blocks of a cluster (the portable limit) and so the most
+/// slices of an `mma` contraction's reduction.
+constexpr int64_t kMaxMmaSplitK = 8;
 
 /// The most iterations a block of the `transpose` mapping computes (its
 /// shared copy of the input's tile, whose rows have an odd number of
