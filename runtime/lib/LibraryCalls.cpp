@@ -329,6 +329,29 @@ public:
       if (results[i].state == CUBLAS_STATUS_SUCCESS &&
           results[i].workspaceSize <= workspaceBytes)
         candidates.push_back(results[i].algo);
+    // The heuristic offers few split-K configurations; for short products
+    // (a transformer's at batch 1) splitting the reduction of one of its
+    // first picks is sometimes faster (docs/log/2026-11-28.md): the first
+    // three again with 2 and 4 slices, where cuBLASLt accepts them.
+    if (context.matmulChoices) {
+      size_t picks = std::min<size_t>(candidates.size(), 3);
+      for (size_t i = 0; i < picks; ++i)
+        for (int32_t slices : {2, 4}) {
+          cublasLtMatmulAlgo_t split = candidates[i];
+          uint32_t scheme = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+          cublasLtMatmulHeuristicResult_t checked = {};
+          if (lt.cublasLtMatmulAlgoConfigSetAttribute(
+                  &split, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &slices,
+                  sizeof(slices)) == CUBLAS_STATUS_SUCCESS &&
+              lt.cublasLtMatmulAlgoConfigSetAttribute(
+                  &split, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme,
+                  sizeof(scheme)) == CUBLAS_STATUS_SUCCESS &&
+              lt.cublasLtMatmulAlgoCheck(handle, desc, a, b, c, d, &split,
+                                         &checked) == CUBLAS_STATUS_SUCCESS &&
+              checked.workspaceSize <= workspaceBytes)
+            candidates.push_back(split);
+        }
+    }
     if (candidates.empty())
       return fail(FUSE_ERROR_DEVICE,
                   "cublaslt: %s: no algorithm for this matmul "

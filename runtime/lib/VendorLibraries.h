@@ -62,6 +62,9 @@ constexpr int CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8;
 constexpr int CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5;
 constexpr int CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6;
 constexpr int CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1;
+constexpr int CUBLASLT_ALGO_CONFIG_SPLITK_NUM = 2;
+constexpr int CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME = 3;
+constexpr uint32_t CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE = 2;
 constexpr uint32_t CUBLASLT_EPILOGUE_DEFAULT = 1;
 constexpr uint32_t CUBLASLT_EPILOGUE_RELU = 2;
 constexpr uint32_t CUBLASLT_EPILOGUE_BIAS = 4;
@@ -93,6 +96,12 @@ constexpr uint32_t CUBLASLT_EPILOGUE_RELU_BIAS = 6;
      cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,   \
      cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t *,       \
      int *))                                                                   \
+  X(cublasLtMatmulAlgoConfigSetAttribute, cublasStatus_t,                      \
+    (cublasLtMatmulAlgo_t *, int, const void *, size_t))                       \
+  X(cublasLtMatmulAlgoCheck, cublasStatus_t,                                   \
+    (cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t,           \
+     cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,   \
+     const cublasLtMatmulAlgo_t *, cublasLtMatmulHeuristicResult_t *))         \
   X(cublasLtMatmul, cublasStatus_t,                                            \
     (cublasLtHandle_t, cublasLtMatmulDesc_t, const void *, const void *,       \
      cublasLtMatrixLayout_t, const void *, cublasLtMatrixLayout_t,             \

@@ -519,6 +519,39 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
   return CUBLAS_STATUS_SUCCESS;
 }
 
+/* Split-K configurations: accepted and checked, and rejected (this mock's
+   algorithms have no split-K), so the runtime times the heuristic's own. */
+cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *algo,
+                                                    int attribute,
+                                                    const void *value,
+                                                    size_t size) {
+  FAIL_IF_ASKED("cublasLtMatmulAlgoConfigSetAttribute");
+  if (!algo || algo->data[0] != ALGO_MAGIC || !value || size != 4)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  /* CUBLASLT_ALGO_CONFIG_SPLITK_NUM, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME */
+  if (attribute == 2)
+    algo->data[3] = *(const uint32_t *)value;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t
+cublasLtMatmulAlgoCheck(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                        cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+                        cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
+                        const cublasLtMatmulAlgo_t *algo,
+                        cublasLtMatmulHeuristicResult_t *result) {
+  FAIL_IF_ASKED("cublasLtMatmulAlgoCheck");
+  if (!handle || !algo || algo->data[0] != ALGO_MAGIC || !result)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  struct Problem p;
+  cublasStatus_t status = checkProblem(desc, a, b, c, d, &p);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    return status;
+  trace("cublasLtMatmulAlgoCheck: algo %llu split-K %llu: not supported",
+        (unsigned long long)algo->data[2], (unsigned long long)algo->data[3]);
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
 /* One matmul, as captured: everything by value. */
 struct Matmul {
   struct Problem p;
