@@ -1183,6 +1183,12 @@ func.func @mma_gemm(%a: memref<2x16x32xbf16>, %b: memref<16x32xbf16>, %c: memref
 // CHECK: %[[SLICE:.*]] = arith.remui %[[BID]], %c2
 // CHECK: %[[TILE:.*]] = arith.divui %[[BID]], %c2
 // CHECK: %[[FIRST:.*]] = arith.muli %[[SLICE]], %c2
+// The tile's row and column blocks come from bid / 2; the first chunk's
+// steps from 2 (bid % 2) x 32.
+// CHECK: arith.remui %[[TILE]], %c2
+// CHECK: arith.divui %[[TILE]], %c2
+// CHECK: %[[K0:.*]] = arith.muli %[[FIRST]], %c32
+// CHECK: nvgpu.device_async_copy
 // CHECK: %[[SUMS:.*]]:4 = scf.for %{{.*}} = %c0{{[_0-9]*}} to %c2{{[_0-9]*}} step %c1{{[_0-9]*}} iter_args
 // CHECK: scf.yield
 // CHECK: nvvm.cp.async.wait.group 0
@@ -1221,6 +1227,42 @@ func.func @mma_split(%a: memref<32x128xf16>, %b: memref<128x64xf16>, %out: memre
       scf.yield %s : f32
     }
     memref.store %sum, %out[%i, %j] : memref<32x64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Sums (16 x 64 f32, 4 KB) larger than the A copies (2 x 16 x 24 f16):
+// a buffer of their own, and no barrier before the lanes store into it.
+// CHECK-LABEL: gpu.func @mma_split_own_buffer
+// CHECK-SAME: workgroup(%{{.*}} : memref<768xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<{{[0-9]+}}xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[OWN:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: known_cluster_size = array<i32: 2, 1, 1>
+// CHECK: scf.yield
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: memref.extract_aligned_pointer_as_index %[[OWN]]
+// CHECK-NOT: gpu.barrier
+// CHECK: llvm.store
+// CHECK: nvvm.cluster.arrive {aligned}
+func.func @mma_split_own_buffer(%a: memref<16x32xf16>, %b: memref<32x64xf16>, %out: memref<16x64xf32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<mma, grid = 2, block = 32, block_tile = [16, 64], k_tile = 16, stages = 2, split_k = 2>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c64) step (%c1, %c1) {
+    %sum = scf.for %k = %c0 to %c32 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %x = memref.load %a[%i, %k] : memref<16x32xf16>
+      %y = memref.load %b[%k, %j] : memref<32x64xf16>
+      %xf = arith.extf %x : f16 to f32
+      %yf = arith.extf %y : f16 to f32
+      %p = arith.mulf %xf, %yf : f32
+      %s = arith.addf %acc, %p : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %out[%i, %j] : memref<16x64xf32>
     scf.reduce
   }
   return

@@ -28,6 +28,7 @@
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="target=cpu split-k=4" | FileCheck %s --check-prefix=SPLITCPU
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true strategy=generated split-k=1" | FileCheck %s --check-prefix=NOSPLIT
 // RUN: not fuse-opt %s -fuse-select-strategies=split-k=3 2>&1 | FileCheck %s --check-prefix=BADSPLIT
+// RUN: not fuse-opt %s -fuse-select-strategies=gpu-mma-split-k=3 2>&1 | FileCheck %s --check-prefix=BADMMASPLIT
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="strategy=generated gpu-tensor-cores=true" | FileCheck %s --check-prefix=MMAGEN
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true gpu-tensor-cores=true" | FileCheck %s --check-prefix=MMACAND
 // RUN: fuse-opt %s -split-input-file -fuse-select-strategies="candidates=true gpu-tensor-cores=true mma-over-library=true" | FileCheck %s --check-prefix=MMAPICK
@@ -37,6 +38,7 @@
 // BADK: fuse-select-strategies: gpu-k-tile must be from 0 to 256
 // BADSTAGES: fuse-select-strategies: gpu-stages must be 1 or 2 (2 or 3 with gpu-async-copy)
 // BADSPLIT: fuse-select-strategies: split-k must be 0 (the heuristic), 1 (never) or a power of two up to 16
+// BADMMASPLIT: fuse-select-strategies: gpu-mma-split-k must be 0 (the heuristic), 1 (never), 2, 4 or 8
 // BADREGS: fuse-select-strategies: cpu-vector-registers must be 16 or 32, not 8
 // BADWIDTH: fuse-select-strategies: cpu-vector-width must be 4, 8 or 16, not 2
 // BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns) of at most 128 outputs

@@ -447,7 +447,8 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
            "blocks of a cluster">,
     Option<"gpuMmaSplitK", "gpu-mma-split-k", "int64_t", "0",
            "Blocks of a cluster that share an `mma` kernel's block tile "
-           "(1, 2, 4 or 8; 0: the heuristic's choice), with gpu-clusters">,
+           "(1, 2, 4 or 8; 0: the heuristic's choice), with gpu-clusters; "
+           "a split whose sums or chunks do not fit takes a smaller one">,
     Option<"candidates", "candidates", "bool", "false",
            "Contraction groups get every applicable way to run as "
            "candidates in a fuse.alternatives op (the library call, up to "
