@@ -1642,8 +1642,7 @@ struct SelectStrategiesPass
              << "fuse-select-strategies: split-k must be 0 (the heuristic), 1 "
                 "(never) or a power of two up to "
              << kMaxSplitK;
-    if (gpuMmaSplitK < 0 || gpuMmaSplitK > kMaxMmaSplitK ||
-        (gpuMmaSplitK > 1 && !llvm::isPowerOf2_64(gpuMmaSplitK)))
+    if (gpuMmaSplitK != 0 && !isMmaSplitK(gpuMmaSplitK))
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-mma-split-k must be 0 (the "
                 "heuristic), 1 (never), 2, 4 or 8";

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Import/ModelDiagnostics.h"
 #include "fuse/Import/ONNXImporter.h"
 #include "fuse/Pipelines/Pipelines.h"
@@ -678,8 +679,7 @@ int main(int argc, char **argv) {
   options.gpuTransposeTiles = gpuTransposeTiles;
   options.gpuMmaContractions = gpuMmaContractions;
   options.mmaOverLibrary = mmaOverLibrary;
-  if (gpuMmaSplitK != 0 && gpuMmaSplitK != 1 && gpuMmaSplitK != 2 &&
-      gpuMmaSplitK != 4 && gpuMmaSplitK != 8) {
+  if (gpuMmaSplitK != 0 && !fuse::isMmaSplitK(gpuMmaSplitK)) {
     errs() << "fuse-compile: --gpu-mma-split-k must be 0 (fuse's choice), 1 "
               "(never), 2, 4 or 8\n";
     return 1;

@@ -497,7 +497,7 @@ LogicalResult fuse::distributeMmaTiles(OpBuilder &b, gpu::GPUFuncOp func,
     MLIRContext *ctx = b.getContext();
     auto quad = VectorType::get({4}, f32);
     Value partial = aShared;
-    if (4 * blockRows * blockCols > 2 * stages * aElements)
+    if (!mmaSumsFitInACopies(blockRows, blockCols, kTile, stages))
       partial = addSharedCopy(b, func, blockRows * blockCols, f32, loc);
     auto sharedPtr = LLVM::LLVMPointerType::get(
         ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));

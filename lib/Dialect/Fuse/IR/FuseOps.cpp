@@ -148,7 +148,7 @@ KernelStrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "the mma mapping takes a block_tile of two sizes "
                             "(rows, columns), k_tile, stages and split_k, "
                             "nothing else";
-    if (splitK < 1 || splitK > kMaxMmaSplitK || !llvm::isPowerOf2_64(splitK))
+    if (!isMmaSplitK(splitK))
       return emitError() << "mma split_k is the blocks of a cluster: 1, 2, 4 "
                             "or 8, not "
                          << splitK;
@@ -428,11 +428,16 @@ int64_t fuse::getMmaSharedBytes(int64_t blockRows, int64_t blockCols,
                                 int64_t kTile, int64_t stages, int64_t splitK) {
   int64_t a = blockRows * (kTile + 8);
   int64_t b = std::max(kTile * (blockCols + 8), blockCols * (kTile + 8));
-  // The sums go where A's copies were, when they fit there.
-  int64_t sums = 4 * blockRows * blockCols;
-  if (splitK == 1 || sums <= 2 * stages * a)
-    sums = 0;
+  int64_t sums =
+      splitK == 1 || mmaSumsFitInACopies(blockRows, blockCols, kTile, stages)
+          ? 0
+          : 4 * blockRows * blockCols;
   return 2 * stages * (a + b) + sums;
+}
+
+bool fuse::mmaSumsFitInACopies(int64_t blockRows, int64_t blockCols,
+                               int64_t kTile, int64_t stages) {
+  return 4 * blockRows * blockCols <= 2 * stages * blockRows * (kTile + 8);
 }
 
 std::optional<TransposeTileDims>

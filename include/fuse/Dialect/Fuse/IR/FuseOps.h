@@ -80,6 +80,16 @@ int64_t getMmaSharedBytes(int64_t blockRows, int64_t blockCols, int64_t kTile,
 /// The most blocks of a cluster (the portable limit) and so the most
 /// slices of an `mma` contraction's reduction.
 constexpr int64_t kMaxMmaSplitK = 8;
+/// Whether an `mma` kernel can split its reduction `splitK` ways: 1 (no
+/// split), or the blocks of a cluster, a power of two up to kMaxMmaSplitK.
+inline bool isMmaSplitK(int64_t splitK) {
+  return splitK >= 1 && splitK <= kMaxMmaSplitK && llvm::isPowerOf2_64(splitK);
+}
+/// Whether a split `mma` block's f32 sums fit in the shared memory its A
+/// copies take (`stages` chunks of `blockRows` x `kTile` steps, padded),
+/// where the mapping then puts them.
+bool mmaSumsFitInACopies(int64_t blockRows, int64_t blockCols, int64_t kTile,
+                         int64_t stages);
 
 /// The most iterations a block of the `transpose` mapping computes (its
 /// shared copy of the input's tile, whose rows have an odd number of
