@@ -495,12 +495,24 @@ func.func @squeeze_expand(%x: tensor<1x3x1xf32>) -> tensor<4x3xf32> attributes {
 
 // -----
 
-// Where is a select; Cast truncates floats toward zero (fptosi), reads bool
-// as unsigned and gives bool as `!= 0`.
+// Where is a select; Cast truncates floats toward zero (fptosi) and
+// saturates (only values in range reach the fptosi, NaN gives 0), reads
+// bool as unsigned and gives bool as `!= 0`.
 // CHECK-LABEL: func.func @where_cast
 // CHECK: ^bb0(%[[C:.*]]: i1, %[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: arith.select %[[C]], %[[X]], %[[Y]] : f32
-// CHECK: arith.fptosi %{{.*}} : f32 to i64
+// CHECK: ^bb0(%[[V:.*]]: f32, %{{.*}}: i64):
+// CHECK: %[[HIGH:.*]] = arith.cmpf oge, %[[V]], %{{.*}} : f32
+// CHECK: %[[LOW:.*]] = arith.cmpf olt, %[[V]], %{{.*}} : f32
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[V]], %[[V]] : f32
+// CHECK: %[[OUT1:.*]] = arith.ori %[[HIGH]], %[[LOW]] : i1
+// CHECK: %[[OUT:.*]] = arith.ori %[[OUT1]], %[[NAN]] : i1
+// CHECK: %[[IN:.*]] = arith.select %[[OUT]], %{{.*}}, %[[V]] : f32
+// CHECK: %[[I:.*]] = arith.fptosi %[[IN]] : f32 to i64
+// CHECK: %[[MAX:.*]] = arith.constant 9223372036854775807 : i64
+// CHECK: %[[MIN:.*]] = arith.constant -9223372036854775808 : i64
+// CHECK: %[[I1:.*]] = arith.select %[[HIGH]], %[[MAX]], %[[I]] : i64
+// CHECK: arith.select %[[LOW]], %[[MIN]], %[[I1]] : i64
 // CHECK: arith.uitofp %{{.*}} : i1 to f32
 // CHECK: %[[Z:.*]] = arith.constant 0 : i64
 // CHECK-NEXT: arith.cmpi ne, %{{.*}}, %[[Z]] : i64
@@ -552,7 +564,7 @@ func.func @pow(%x: tensor<4xf32>, %e: tensor<4xf32>) -> (tensor<4xf32>, tensor<4
 // CHECK: arith.sitofp %{{.*}} : i64 to f64
 // CHECK: math.powf %{{.*}}, %{{.*}} : f64
 // CHECK-NEXT: math.roundeven
-// CHECK-NEXT: arith.fptosi %{{.*}} : f64 to i64
+// CHECK: arith.fptosi %{{.*}} : f64 to i64
 func.func @pow_int(%x: tensor<4xi64>) -> tensor<4xi64> attributes {fuse.kernel} {
   %e = onnx.Constant dense<4> : tensor<i64>
   %0 = onnx.Pow(%x, %e) : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>

@@ -457,7 +457,7 @@ static Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
     return arith::TruncFOp::create(b, loc, to, v);
   }
   if (fromFloat)
-    return arith::FPToSIOp::create(b, loc, to, v);
+    return buildFloatToInt(b, loc, v, to, /*isUnsigned=*/false);
   bool fromBool = from.isInteger(1);
   if (toFloat)
     return fromBool ? arith::UIToFPOp::create(b, loc, to, v).getResult()

@@ -175,8 +175,7 @@ static Value castUnsigned(OpBuilder &b, Location loc, Value v, Type to,
                                  buildScalar(b, loc, from, 0.0));
   bool fromBool = from.isInteger(1);
   if (isa<FloatType>(from))
-    return toUnsigned ? arith::FPToUIOp::create(b, loc, to, v).getResult()
-                      : arith::FPToSIOp::create(b, loc, to, v).getResult();
+    return buildFloatToInt(b, loc, v, to, toUnsigned);
   if (isa<FloatType>(to))
     return fromUnsigned || fromBool
                ? arith::UIToFPOp::create(b, loc, to, v).getResult()

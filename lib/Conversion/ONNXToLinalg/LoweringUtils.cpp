@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -95,6 +96,44 @@ Value fuse::lowering::buildScalar(OpBuilder &b, Location loc, Type type,
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
   return arith::ConstantOp::create(
       b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value fuse::lowering::buildFloatToInt(OpBuilder &b, Location loc, Value v,
+                                      Type to, bool isUnsigned) {
+  Type from = v.getType();
+  unsigned width = to.getIntOrFloatBitWidth();
+  // Both bounds are powers of two, exact in every float type that reaches
+  // them (f16 rounds 2^16 and beyond to inf, which only inf reaches).
+  double high = std::ldexp(1.0, isUnsigned ? width : width - 1);
+  double low = isUnsigned ? -1.0 : -high;
+  auto compare = [&](arith::CmpFPredicate predicate, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, predicate, x, y).getResult();
+  };
+  Value tooHigh =
+      compare(arith::CmpFPredicate::OGE, v, buildScalar(b, loc, from, high));
+  Value tooLow = compare(isUnsigned ? arith::CmpFPredicate::OLE
+                                    : arith::CmpFPredicate::OLT,
+                         v, buildScalar(b, loc, from, low));
+  Value notANumber = compare(arith::CmpFPredicate::UNO, v, v);
+  Value outside = arith::OrIOp::create(
+      b, loc, arith::OrIOp::create(b, loc, tooHigh, tooLow), notANumber);
+  // Only values in range reach the conversion, whose result is undefined
+  // for the others (and differs between a vector loop and its tail).
+  Value inRange = arith::SelectOp::create(b, loc, outside,
+                                          buildScalar(b, loc, from, 0.0), v);
+  Value converted =
+      isUnsigned ? arith::FPToUIOp::create(b, loc, to, inRange).getResult()
+                 : arith::FPToSIOp::create(b, loc, to, inRange).getResult();
+  APInt highest =
+      isUnsigned ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
+  APInt lowest =
+      isUnsigned ? APInt::getZero(width) : APInt::getSignedMinValue(width);
+  Value highValue =
+      arith::ConstantOp::create(b, loc, IntegerAttr::get(to, highest));
+  Value lowValue =
+      arith::ConstantOp::create(b, loc, IntegerAttr::get(to, lowest));
+  converted = arith::SelectOp::create(b, loc, tooHigh, highValue, converted);
+  return arith::SelectOp::create(b, loc, tooLow, lowValue, converted);
 }
 
 TypedAttr fuse::lowering::getLowestAttr(Type type) {

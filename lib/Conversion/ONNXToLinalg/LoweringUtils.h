@@ -54,6 +54,14 @@ mlir::Value buildFilled(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value buildScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                         double value);
 
+/// Float scalar `v` converted to the integer type `to` (signless; read as
+/// unsigned when `isUnsigned`), truncated toward zero and saturated: a value
+/// beyond the type's range gives its lowest or highest value and NaN gives
+/// 0, whatever lowering computes it (ONNX leaves these undefined;
+/// docs/robustness.md says what fuse gives).
+mlir::Value buildFloatToInt(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value v, mlir::Type to, bool isUnsigned);
+
 /// The lowest value of `type` (-inf for floats), the identity of max.
 mlir::TypedAttr getLowestAttr(mlir::Type type);
 
