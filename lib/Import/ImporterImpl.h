@@ -48,8 +48,10 @@ public:
   /// `folder`: the model's folder; none when external data cannot be read,
   /// and `whyNot` then ends the error message ("but the model was read
   /// from standard input, ...").
-  ExternalData(std::optional<std::string> folder, std::string whyNot = "")
-      : folder(std::move(folder)), whyNot(std::move(whyNot)) {}
+  ExternalData(std::optional<std::string> folder, std::string whyNot = "",
+               std::vector<std::string> *filesRead = nullptr)
+      : folder(std::move(folder)), whyNot(std::move(whyNot)),
+        filesRead(filesRead) {}
 
   /// The `size` bytes of `tensor`'s data, and the buffer that holds them.
   /// On failure returns false and says why in `error`.
@@ -60,6 +62,8 @@ public:
 private:
   std::optional<std::string> folder;
   std::string whyNot;
+  /// Where each file opened is recorded (ImportOptions::filesRead).
+  std::vector<std::string> *filesRead;
   llvm::StringMap<std::shared_ptr<llvm::MemoryBuffer>> files;
 };
 

@@ -214,7 +214,8 @@ static ExternalData makeExternalData(StringRef sourceName,
                         "but the model was given as bytes, so there is no "
                         "folder to find it in (give the model as a file)");
   StringRef folder = llvm::sys::path::parent_path(sourceName);
-  return ExternalData(folder.empty() ? std::string(".") : folder.str());
+  return ExternalData(folder.empty() ? std::string(".") : folder.str(), "",
+                      options.filesRead);
 }
 
 namespace {
@@ -357,6 +358,8 @@ LogicalResult ModelImporter::readInputValues(
     if (std::string why = checkModelFile(path); !why.empty())
       return mlir::emitError(fileLoc) << "--input-value " << name << ": "
                                       << why;
+    if (options.filesRead)
+      options.filesRead->push_back(path);
     auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                              /*RequiresNullTerminator=*/false);
     if (!bytes)

@@ -135,6 +135,8 @@ bool ExternalData::read(const TensorProto &tensor, uint64_t size,
       return false;
     }
     buffer = std::move(*opened);
+    if (filesRead)
+      filesRead->push_back(filePath.str().str());
   }
   uint64_t start = offset.value_or(0);
   uint64_t count = length.value_or(size);

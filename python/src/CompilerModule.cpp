@@ -18,7 +18,8 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
+
+#include "StreamedOutputFile.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -139,25 +140,42 @@ Result compileRequest(llvm::StringRef model, const std::string &source,
       llvm::MemoryBuffer::getMemBuffer(model, source, false), llvm::SMLoc());
   fuse::ModelDiagnosticHandler handler(sourceMgr, &context, diagnostics);
 
+  std::vector<std::string> filesRead;
+  importOptions.filesRead = &filesRead;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       fuse::importONNXModel(model, source, &context, importOptions);
   if (!module)
     return result;
+  if (!output.empty()) {
+    // The output is never a file the compile read.
+    std::vector<fuse::tools::InputFile> inputs;
+    if (source != "<bytes>")
+      inputs.push_back({"the model", source});
+    for (const std::string &path : filesRead)
+      inputs.push_back({"the model's external data", path});
+    if (std::string why = fuse::tools::checkNotAnInput(output, inputs);
+        !why.empty()) {
+      diagnostics << "error: " << why;
+      return result;
+    }
+  }
   if (output.empty()) {
     llvm::raw_string_ostream os(result.artifact);
     result.ok = succeeded(fuse::compileModel(*module, options, os));
     return result;
   }
+  // The old file stays until the new one is complete.
   std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> out =
-      mlir::openOutputFile(output, &error);
-  if (!out) {
-    diagnostics << error;
+  fuse::tools::StreamedOutputFile out;
+  if (!out.open(output, error)) {
+    diagnostics << "error: " << error;
     return result;
   }
-  result.ok = succeeded(fuse::compileModel(*module, options, out->os()));
-  if (result.ok)
-    out->keep();
+  result.ok = succeeded(fuse::compileModel(*module, options, out.os()));
+  if (result.ok && !out.commit(error)) {
+    diagnostics << "error: " << error;
+    result.ok = false;
+  }
   return result;
 }
 

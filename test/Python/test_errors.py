@@ -38,6 +38,21 @@ def test_not_a_model():
         fuse.compile(b"this is not an onnx model\x01\xff\xff")
 
 
+def test_output_is_the_model(tmp_path):
+    # The model (here through a hard link) is never the output: refused,
+    # and the file is as it was.
+    path = tmp_path / "model.onnx"
+    onnx.save(models.MODELS["softmax"](), str(path))
+    before = path.read_bytes()
+    (tmp_path / "link.onnx").hardlink_to(path)
+    with pytest.raises(fuse.CompileError,
+                       match=r"'.*link.onnx' is the model \('.*model.onnx'\), "
+                             r"which this run reads"):
+        fuse.compile(str(path), output=str(tmp_path / "link.onnx"),
+                     target="cpu")
+    assert path.read_bytes() == before
+
+
 def test_unsupported_operator():
     graph = helper.make_graph(
         [helper.make_node("Unique", ["x"], ["y"], name="unique_7")], "g",

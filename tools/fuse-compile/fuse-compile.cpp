@@ -17,6 +17,7 @@
 #include "fuse/Version.h"
 
 #include "Progress.h"
+#include "StreamedOutputFile.h"
 #include "Tuner.h"
 
 #include "mlir/IR/AsmState.h"
@@ -34,8 +35,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
-
 
 using namespace mlir;
 using namespace llvm;
@@ -551,6 +550,41 @@ int main(int argc, char **argv) {
     errs() << "fuse-compile: " << why << "\n";
     return 1;
   }
+  bool toArtifact = emit == fuse::CompileStage::Artifact;
+  std::string output = outputFilename;
+  if (output.empty())
+    output = toArtifact ? sys::path::stem(inputFilename).str() + ".fbin" : "-";
+  // No output may be a file this run reads: checked before any work, and
+  // again once the import has found the external data.
+  std::vector<std::string> filesRead;
+  importOptions->filesRead = &filesRead;
+  auto outputsAreNotInputs = [&] {
+    std::vector<fuse::tools::InputFile> inputs = {{"the model", inputFilename}};
+    for (const auto &[name, path] : importOptions->inputValues)
+      inputs.push_back({"the --input-value of " + name, path});
+    for (const std::string &path : filesRead)
+      inputs.push_back({"the model's external data", path});
+    if (!tuneCache.empty())
+      inputs.push_back({"the --tune-cache", tuneCache});
+    for (const std::string &path : {output, fusionReportFile.getValue()})
+      if (std::string why = fuse::tools::checkNotAnInput(path, inputs);
+          !why.empty()) {
+        errs() << "fuse-compile: " << why << "\n";
+        return false;
+      }
+    if (!fusionReportFile.empty() && output != "-" &&
+        (fusionReportFile == output ||
+         !fuse::tools::checkNotAnInput(fusionReportFile, {{"-o", output}})
+              .empty())) {
+      errs() << "fuse-compile: --fusion-report-file and -o name the same "
+                "file, '"
+             << output << "'\n";
+      return false;
+    }
+    return true;
+  };
+  if (!outputsAreNotInputs())
+    return 1;
   std::string error;
   std::unique_ptr<MemoryBuffer> file = openInputFile(inputFilename, &error);
   if (!file) {
@@ -621,6 +655,8 @@ int main(int argc, char **argv) {
                                    *importOptions);
     if (!module)
       return 1;
+    if (!outputsAreNotInputs())
+      return 1;
   }
   importTiming.stop();
 
@@ -645,15 +681,13 @@ int main(int argc, char **argv) {
   options.maxReferenceKernels = referenceLimit;
   options.referenceF64 = referenceF64;
   options.fusionReport = reportFormat;
-  std::unique_ptr<ToolOutputFile> reportFile;
+  std::optional<fuse::tools::StreamedOutputFile> reportFile;
   if (!fusionReportFile.empty()) {
-    reportFile = openOutputFile(fusionReportFile, &error);
-    if (!reportFile) {
+    reportFile.emplace();
+    if (!reportFile->open(fusionReportFile, error)) {
       errs() << "fuse-compile: " << error << "\n";
       return 1;
     }
-    // Kept even if the compile fails later: the report is written by then.
-    reportFile->keep();
     options.fusionReportStream = &reportFile->os();
   }
   options.precision = getPrecision(precisionFlag);
@@ -723,10 +757,6 @@ int main(int argc, char **argv) {
   options.failingStrategies.assign(testFailStrategy.begin(),
                                    testFailStrategy.end());
 
-  bool toArtifact = emit == fuse::CompileStage::Artifact;
-  std::string output = outputFilename;
-  if (output.empty())
-    output = toArtifact ? sys::path::stem(inputFilename).str() + ".fbin" : "-";
   if (!tuneCache.empty() && !tune) {
     errs() << "fuse-compile: --tune-cache needs --tune\n";
     return 1;
@@ -736,23 +766,26 @@ int main(int argc, char **argv) {
               "(not --emit, not -o -)\n";
     return 1;
   }
-  std::unique_ptr<ToolOutputFile> out = openOutputFile(output, &error);
-  if (!out) {
+  // The old file stays until the new one is complete.
+  fuse::tools::StreamedOutputFile out;
+  if (!out.open(output, error)) {
     errs() << "fuse-compile: " << error << "\n";
     return 1;
   }
-  FailureOr<uint64_t> bytes = fuse::compileModel(*module, options, out->os());
+  FailureOr<uint64_t> bytes = fuse::compileModel(*module, options, out.os());
   if (progress)
     progress->finish();
+  // Kept even if the compile failed: the report is written by then.
+  if (reportFile && !reportFile->commit(error)) {
+    errs() << "fuse-compile: " << error << "\n";
+    return 1;
+  }
   if (failed(bytes))
     return 1;
   // A write that failed (a full disk, /dev/full) is an error here, not
   // "wrote ..." and then an abort when the stream closes.
-  out->os().flush();
-  if (std::error_code ec = out->os().error()) {
-    errs() << "fuse-compile: cannot write '" << output << "': "
-           << ec.message() << "\n";
-    out->os().clear_error();
+  if (!out.commit(error)) {
+    errs() << "fuse-compile: " << error << "\n";
     return 1;
   }
   if (toArtifact) {
@@ -762,9 +795,8 @@ int main(int argc, char **argv) {
                    : "cpu " + options.cpu)
            << ")\n";
   }
-  out->keep();
   if (tune) {
-    out.reset(); // Closed: the tuner reads it back and replaces it.
+    // Committed: the tuner reads it back and replaces it.
     errs() << "fuse-compile: tuning " << output
            << " on this machine's device\n";
     fuserun::TuneOptions tuning;

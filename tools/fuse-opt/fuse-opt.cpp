@@ -14,6 +14,8 @@
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Version.h"
 
+#include "StreamedOutputFile.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -22,7 +24,6 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 
@@ -32,33 +33,40 @@ static bool isONNXFile(llvm::StringRef path) {
 }
 
 /// Imports the model at `path` and returns it as MLIR text, locations
-/// included, for MlirOptMain to parse. Null after reporting an error.
+/// included, for MlirOptMain to parse; `filesRead` receives the files the
+/// import read besides the model. Null after reporting an error.
 static std::unique_ptr<llvm::MemoryBuffer>
-importToBuffer(llvm::StringRef path, DialectRegistry &registry) {
-  std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &error);
-  if (!file) {
-    llvm::errs() << "error: " << error << "\n";
-    return nullptr;
-  }
+importToBuffer(llvm::StringRef path, const llvm::MemoryBuffer &file,
+               DialectRegistry &registry, std::vector<std::string> &filesRead) {
   FailureOr<fuse::ImportOptions> options = fuse::getImportOptionsFromCL();
   if (failed(options))
     return nullptr;
+  options->filesRead = &filesRead;
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBuffer(file->getBuffer(), path,
+      llvm::MemoryBuffer::getMemBuffer(file.getBuffer(), path,
                                        /*RequiresNullTerminator=*/false),
       llvm::SMLoc());
   fuse::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module =
-      fuse::importONNXModel(file->getBuffer(), path, &context, *options);
+      fuse::importONNXModel(file.getBuffer(), path, &context, *options);
   if (!module)
     return nullptr;
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os, OpPrintingFlags().enableDebugInfo());
   return llvm::MemoryBuffer::getMemBufferCopy(text, path);
+}
+
+/// Why `output` must not be written (it is one of the files read), or
+/// empty.
+static std::string checkOutput(llvm::StringRef output, llvm::StringRef input,
+                               llvm::ArrayRef<std::string> filesRead) {
+  std::vector<fuse::tools::InputFile> inputs = {{"the input", input.str()}};
+  for (const std::string &path : filesRead)
+    inputs.push_back({"the model's external data", path});
+  return fuse::tools::checkNotAnInput(output.str(), inputs);
 }
 
 int main(int argc, char **argv) {
@@ -78,29 +86,51 @@ int main(int argc, char **argv) {
       ".onnxtxt text) which is imported first.\n"
       "  Example: fuse-opt model.onnx --fuse-chains --fusion-report\n",
       registry);
+  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  // Listings write no output file.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return asMainReturnCode(
+        MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
   // MLIR or ONNX, a device such as /dev/zero would be read until memory
   // runs out.
   if (std::string why = fuse::checkModelFile(inputFilename); !why.empty()) {
     llvm::errs() << "error: " << why << "\n";
     return EXIT_FAILURE;
   }
-  if (!isONNXFile(inputFilename))
-    return asMainReturnCode(
-        MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
-
-  std::unique_ptr<llvm::MemoryBuffer> buffer =
-      importToBuffer(inputFilename, registry);
-  if (!buffer)
+  if (std::string why = checkOutput(outputFilename, inputFilename, {});
+      !why.empty()) {
+    llvm::errs() << "error: " << why << "\n";
     return EXIT_FAILURE;
+  }
   std::string error;
-  auto output = openOutputFile(outputFilename, &error);
-  if (!output) {
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      openInputFile(inputFilename, &error);
+  if (!buffer) {
     llvm::errs() << "error: " << error << "\n";
     return EXIT_FAILURE;
   }
-  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
-  if (failed(MlirOptMain(output->os(), std::move(buffer), registry, config)))
+  if (isONNXFile(inputFilename)) {
+    std::vector<std::string> filesRead;
+    buffer = importToBuffer(inputFilename, *buffer, registry, filesRead);
+    if (!buffer)
+      return EXIT_FAILURE;
+    if (std::string why = checkOutput(outputFilename, inputFilename, filesRead);
+        !why.empty()) {
+      llvm::errs() << "error: " << why << "\n";
+      return EXIT_FAILURE;
+    }
+  }
+  // The old file stays until the new one is complete.
+  fuse::tools::StreamedOutputFile output;
+  if (!output.open(outputFilename, error)) {
+    llvm::errs() << "error: " << error << "\n";
     return EXIT_FAILURE;
-  output->keep();
+  }
+  if (failed(MlirOptMain(output.os(), std::move(buffer), registry, config)))
+    return EXIT_FAILURE;
+  if (!output.commit(error)) {
+    llvm::errs() << "error: " << error << "\n";
+    return EXIT_FAILURE;
+  }
   return EXIT_SUCCESS;
 }

@@ -2,6 +2,8 @@
 
 #include "TensorFiles.h"
 
+#include "OutputFile.h"
+
 #include "fuse/runtime/Artifact.h"
 
 #include <algorithm>
@@ -626,15 +628,7 @@ bool readFile(const std::string &path, std::vector<uint8_t> &bytes,
 
 bool writeFile(const std::string &path, const std::vector<uint8_t> &bytes,
                std::string &error) {
-  FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file)
-    return failWith(error,
-                    "cannot write '" + path + "': " + std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-  ok = std::fclose(file) == 0 && ok;
-  if (!ok)
-    return failWith(error, "cannot write '" + path + "'");
-  return true;
+  return fuse::tools::writeFileSafely(path, bytes.data(), bytes.size(), error);
 }
 
 bool parseNpy(const uint8_t *data, size_t size, const std::string &path,

@@ -49,6 +49,8 @@ void setElement(Tensor &tensor, uint64_t i, double value);
 // and files of more than `maxBytes`, before reading.
 bool readFile(const std::string &path, std::vector<uint8_t> &bytes,
               std::string &error, uint64_t maxBytes = UINT64_MAX);
+/// writeFile replaces a file only once the new one is complete
+/// (fuse::tools::OutputFile).
 bool writeFile(const std::string &path, const std::vector<uint8_t> &bytes,
                std::string &error);
 

@@ -10,6 +10,7 @@
 
 #include "CommandLine.h"
 #include "Json.h"
+#include "OutputFile.h"
 #include "TensorFiles.h"
 
 #include "fuse/runtime.h"
@@ -428,7 +429,36 @@ std::vector<Tensor> runPlan(fuse_model *model, size_t plan) {
   return outputs;
 }
 
-void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path) {
+/// The files this run reads: the artifact, the input files (a directory's
+/// input_N.pb) and --check-onnx's model.
+std::vector<fuse::tools::InputFile> filesRead(const Options &options) {
+  std::vector<fuse::tools::InputFile> files = {{"the artifact", options.model}};
+  for (const std::string &path : options.inputs) {
+    if (!isDirectory(path)) {
+      files.push_back({"an --inputs file", path});
+      continue;
+    }
+    for (size_t i = 0;; ++i) {
+      std::string file = path + "/input_" + std::to_string(i) + ".pb";
+      if (!exists(file))
+        break;
+      files.push_back({"an --inputs file", file});
+    }
+  }
+  if (!options.checkOnnx.empty())
+    files.push_back({"the --check-onnx model", options.checkOnnx});
+  return files;
+}
+
+/// Refuses to write `path` over a file the run reads.
+void checkOutput(const std::string &path, const Options &options) {
+  if (std::string why = fuse::tools::checkNotAnInput(path, filesRead(options));
+      !why.empty())
+    error(why);
+}
+
+void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path,
+                  const Options &options) {
   std::string message;
   if (endsWith(path, ".npz")) {
     std::vector<uint8_t> bytes;
@@ -448,6 +478,7 @@ void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path) {
             "': " + std::strerror(errno));
     for (size_t i = 0; i < outputs.size(); ++i) {
       std::string file = path + "/output_" + std::to_string(i) + ".pb";
+      checkOutput(file, options);
       if (!writeFile(file, serializeTensorProto(outputs[i]), message))
         error(message);
     }
@@ -1003,6 +1034,10 @@ int main(int argc, char **argv) {
     return describe(options);
   if (!options.checkOnnx.empty())
     return checkOnnx(options);
+  // Before any work: no output may be a file the run reads.
+  for (const std::string *path : {&options.outputs, &options.profileFile})
+    if (!path->empty() && !isDirectory(*path))
+      checkOutput(*path, options);
   fuse_model *model = nullptr;
   check(fuse_model_load(options.model.c_str(), &model));
 
@@ -1041,11 +1076,11 @@ int main(int argc, char **argv) {
     std::printf("check: %s\n", pass ? "PASS" : "FAIL");
     status = pass ? 0 : 1;
     if (!options.outputs.empty())
-      writeOutputs(got, options.outputs);
+      writeOutputs(got, options.outputs, options);
   } else if (!options.bench || !options.outputs.empty()) {
     std::vector<Tensor> outputs = runPlan(model, plans[0]);
     if (!options.outputs.empty())
-      writeOutputs(outputs, options.outputs);
+      writeOutputs(outputs, options.outputs, options);
     else
       printOutputs(outputs);
   }

@@ -10,6 +10,8 @@
 #include "fuse/Import/ONNXImporter.h"
 #include "fuse/Version.h"
 
+#include "OutputFile.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -18,7 +20,17 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace mlir;
+
+/// The files the import read besides the model (external data,
+/// --input-value files).
+static std::vector<std::string> filesRead;
 
 static void registerImportONNX() {
   static TranslateToMLIRRegistration importONNX(
@@ -36,6 +48,7 @@ static void registerImportONNX() {
         ScopedDiagnosticHandler lineless(context, [](Diagnostic &diag) {
           return fuse::printLinelessDiagnostic(diag, llvm::errs());
         });
+        options->filesRead = &filesRead;
         return fuse::importONNXModel(buffer->getBuffer(),
                                      buffer->getBufferIdentifier(), context,
                                      *options);
@@ -61,6 +74,67 @@ static llvm::StringRef findInputArgument(int argc, char **argv) {
   return "-";
 }
 
+/// `-o FILE` (also `-o=FILE`, `--o FILE`, `--o=FILE`) among the arguments,
+/// taken out of `args`. An error message when it is given twice or has no
+/// value.
+static std::string takeOutputArgument(std::vector<char *> &args,
+                                      std::string &output) {
+  std::vector<char *> rest;
+  bool given = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i];
+    std::optional<std::string> value;
+    if (arg == "-o" || arg == "--o") {
+      if (i + 1 == args.size())
+        return "-o needs a file name";
+      value = args[++i];
+    } else if (arg.starts_with("-o=") || arg.starts_with("--o=")) {
+      value = arg.substr(arg.find('=') + 1).str();
+    }
+    if (!value) {
+      rest.push_back(args[i]);
+      continue;
+    }
+    if (given)
+      return "-o is given twice ('" + output + "' and '" + *value + "')";
+    given = true;
+    output = *value;
+  }
+  args = rest;
+  return "";
+}
+
+/// Copies the file `from` to the already existing non-regular file `to` (a
+/// device or a pipe, which cannot be replaced). An error message on
+/// failure.
+static std::string copyInPlace(const std::string &from, const std::string &to) {
+  int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  int out = open(to.c_str(), O_WRONLY | O_CLOEXEC);
+  std::string error;
+  char buffer[1 << 16];
+  while (in >= 0 && out >= 0 && error.empty()) {
+    ssize_t n = read(in, buffer, sizeof(buffer));
+    if (n == 0)
+      break;
+    for (ssize_t done = 0; n > 0 && done < n && error.empty();) {
+      ssize_t w = write(out, buffer + done, size_t(n - done));
+      if (w > 0)
+        done += w;
+      else if (!(w < 0 && errno == EINTR))
+        error = std::strerror(w < 0 ? errno : EIO);
+    }
+    if (n < 0 && errno != EINTR)
+      error = std::strerror(errno);
+  }
+  if (in < 0 || out < 0)
+    error = std::strerror(errno);
+  if (in >= 0)
+    close(in);
+  if (out >= 0 && close(out) != 0 && error.empty())
+    error = std::strerror(errno);
+  return error.empty() ? "" : "cannot write '" + to + "': " + error;
+}
+
 int main(int argc, char **argv) {
   registerImportONNX();
   fuse::registerImportCLOptions();
@@ -68,11 +142,77 @@ int main(int argc, char **argv) {
     os << fuse::getVersionLine("fuse-translate") << "\n  LLVM and MLIR "
        << LLVM_VERSION_STRING << "\n";
   });
+  std::vector<char *> args(argv, argv + argc);
+  std::string output = "-";
+  if (std::string why = takeOutputArgument(args, output); !why.empty()) {
+    llvm::errs() << "fuse-translate: " << why << "\n";
+    return 1;
+  }
+  llvm::StringRef input =
+      findInputArgument(static_cast<int>(args.size()), args.data());
   // A device such as /dev/zero would be read until memory runs out.
-  if (std::string why = fuse::checkModelFile(findInputArgument(argc, argv));
+  if (std::string why = fuse::checkModelFile(input); !why.empty()) {
+    llvm::errs() << "fuse-translate: " << why << "\n";
+    return 1;
+  }
+  std::vector<fuse::tools::InputFile> inputs = {{"the model", input.str()}};
+  if (std::string why = fuse::tools::checkNotAnInput(output, inputs);
       !why.empty()) {
     llvm::errs() << "fuse-translate: " << why << "\n";
     return 1;
   }
-  return failed(mlirTranslateMain(argc, argv, "fuse translation tool"));
+  if (output == "-") {
+    args.push_back(nullptr);
+    return failed(mlirTranslateMain(static_cast<int>(args.size()) - 1,
+                                    args.data(), "fuse translation tool"));
+  }
+
+  // The translation writes a temporary file: beside the output, renamed
+  // over it once complete; for a device or a pipe, in $TMPDIR, copied to
+  // it (a write that fails there is an error message, not LLVM's abort).
+  std::string error;
+  struct stat existing;
+  bool inPlace = stat(output.c_str(), &existing) == 0 &&
+                 !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode);
+  fuse::tools::OutputFile file;
+  std::string temporary;
+  if (inPlace) {
+    const char *folder = std::getenv("TMPDIR");
+    temporary = std::string(folder && *folder ? folder : "/tmp") +
+                "/fuse-translate-XXXXXX";
+    int fd = mkostemp(&temporary[0], O_CLOEXEC);
+    if (fd < 0) {
+      llvm::errs() << "fuse-translate: cannot create '" << temporary
+                   << "': " << std::strerror(errno) << "\n";
+      return 1;
+    }
+    close(fd);
+  } else {
+    if (!file.open(output, error)) {
+      llvm::errs() << "fuse-translate: " << error << "\n";
+      return 1;
+    }
+    temporary = file.temporaryPath();
+  }
+  std::string outputArgument = "-o=" + temporary;
+  args.push_back(outputArgument.data());
+  args.push_back(nullptr);
+  bool ok = succeeded(mlirTranslateMain(static_cast<int>(args.size()) - 1,
+                                        args.data(), "fuse translation tool"));
+  if (ok) {
+    for (const std::string &path : filesRead)
+      inputs.push_back({"the model's external data", path});
+    error = fuse::tools::checkNotAnInput(output, inputs);
+  }
+  if (ok && error.empty()) {
+    if (inPlace)
+      error = copyInPlace(temporary, output);
+    else
+      file.commit(error);
+  }
+  if (inPlace)
+    unlink(temporary.c_str());
+  if (!error.empty())
+    llvm::errs() << "fuse-translate: " << error << "\n";
+  return ok && error.empty() ? 0 : 1;
 }

@@ -18,6 +18,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace llvm::cl {
 class OptionCategory;
@@ -42,6 +43,10 @@ struct ImportOptions {
   /// named relative to the model's folder (the folder of `sourceName`).
   /// Off (the fuzzer), such a tensor is an error.
   bool readExternalData = true;
+  /// When set, receives the path of every file the import reads besides the
+  /// model (external data, `--input-value` files), so that a tool can
+  /// refuse to write its output over one of them.
+  std::vector<std::string> *filesRead = nullptr;
 };
 
 /// Parses one `--input-value` value, `name=FILE`. Returns an error message
