@@ -58,6 +58,11 @@ using FormPoolEpilogueGroup =
 using FormContractionEpilogueGroup =
     FormEpilogueGroup<ONNXTrait::Contraction, GroupKind::contraction_epilogue>;
 
+/// The most inputs an elementwise group takes (constants aside): the
+/// kernel's parameters are bounded (4 KB on CUDA, about 540 pointers), and
+/// a Concat in the group reads all of them at every element.
+static constexpr size_t kMaxGroupInputs = 128;
+
 /// Whether the gather `op` reads its data operand at positions of its own,
 /// whatever the data's shape: its producers may join its group.
 static bool readsOperandsAsGather(Operation *op) {
@@ -103,6 +108,13 @@ struct FormElementwiseGroup : public RewritePattern {
     // the producers left out form groups of their own.
     llvm::SmallPtrSet<Operation *, 8> members{root};
     SmallVector<Operation *> ops{root};
+    // The group's inputs, constants aside (a gather reads every one of
+    // them at each element, and each is a kernel parameter).
+    llvm::SmallDenseSet<Value, 8> inputs;
+    auto isCounted = [](Value v) { return !v.getDefiningOp<ONNXConstantOp>(); };
+    for (Value operand : root->getOperands())
+      if (isCounted(operand))
+        inputs.insert(operand);
     for (bool changed = true; changed && int64_t(ops.size()) < maxOps;) {
       changed = false;
       for (size_t i = 0; i < ops.size() && int64_t(ops.size()) < maxOps;
@@ -132,6 +144,14 @@ struct FormElementwiseGroup : public RewritePattern {
                         readsOperandsAsGather(user));
               }))
             continue;
+          llvm::SmallDenseSet<Value, 8> added;
+          for (Value v : producer->getOperands())
+            if (isCounted(v) && !inputs.contains(v))
+              added.insert(v);
+          if (inputs.size() - 1 + added.size() > kMaxGroupInputs)
+            continue;
+          inputs.erase(result);
+          inputs.insert(added.begin(), added.end());
           members.insert(producer);
           ops.push_back(producer);
           changed = true;

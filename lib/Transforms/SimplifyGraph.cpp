@@ -27,6 +27,11 @@
 //     after it see the product in the shape they use and join its group;
 //  9. makes a Reshape of a Reshape one Reshape, and forwards a Reshape to
 //     its input's own shape (what step 8 leaves behind);
+// 10. makes a Concat, Sum, Max, Min or Mean of more than 64 inputs a tree
+//     of such ops of at most 64 inputs each (a Mean: a tree of Sums,
+//     divided by the count), so that no kernel takes more buffers than a
+//     CUDA kernel's parameters hold and compile time grows linearly with
+//     the inputs;
 //
 // then erases what is dead and updates the function's result types.
 //
@@ -59,6 +64,11 @@ using namespace fuse;
 /// Tensors up to this many elements are evaluated at compile time; shape
 /// computations are far smaller, weights far larger.
 static constexpr int64_t kMaxFoldElements = 1 << 16;
+
+/// The most inputs a Concat, Sum, Max, Min or Mean keeps (step 10). A
+/// kernel's buffers are its parameters: a CUDA kernel takes 4 KB of them
+/// (about 540 pointers), and each gather of a Concat reads every input.
+static constexpr size_t kMaxVariadicOperands = 64;
 
 /// The most static type that both `a` and `b` describe, or null when they
 /// contradict each other.
@@ -98,12 +108,13 @@ private:
   bool tryFoldEmpty(Operation *op);
   bool tryFoldEmptyReduction(Operation *op);
   bool tryFoldEmptyPad(Operation *op);
-  void dropEmptyInputs(ONNXConcatOp concat);
+  bool dropEmptyInputs(ONNXConcatOp concat);
   bool tryFold(Operation *op);
   bool tryFoldBatchNorm(ONNXBatchNormalizationOp bn);
   bool tryHoistScalarFactors(ONNXMatMulOp matmul);
   bool tryUncollapseGemm(ONNXGemmOp gemm);
   bool tryMergeReshapes(ONNXReshapeOp reshape);
+  bool trySplitWideVariadic(Operation *op);
   Value createReshape(Location loc, Value input, RankedTensorType type);
   void replaceWithConstant(Operation *op, ElementsAttr value);
   std::string blobName(Operation *op, StringRef suffix);
@@ -279,20 +290,21 @@ bool GraphSimplifier::tryFoldEmptyPad(Operation *op) {
 }
 
 /// A Concat's inputs with no elements add nothing to it; a Concat left
-/// with one input is that input.
-void GraphSimplifier::dropEmptyInputs(ONNXConcatOp concat) {
+/// with one input is that input (true: the Concat is erased).
+bool GraphSimplifier::dropEmptyInputs(ONNXConcatOp concat) {
   SmallVector<Value> inputs;
   for (Value input : concat->getOperands())
     if (!isEmptyTensor(input.getType()))
       inputs.push_back(input);
   if (inputs.empty() || inputs.size() == concat->getNumOperands())
-    return;
+    return false;
   if (inputs.size() == 1 && inputs[0].getType() == concat.getType()) {
     concat.getResult().replaceAllUsesWith(inputs[0]);
     concat.erase();
-    return;
+    return true;
   }
   concat->setOperands(inputs);
+  return false;
 }
 
 bool GraphSimplifier::tryFold(Operation *op) {
@@ -561,6 +573,103 @@ bool GraphSimplifier::tryMergeReshapes(ONNXReshapeOp reshape) {
   return forwardInput(reshape, input) || merged;
 }
 
+/// Step 10.
+bool GraphSimplifier::trySplitWideVariadic(Operation *op) {
+  if (!isa<ONNXConcatOp, ONNXSumOp, ONNXMaxOp, ONNXMinOp, ONNXMeanOp>(op) ||
+      op->getNumOperands() <= kMaxVariadicOperands)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !llvm::all_of(op->getOperandTypes(),
+                             [](Type t) { return isa<RankedTensorType>(t); }))
+    return false;
+  auto concat = dyn_cast<ONNXConcatOp>(op);
+  int64_t axis = 0;
+  if (concat) {
+    FailureOr<int64_t> normalized =
+        normalizeAxis(concat.getAxis(), type.getRank());
+    if (failed(normalized))
+      return false;
+    axis = *normalized;
+  }
+  Location loc = op->getLoc();
+  builder.setInsertionPoint(op);
+  // One op of the tree over `values`; `resultType` when it is the root.
+  auto combine = [&](ArrayRef<Value> values,
+                     RankedTensorType resultType) -> FailureOr<Value> {
+    if (!resultType) {
+      SmallVector<ArrayRef<int64_t>> shapes;
+      for (Value v : values)
+        shapes.push_back(cast<RankedTensorType>(v.getType()).getShape());
+      SmallVector<int64_t> shape(shapes.front());
+      if (concat) {
+        shape[axis] = 0;
+        for (ArrayRef<int64_t> s : shapes)
+          shape[axis] = ShapedType::isDynamic(s[axis]) ||
+                                ShapedType::isDynamic(shape[axis])
+                            ? ShapedType::kDynamic
+                            : shape[axis] + s[axis];
+      } else {
+        FailureOr<SmallVector<int64_t>> broadcast = broadcastAllShapes(shapes);
+        if (failed(broadcast))
+          return failure();
+        shape = *broadcast;
+      }
+      resultType = RankedTensorType::get(shape, type.getElementType());
+    }
+    if (concat)
+      return ONNXConcatOp::create(builder, loc, resultType, values,
+                                  concat.getAxis())
+          .getResult();
+    if (isa<ONNXMaxOp>(op))
+      return ONNXMaxOp::create(builder, loc, resultType, values).getResult();
+    if (isa<ONNXMinOp>(op))
+      return ONNXMinOp::create(builder, loc, resultType, values).getResult();
+    return ONNXSumOp::create(builder, loc, resultType, values).getResult();
+  };
+  // Balanced: each level splits its values into as few chunks as it can,
+  // of equal sizes (to one).
+  SmallVector<Value> level(op->getOperands());
+  SmallVector<Operation *> created;
+  auto undo = [&] {
+    for (Operation *c : llvm::reverse(created))
+      c->erase();
+    return false;
+  };
+  bool mean = isa<ONNXMeanOp>(op);
+  if (mean && !isa<FloatType>(type.getElementType()))
+    return false;
+  while (level.size() > kMaxVariadicOperands) {
+    size_t chunks = llvm::divideCeil(level.size(), kMaxVariadicOperands);
+    SmallVector<Value> next;
+    for (size_t c = 0, begin = 0; c < chunks; ++c) {
+      size_t end = (c + 1) * level.size() / chunks;
+      FailureOr<Value> value =
+          combine(ArrayRef<Value>(level).slice(begin, end - begin), nullptr);
+      if (failed(value))
+        return undo();
+      created.push_back(value->getDefiningOp());
+      next.push_back(*value);
+      begin = end;
+    }
+    level = std::move(next);
+  }
+  FailureOr<Value> result = combine(level, mean ? nullptr : type);
+  if (failed(result))
+    return undo();
+  if (mean) {
+    auto scalarType = RankedTensorType::get({}, type.getElementType());
+    Value count = ONNXConstantOp::create(
+        builder, loc, scalarType,
+        DenseElementsAttr::get(
+            scalarType, builder.getFloatAttr(type.getElementType(),
+                                             double(op->getNumOperands()))));
+    *result = ONNXDivOp::create(builder, loc, type, *result, count);
+  }
+  op->getResult(0).replaceAllUsesWith(*result);
+  op->erase();
+  return true;
+}
+
 LogicalResult GraphSimplifier::run() {
   Block &body = func.getBody().front();
   for (Operation &op : llvm::make_early_inc_range(body)) {
@@ -573,9 +682,12 @@ LogicalResult GraphSimplifier::run() {
       continue;
     // May erase the Concat: nothing below applies to one anyway.
     if (auto concat = dyn_cast<ONNXConcatOp>(op)) {
-      dropEmptyInputs(concat);
+      if (!dropEmptyInputs(concat))
+        trySplitWideVariadic(concat);
       continue;
     }
+    if (trySplitWideVariadic(&op))
+      continue;
     if (auto bn = dyn_cast<ONNXBatchNormalizationOp>(op)) {
       tryFoldBatchNorm(bn);
       continue;

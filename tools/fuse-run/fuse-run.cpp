@@ -316,10 +316,11 @@ public:
       return;
     }
     // No input file holds more than every input's data, three times over
-    // (a .pb's varints: up to 10 bytes an int32), and 1 MiB of headers.
+    // (a .pb's varints: up to 10 bytes an int32), 1 MiB of headers and 1
+    // KiB of them per input (a .npz member's zip headers and .npy header).
     uint64_t limit = 1 << 20;
     for (const Tensor &input : inputs)
-      limit += 3 * uint64_t(input.data.size());
+      limit += 3 * uint64_t(input.data.size()) + 1024;
     if (!readFile(path, bytes, message, limit))
       error(message);
     if (endsWith(path, ".npz")) {

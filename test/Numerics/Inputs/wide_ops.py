@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Ops of many inputs: Concat, Sum, Max, Min and Mean of N tensors.
+
+    wide_ops.py model OP N OUT.onnx          # writes the model
+    wide_ops.py check OP N --fuse-compile BIN --fuse-run BIN --workdir DIR
+    wide_ops.py growth OP N1 N2 --fuse-compile BIN --workdir DIR
+
+`check` compiles for the cpu target and compares with onnxruntime (exact
+for Concat, Max and Min; 1e-5 relative for Sum and Mean, whose order of
+additions differs). `growth` times the compiles of N1 and N2 inputs and
+prints their ratio: compile time must grow about linearly with the inputs.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+
+def make_model(op, n):
+    inputs = [helper.make_tensor_value_info("x%d" % i, TensorProto.FLOAT,
+                                            [1, 3]) for i in range(n)]
+    attrs = {"axis": 0} if op == "Concat" else {}
+    shape = [n, 3] if op == "Concat" else [1, 3]
+    node = helper.make_node(op, [v.name for v in inputs], ["y"], **attrs)
+    graph = helper.make_graph(
+        [node], "wide", inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 17)])
+
+
+def run(command):
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode:
+        sys.stdout.write(done.stdout + done.stderr)
+        print("RESULT: FAIL")
+        sys.exit(1)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=["model", "check", "growth"])
+    parser.add_argument("op")
+    parser.add_argument("counts", nargs="+")
+    parser.add_argument("--fuse-compile")
+    parser.add_argument("--fuse-run")
+    parser.add_argument("--workdir")
+    args = parser.parse_args()
+    if args.mode == "model":
+        onnx.save(make_model(args.op, int(args.counts[0])), args.counts[1])
+        return 0
+    if args.mode == "growth":
+        seconds = []
+        for n in map(int, args.counts):
+            path = os.path.join(args.workdir, "%s%d.onnx" % (args.op, n))
+            onnx.save(make_model(args.op, n), path)
+            start = time.perf_counter()
+            run([args.fuse_compile, path, "--target=cpu", "-o",
+                 path + ".fbin"])
+            seconds.append(time.perf_counter() - start)
+            print("%s of %d inputs: %.2f s" % (args.op, n, seconds[-1]))
+        print("ratio %.2f" % (seconds[-1] / seconds[0]))
+        return 0
+    import onnxruntime
+    n = int(args.counts[0])
+    path = os.path.join(args.workdir, "%s%d.onnx" % (args.op, n))
+    onnx.save(make_model(args.op, n), path)
+    rng = np.random.default_rng(n)
+    feeds = {"x%d" % i: rng.standard_normal((1, 3)).astype(np.float32)
+             for i in range(n)}
+    np.savez(path + ".in.npz", **feeds)
+    run([args.fuse_compile, path, "--target=cpu", "-o", path + ".fbin"])
+    run([args.fuse_run, path + ".fbin", "--inputs", path + ".in.npz",
+         "--outputs", path + ".out.npz"])
+    got = np.load(path + ".out.npz")["y"]
+    session = onnxruntime.InferenceSession(
+        path, providers=["CPUExecutionProvider"])
+    want = session.run(None, feeds)[0]
+    exact = args.op in ("Concat", "Max", "Min")
+    error = float(np.abs(got - want).max() / np.abs(want).max())
+    ok = got.shape == want.shape and (error == 0 if exact else error < 1e-5)
+    print("%s of %d inputs: error %.2e %s" % (args.op, n, error,
+                                              "PASS" if ok else "FAIL"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
