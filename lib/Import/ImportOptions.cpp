@@ -3,6 +3,7 @@
 #include "fuse/Import/ONNXImporter.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ManagedStatic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -64,6 +65,9 @@ std::string fuse::parseInputShapeSpec(StringRef spec, ImportOptions &options) {
       } else if (!part.getAsInteger(10, d) && d >= 0 &&
                  d < (int64_t(1) << 40)) {
         shape.push_back(d);
+      } else if (!part.empty() && llvm::all_of(part, llvm::isDigit)) {
+        return "--input-shape " + spec.str() + ": " + part.str() +
+               " is too large (a dimension is at most 2^40 - 1)";
       } else {
         return "--input-shape " + spec.str() + ": '" + part.str() +
                "' is not a dimension (a non-negative number or ?)";

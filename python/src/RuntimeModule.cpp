@@ -240,6 +240,11 @@ HostArray toHostArray(const NodeArg &input, nb::handle value) {
   nb::object converted;
   try {
     converted = nb::module_::import_("numpy").attr("ascontiguousarray")(value);
+    // DLPack has no byte order: a big-endian array is converted to the
+    // native order ('>' on this little-endian host).
+    nb::object dtype = converted.attr("dtype");
+    if (nb::cast<std::string>(dtype.attr("byteorder")) == ">")
+      converted = converted.attr("astype")(dtype.attr("newbyteorder")("="));
   } catch (nb::python_error &) {
     converted = nb::none();
   }

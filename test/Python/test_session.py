@@ -107,6 +107,18 @@ def test_reference_plan_and_strided_input(conv_model, conv_artifact):
     assert_close("y", main, want)
 
 
+def test_big_endian_input(conv_model, conv_artifact):
+    # DLPack has no byte order: converted, not refused ("must be a numpy
+    # array (float32), not ndarray").
+    session = fuse.InferenceSession(conv_artifact)
+    x = np.random.default_rng(2).uniform(-1, 1, (2, 3, 16, 16)).astype(
+        np.float32)
+    big = x.astype(">f4")
+    got, = session.run(None, {"x": big})
+    want, = session.run(None, {"x": x})
+    np.testing.assert_array_equal(got, want)
+
+
 def test_threads_share_a_session(conv_model, conv_artifact):
     session = fuse.InferenceSession(conv_artifact)
     feeds = [random_inputs(conv_model, seed=s) for s in range(4)]

@@ -486,6 +486,35 @@ int main(int argc, char **argv) {
       "  on every stage (--mlir-timing, --mlir-pass-statistics,\n"
       "  --mlir-print-ir-after-all, ...).\n");
 
+  // An option given twice, or one the target does not use, is a mistake
+  // to report, not one to resolve silently (the last one won; a cuda
+  // option was ignored on the cpu).
+  bool cpuTarget = target == fuse::artifact::Target::Cpu;
+  for (auto &[name, option] : cl::getRegisteredOptions()) {
+    if (!llvm::is_contained(option->Categories, &compileCategory) &&
+        !llvm::is_contained(option->Categories, &fuse::getImportCLCategory()))
+      continue;
+    std::string spelled = (name.size() == 1 ? "-" : "--") + name.str();
+    if (option->getNumOccurrencesFlag() == cl::Optional &&
+        option->getNumOccurrences() > 1) {
+      errs() << "fuse-compile: " << spelled << " is given "
+             << option->getNumOccurrences() << " times\n";
+      return 2;
+    }
+    // The cpu target's kernels are all generated: --strategy=generated
+    // (or auto) says what it does anyway.
+    bool cudaOnly = name.starts_with("gpu-") || name == "cuda-path" ||
+                    name == "mma-over-library" ||
+                    (name == "strategy" && strategy == "library");
+    bool cpuOnly = name == "cpu";
+    if (option->getNumOccurrences() && (cpuTarget ? cudaOnly : cpuOnly)) {
+      errs() << "fuse-compile: " << spelled
+             << " is for --target=" << (cpuTarget ? "cuda" : "cpu")
+             << ", and this compile is for "
+             << "--target=" << (cpuTarget ? "cpu" : "cuda") << "\n";
+      return 2;
+    }
+  }
   if (strategy != "auto" && strategy != "generated" && strategy != "library") {
     errs() << "fuse-compile: --strategy must be auto, generated or library, "
               "not '"

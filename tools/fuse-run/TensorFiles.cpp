@@ -753,8 +753,13 @@ bool serializeNpz(const std::vector<Tensor> &tensors, std::vector<uint8_t> &out,
   for (const Tensor &tensor : tensors) {
     std::vector<uint8_t> npy = serializeNpy(tensor);
     std::string name = tensor.name + ".npy";
-    if (npy.size() > 0xffffffffu || out.size() > 0xffffffffu ||
-        name.size() > 0xffff)
+    if (name.size() > 0xffff)
+      return failWith(error,
+                      format("the name of output '%.40s...' is %zu bytes, "
+                             "longer than a .npz member's name can be "
+                             "(65,531); write a directory instead",
+                             tensor.name.c_str(), tensor.name.size()));
+    if (npy.size() > 0xffffffffu || out.size() > 0xffffffffu)
       return failWith(error, "output '" + tensor.name +
                                  "' is too large for a .npz file (4 GiB "
                                  "per array); write a directory instead");

@@ -973,6 +973,13 @@ int describe(const Options &options) {
 /// any choice has runs every candidate at least once).
 void selectCandidate(fuse_model *model, const std::vector<size_t> &plans,
                      size_t candidate) {
+  size_t choices = 0;
+  for (size_t plan : plans)
+    choices += fuse_model_plan_num_choices(model, plan);
+  if (choices == 0)
+    error("--candidate " + std::to_string(candidate) +
+          ": the plan has no choices to select among (compile with "
+          "fuse-compile --candidates)");
   for (size_t plan : plans)
     for (size_t c = 0; c < fuse_model_plan_num_choices(model, plan); ++c) {
       fuse_choice_info info;

@@ -5,10 +5,11 @@
     wide_ops.py check OP N --fuse-compile BIN --fuse-run BIN --workdir DIR
     wide_ops.py growth OP N1 N2 --fuse-compile BIN --workdir DIR
 
-`check` compiles for the cpu target and compares with onnxruntime (exact
-for Concat, Max and Min; 1e-5 relative for Sum and Mean, whose order of
-additions differs). `growth` times the compiles of N1 and N2 inputs and
-prints their ratio: compile time must grow about linearly with the inputs.
+`check` compiles for the cpu target (or --target) and compares with
+onnxruntime (exact for Concat, Max and Min; 1e-5 relative for Sum and
+Mean, whose order of additions differs). `growth` times the compiles of
+N1 and N2 inputs and prints their ratio: compile time must grow about
+linearly with the inputs.
 """
 
 import argparse
@@ -51,6 +52,7 @@ def main():
     parser.add_argument("--fuse-compile")
     parser.add_argument("--fuse-run")
     parser.add_argument("--workdir")
+    parser.add_argument("--target", default="cpu")
     args = parser.parse_args()
     if args.mode == "model":
         onnx.save(make_model(args.op, int(args.counts[0])), args.counts[1])
@@ -75,7 +77,8 @@ def main():
     feeds = {"x%d" % i: rng.standard_normal((1, 3)).astype(np.float32)
              for i in range(n)}
     np.savez(path + ".in.npz", **feeds)
-    run([args.fuse_compile, path, "--target=cpu", "-o", path + ".fbin"])
+    run([args.fuse_compile, path, "--target=" + args.target, "-o",
+         path + ".fbin"])
     run([args.fuse_run, path + ".fbin", "--inputs", path + ".in.npz",
          "--outputs", path + ".out.npz"])
     got = np.load(path + ".out.npz")["y"]

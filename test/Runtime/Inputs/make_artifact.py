@@ -91,7 +91,7 @@ def f32(v):
 
 
 def string(s):
-    b = s.encode()
+    b = s if isinstance(s, bytes) else s.encode()
     return u32(len(b)) + b
 
 
@@ -1066,6 +1066,8 @@ DEFECTS = {
         "name", "a")),
     "nul-in-name": edit(lambda m: m["kernels"][0].__setitem__("name",
                                                               "relu\0x")),
+    "non-utf8-name": edit(lambda m: m["kernels"][0].__setitem__(
+        "name", b"relu\xff")),
     "empty-kernel-name": edit(lambda m: m["kernels"][0].__setitem__("name",
                                                                     "")),
     "grid-zero": edit(lambda m: launch0(m).__setitem__("grid", [4, 0, 1])),

@@ -672,6 +672,61 @@ void transfer(IO &io, ConvParams &p, uint32_t version = kFormatVersion) {
     io.u32(p.layout, "layout");
 }
 
+/// The length of the valid UTF-8 sequence at `s[i]` (shortest form, no
+/// surrogates, at most U+10FFFF), or 0 when there is none.
+inline size_t utf8SequenceLength(const std::string &s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
+  uint8_t lead = byte(i);
+  if (lead < 0x80)
+    return 1;
+  size_t n = lead >= 0xc2 && lead <= 0xdf   ? 2
+             : lead >= 0xe0 && lead <= 0xef ? 3
+             : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                            : 0;
+  if (n == 0 || i + n > s.size())
+    return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xc0) != 0x80)
+      return 0;
+  uint8_t second = byte(i + 1);
+  if ((lead == 0xe0 && second < 0xa0) || (lead == 0xed && second > 0x9f) ||
+      (lead == 0xf0 && second < 0x90) || (lead == 0xf4 && second > 0x8f))
+    return 0;
+  return n;
+}
+
+/// The offset of the first byte of `s` that is not valid UTF-8, or
+/// s.size().
+inline size_t findInvalidUtf8(const std::string &s) {
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8SequenceLength(s, i);
+    if (n == 0)
+      return i;
+    i += n;
+  }
+  return s.size();
+}
+
+/// `s` with each byte that starts no valid UTF-8 sequence replaced by
+/// U+FFFD: every string the writer stores is UTF-8 (a model's names need
+/// not be).
+inline std::string toValidUtf8(const std::string &s) {
+  if (findInvalidUtf8(s) == s.size())
+    return s;
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8SequenceLength(s, i);
+    if (n == 0) {
+      out += "\xef\xbf\xbd";
+      ++i;
+      continue;
+    }
+    out.append(s, i, n);
+    i += n;
+  }
+  return out;
+}
+
 /// Appends records to a byte vector (the writer's IO).
 class Encoder {
 public:
@@ -682,6 +737,8 @@ public:
   void i64(int64_t v, const char *) { raw(&v, 8); }
   void f32(float v, const char *) { raw(&v, 4); }
   void str(const std::string &s, const char *what) {
+    if (findInvalidUtf8(s) != s.size())
+      return str(toValidUtf8(s), what);
     u32(static_cast<uint32_t>(s.size()), what);
     raw(s.data(), s.size());
   }
@@ -755,6 +812,9 @@ public:
           : std::string();
     if (s.find('\0') != std::string::npos)
       fail(std::string(what) + " contains a NUL byte");
+    else if (size_t at = findInvalidUtf8(s); at != s.size())
+      fail(std::string(what) + " is not UTF-8 (byte " + std::to_string(at) +
+           ")");
   }
   void dims(std::vector<int64_t> &d) {
     uint32_t rank;
