@@ -385,6 +385,27 @@ private:
     return it->second = false;
   }
 
+  /// Whether `value` is a reduction group's result smaller than what the
+  /// group reads (a row's max, sum or log-sum) and no graph output: its
+  /// readers subtract it or divide by it, so stored in half precision it
+  /// would be rounded twice (LogSoftmax's log-sum, 1.17 ulps); it is small,
+  /// and stays f32.
+  static bool isRowStatistic(Value value) {
+    auto group = value.getDefiningOp<GroupOp>();
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!group || group.getKind() != GroupKind::reduction || !type ||
+        !type.hasStaticShape())
+      return false;
+    if (llvm::any_of(value.getUsers(),
+                     [](Operation *user) { return isa<func::ReturnOp>(user); }))
+      return false;
+    return llvm::any_of(group.getInputs(), [&](Value input) {
+      auto inputType = dyn_cast<RankedTensorType>(input.getType());
+      return inputType && inputType.hasStaticShape() &&
+             inputType.getNumElements() > type.getNumElements();
+    });
+  }
+
   /// Decides `narrow`: the group and data-movement results stored in half
   /// precision.
   void decideStorage(Block &body) {
@@ -393,7 +414,8 @@ private:
     for (Operation &op : body) {
       if (isHalfGroup(&op) || isHalfCarrier(&op))
         for (Value result : op.getResults())
-          if (isF32Tensor(result.getType()) && mayStoreHalf(result))
+          if (isF32Tensor(result.getType()) && mayStoreHalf(result) &&
+              !isRowStatistic(result))
             candidates.push_back(result);
     }
     for (Value value : candidates)

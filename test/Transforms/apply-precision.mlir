@@ -273,3 +273,35 @@ func.func @convert_before_moves(%x: tensor<2x8x4x4xf32>, %z: tensor<64x8xf32>) -
   }
   return %y, %u : tensor<32x8xf32>, tensor<32x8xf32>
 }
+
+// -----
+
+// A reduction group's result smaller than what it reads (a row's max) and
+// read by other groups stays f32: they subtract it (stored in fp16, a
+// LogSoftmax's log-sum was rounded twice), and it is small. The full-size
+// result of the group that subtracts it is stored in fp16.
+// CHECK-LABEL: func @row_statistic
+// CHECK: %[[MAX:.*]] = fuse.group reduction ins(%arg0 : tensor<4x16xf32>) {precision = #fuse.precision<fp16>} -> tensor<4x1xf32>
+// CHECK-NOT: onnx.Cast({{.*}}) -> tensor<4x1xf16>
+// CHECK: fuse.yield %{{.*}} : tensor<4x1xf32>
+// CHECK: %[[D:.*]] = fuse.group elementwise ins(%arg0, %[[MAX]] : tensor<4x16xf32>, tensor<4x1xf32>) {precision = #fuse.precision<fp16>} -> tensor<4x16xf16>
+// CHECK: fuse.group elementwise ins(%[[D]] : tensor<4x16xf16>) {precision = #fuse.precision<fp16>} -> tensor<4x16xf32>
+func.func @row_statistic(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %max = fuse.group reduction ins(%x : tensor<4x16xf32>) -> tensor<4x1xf32> {
+  ^bb0(%a: tensor<4x16xf32>):
+    %axes = onnx.Constant dense<1> : tensor<1xi64>
+    %m = onnx.ReduceMax(%a, %axes) : (tensor<4x16xf32>, tensor<1xi64>) -> tensor<4x1xf32>
+    fuse.yield %m : tensor<4x1xf32>
+  }
+  %d = fuse.group elementwise ins(%x, %max : tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32> {
+  ^bb0(%a: tensor<4x16xf32>, %b: tensor<4x1xf32>):
+    %s = onnx.Sub(%a, %b) : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+    fuse.yield %s : tensor<4x16xf32>
+  }
+  %e = fuse.group elementwise ins(%d : tensor<4x16xf32>) -> tensor<4x16xf32> {
+  ^bb0(%a: tensor<4x16xf32>):
+    %x2 = onnx.Exp(%a) : (tensor<4x16xf32>) -> tensor<4x16xf32>
+    fuse.yield %x2 : tensor<4x16xf32>
+  }
+  return %e : tensor<4x16xf32>
+}
