@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -308,6 +309,12 @@ FailureOr<Type>
 ModelImporter::importValueType(const ::onnx::ValueInfoProto &info,
                                StringRef what) {
   Location loc = NameLoc::get(builder.getStringAttr(info.name()), fileLoc);
+  // Users bind inputs and read outputs by these names, and an artifact
+  // stores them as UTF-8.
+  if (size_t at; !llvm::json::isUTF8(info.name(), &at))
+    return mlir::emitError(loc)
+           << what << " '" << llvm::json::fixUTF8(info.name())
+           << "' has a name that is not UTF-8 (byte " << at << ")";
   if (!info.has_type() || !info.type().has_tensor_type())
     return mlir::emitError(loc)
            << what << " '" << info.name() << "' has no tensor type"

@@ -99,6 +99,27 @@ evalElementwise(Operation *op, ArrayRef<const ConstantTensor *> operands,
   return out;
 }
 
+/// Float `f` converted to an integer of `width` bits as Cast lowers it
+/// (buildFloatToInt): truncated, saturated to the type's range, NaN to 0;
+/// the bits as an int64_t (an unsigned value's, for wrapTo).
+static int64_t saturateToInteger(double f, unsigned width, bool isUnsigned) {
+  if (std::isnan(f))
+    return 0;
+  double high = std::ldexp(1.0, isUnsigned ? width : width - 1);
+  if (f >= high)
+    return isUnsigned ? static_cast<int64_t>(~uint64_t(0) >> (64 - width))
+                      : static_cast<int64_t>((uint64_t(1) << (width - 1)) - 1);
+  if (isUnsigned ? f <= -1.0 : f < -high)
+    return isUnsigned ? 0 : static_cast<int64_t>(~uint64_t(0) << (width - 1));
+  return isUnsigned ? static_cast<int64_t>(static_cast<uint64_t>(f))
+                    : static_cast<int64_t>(f);
+}
+
+/// Whether the ONNX data type `dataType` is an unsigned integer.
+static bool isUnsignedDataType(int64_t dataType) {
+  return dataType == 2 || dataType == 4 || dataType == 12 || dataType == 13;
+}
+
 /// Wraps an integer result to the width of the result element type, as
 /// the kernels would compute it.
 int64_t wrapTo(Type type, int64_t v) {
@@ -336,7 +357,7 @@ evalOp(Operation *op, ArrayRef<const ConstantTensor *> operands,
     return evalElementwise(op, operands, [](ArrayRef<Num> x) {
       return std::optional<Num>(x[0].i ? x[1] : x[2]);
     });
-  if (isa<ONNXCastOp>(op))
+  if (auto cast = dyn_cast<ONNXCastOp>(op))
     return evalElementwise(op, operands, [&](ArrayRef<Num> x)
                                              -> std::optional<Num> {
       Num a = x[0];
@@ -344,11 +365,12 @@ evalOp(Operation *op, ArrayRef<const ConstantTensor *> operands,
         return Num{false, 0, a.asDouble() != 0 ? 1 : 0};
       if (isa<FloatType>(elementType))
         return Num{true, a.asDouble(), 0};
-      if (a.isFloat) {
-        if (!std::isfinite(a.f) || std::fabs(a.f) >= 9.2e18)
-          return std::nullopt;
-        return Num{false, 0, wrapTo(elementType, static_cast<int64_t>(a.f))};
-      }
+      if (a.isFloat)
+        return Num{
+            false, 0,
+            wrapTo(elementType,
+                   saturateToInteger(a.f, elementType.getIntOrFloatBitWidth(),
+                                     isUnsignedDataType(cast.getTo())))};
       return Num{false, 0, wrapTo(elementType, a.i)};
     });
 

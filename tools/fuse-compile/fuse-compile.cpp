@@ -502,10 +502,13 @@ int main(int argc, char **argv) {
       return 2;
     }
     // The cpu target's kernels are all generated: --strategy=generated
-    // (or auto) says what it does anyway.
+    // (or auto) says what it does anyway; a library is cuda's.
+    bool libraryValue = (name == "strategy" && strategy == "library") ||
+                        (name == "depthwise" && depthwise == "library");
+    if (libraryValue)
+      spelled += "=library";
     bool cudaOnly = name.starts_with("gpu-") || name == "cuda-path" ||
-                    name == "mma-over-library" ||
-                    (name == "strategy" && strategy == "library");
+                    name == "mma-over-library" || libraryValue;
     bool cpuOnly = name == "cpu";
     if (option->getNumOccurrences() && (cpuTarget ? cudaOnly : cpuOnly)) {
       errs() << "fuse-compile: " << spelled

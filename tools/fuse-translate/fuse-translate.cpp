@@ -104,34 +104,34 @@ static std::string takeOutputArgument(std::vector<char *> &args,
   return "";
 }
 
-/// Copies the file `from` to the already existing non-regular file `to` (a
-/// device or a pipe, which cannot be replaced). An error message on
-/// failure.
-static std::string copyInPlace(const std::string &from, const std::string &to) {
+/// Copies the file `from` to `fd`, the output `to` written in place (a
+/// device, a pipe, standard output under another name). An error message
+/// on failure.
+static std::string copyToDescriptor(const std::string &from, int fd,
+                                    const std::string &to) {
   int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  int out = open(to.c_str(), O_WRONLY | O_CLOEXEC);
+  if (in < 0)
+    return "cannot read '" + from + "': " + std::strerror(errno);
   std::string error;
   char buffer[1 << 16];
-  while (in >= 0 && out >= 0 && error.empty()) {
+  while (error.empty()) {
     ssize_t n = read(in, buffer, sizeof(buffer));
     if (n == 0)
       break;
-    for (ssize_t done = 0; n > 0 && done < n && error.empty();) {
-      ssize_t w = write(out, buffer + done, size_t(n - done));
+    if (n < 0) {
+      if (errno != EINTR)
+        error = std::strerror(errno);
+      continue;
+    }
+    for (ssize_t done = 0; done < n && error.empty();) {
+      ssize_t w = write(fd, buffer + done, size_t(n - done));
       if (w > 0)
         done += w;
       else if (!(w < 0 && errno == EINTR))
         error = std::strerror(w < 0 ? errno : EIO);
     }
-    if (n < 0 && errno != EINTR)
-      error = std::strerror(errno);
   }
-  if (in < 0 || out < 0)
-    error = std::strerror(errno);
-  if (in >= 0)
-    close(in);
-  if (out >= 0 && close(out) != 0 && error.empty())
-    error = std::strerror(errno);
+  close(in);
   return error.empty() ? "" : "cannot write '" + to + "': " + error;
 }
 
@@ -168,14 +168,17 @@ int main(int argc, char **argv) {
   }
 
   // The translation writes a temporary file: beside the output, renamed
-  // over it once complete; for a device or a pipe, in $TMPDIR, copied to
-  // it (a write that fails there is an error message, not LLVM's abort).
+  // over it once complete; for an output written in place (a device, a
+  // pipe, standard output under another name), in $TMPDIR, then copied
+  // (a write that fails there is an error message, not LLVM's abort).
   std::string error;
-  struct stat existing;
-  bool inPlace = stat(output.c_str(), &existing) == 0 &&
-                 !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode);
   fuse::tools::OutputFile file;
-  std::string temporary;
+  if (!file.open(output, error)) {
+    llvm::errs() << "fuse-translate: " << error << "\n";
+    return 1;
+  }
+  std::string temporary = file.temporaryPath();
+  bool inPlace = temporary.empty();
   if (inPlace) {
     const char *folder = std::getenv("TMPDIR");
     temporary = std::string(folder && *folder ? folder : "/tmp") +
@@ -187,12 +190,6 @@ int main(int argc, char **argv) {
       return 1;
     }
     close(fd);
-  } else {
-    if (!file.open(output, error)) {
-      llvm::errs() << "fuse-translate: " << error << "\n";
-      return 1;
-    }
-    temporary = file.temporaryPath();
   }
   std::string outputArgument = "-o=" + temporary;
   args.push_back(outputArgument.data());
@@ -204,12 +201,10 @@ int main(int argc, char **argv) {
       inputs.push_back({"the model's external data", path});
     error = fuse::tools::checkNotAnInput(output, inputs);
   }
-  if (ok && error.empty()) {
-    if (inPlace)
-      error = copyInPlace(temporary, output);
-    else
-      file.commit(error);
-  }
+  if (ok && error.empty() && inPlace)
+    error = copyToDescriptor(temporary, file.fd(), output);
+  if (ok && error.empty())
+    file.commit(error);
   if (inPlace)
     unlink(temporary.c_str());
   if (!error.empty())

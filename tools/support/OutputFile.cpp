@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -31,6 +32,22 @@ std::string checkNotAnInput(const std::string &output,
   return "";
 }
 
+/// The process's umask, read without changing it (umask() sets it, which
+/// another thread could see: the Python package compiles without the GIL).
+static mode_t currentUmask() {
+  if (FILE *status = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    unsigned mask;
+    while (std::fgets(line, sizeof(line), status))
+      if (std::sscanf(line, "Umask: %o", &mask) == 1) {
+        std::fclose(status);
+        return mode_t(mask);
+      }
+    std::fclose(status);
+  }
+  return 022;
+}
+
 OutputFile::~OutputFile() {
   if (ownsDescriptor)
     close(descriptor);
@@ -50,6 +67,17 @@ bool OutputFile::open(const std::string &name, std::string &error) {
       error = "cannot write '" + path + "': it is a directory";
       return false;
     }
+    // Standard output or error under another name (/dev/stdout redirected
+    // to a file): replacing the file would lose what the shell writes
+    // around it, so it is written in place, as "-" is.
+    for (int standard : {STDOUT_FILENO, STDERR_FILENO}) {
+      struct stat stream;
+      if (fstat(standard, &stream) == 0 && stream.st_dev == existing.st_dev &&
+          stream.st_ino == existing.st_ino) {
+        descriptor = standard;
+        return true;
+      }
+    }
     if (!S_ISREG(existing.st_mode)) {
       // A device or a pipe cannot be replaced; it is what the user named.
       descriptor = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -64,8 +92,24 @@ bool OutputFile::open(const std::string &name, std::string &error) {
     target = realpath(path.c_str(), resolved) ? resolved : path;
   } else {
     target = path;
+    // A symbolic link to a file not there yet: the file is made, the link
+    // stays.
+    char link[PATH_MAX];
+    ssize_t length = readlink(path.c_str(), link, sizeof(link) - 1);
+    if (length > 0) {
+      std::string to(link, size_t(length));
+      size_t slash = path.find_last_of('/');
+      target = to[0] == '/' || slash == std::string::npos
+                   ? to
+                   : path.substr(0, slash + 1) + to;
+    }
   }
-  temporary = target + ".tmp-XXXXXX";
+  // A short name beside the target: a long file name plus a suffix could
+  // pass the file system's limit on a name.
+  size_t slash = target.find_last_of('/');
+  temporary = (slash == std::string::npos ? std::string()
+                                          : target.substr(0, slash + 1)) +
+              ".fuse-XXXXXX";
   descriptor = mkostemp(&temporary[0], O_CLOEXEC);
   if (descriptor < 0) {
     error = "cannot write '" + path + "': " + std::strerror(errno);
@@ -84,9 +128,7 @@ bool OutputFile::commit(std::string &error) {
     if (stat(target.c_str(), &existing) == 0) {
       mode = existing.st_mode & 07777;
     } else {
-      mode_t mask = umask(0);
-      umask(mask);
-      mode = 0666 & ~mask;
+      mode = 0666 & ~currentUmask();
     }
     if (fchmod(descriptor, mode) != 0)
       failure = errno;

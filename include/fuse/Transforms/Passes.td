@@ -27,8 +27,8 @@ def SimplifyGraph : Pass<"fuse-simplify-graph", "mlir::func::FuncOp"> {
       elementwise op (PyTorch's sdpa export scales Q and K by
       sqrt(scale) each), which the moved Mul joins;
     - a Concat, Sum, Max, Min or Mean of more than 64 inputs becomes a
-      tree of such ops of at most 64 inputs each (a Mean: Sums, then one
-      Div by the count): a kernel's buffers are its parameters, which CUDA
+      tree of such ops of at most 64 inputs each (a Mean: its chunks'
+      Means, each weighted by its share of the inputs, then Sums): a kernel's buffers are its parameters, which CUDA
       bounds, and compile time stays linear in the inputs;
     - dead ops are erased and the function's result types updated.
 

@@ -2,15 +2,16 @@
 """Float-to-integer Cast of values beyond the integer type's range.
 
     cast_saturation.py --fuse-compile BIN --fuse-run BIN --workdir DIR
-                       [--target cpu|cuda] [--no-fuse]
+                       [--target cpu|cuda] [--no-fuse] [--folded]
 
 ONNX leaves these casts undefined; fuse saturates them (docs/robustness.md):
 values beyond the range give the type's lowest or highest value, NaN gives
 0, and everything else truncates toward zero. One tensor must not hold two
 answers, so each case has 97 elements (a vector loop's body and its scalar
 tail) from float32, float16 and float64 to every integer type, compared
-with exact integers. Prints one line per case that differs and
-`RESULT: PASS` or `RESULT: FAIL`.
+with exact integers; --folded makes the values a weight, so that the
+compiler's constant folding computes the casts. Prints one line per case
+that differs and `RESULT: PASS` or `RESULT: FAIL`.
 """
 
 import argparse
@@ -21,6 +22,7 @@ import sys
 
 import numpy as np
 import onnx
+import onnx.numpy_helper
 from onnx import TensorProto as T, helper
 
 VALUES = [70000.0, -70000.0, float("nan"), float("inf"), float("-inf"), 3e9,
@@ -50,27 +52,43 @@ def main():
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--target", default="cpu")
     parser.add_argument("--no-fuse", action="store_true")
+    parser.add_argument("--folded", action="store_true",
+                        help="the values are a weight: the casts fold at "
+                             "compile time")
     args = parser.parse_args()
     failed = 0
     for source, source_np in SOURCES:
         with np.errstate(over="ignore"):
             x = np.resize(np.array(VALUES, np.float64).astype(source_np),
                           COUNT)
-        # Many outputs in one model: one compile per source type.
-        nodes, outputs = [], []
-        for target, _ in TARGETS:
+        # Many outputs in one model: one compile per source type. Folded:
+        # x is a weight, each Cast of it is evaluated at compile time, and
+        # a zero input of the integer type is added to it at run time.
+        nodes, inputs, outputs, feeds = [], [], [], {}
+        for target, target_np in TARGETS:
             name = "y%d" % target
-            nodes.append(helper.make_node("Cast", ["x"], [name], to=target))
+            cast = "c%d" % target if args.folded else name
+            nodes.append(helper.make_node("Cast", ["x"], [cast], to=target))
+            if args.folded:
+                zero = "z%d" % target
+                nodes.append(helper.make_node("Add", [cast, zero], [name]))
+                inputs.append(helper.make_tensor_value_info(zero, target,
+                                                            [COUNT]))
+                feeds[zero] = np.zeros(COUNT, target_np)
             outputs.append(helper.make_tensor_value_info(name, target,
                                                          [COUNT]))
-        graph = helper.make_graph(
-            nodes, "cast",
-            [helper.make_tensor_value_info("x", source, [COUNT])], outputs)
+        weights = []
+        if args.folded:
+            weights.append(onnx.numpy_helper.from_array(x, "x"))
+        else:
+            inputs.append(helper.make_tensor_value_info("x", source, [COUNT]))
+            feeds["x"] = x
+        graph = helper.make_graph(nodes, "cast", inputs, outputs, weights)
         model = helper.make_model(graph,
                                   opset_imports=[helper.make_opsetid("", 17)])
         stem = os.path.join(args.workdir, np.dtype(source_np).name)
         onnx.save(model, stem + ".onnx")
-        np.savez(stem + "_in.npz", x=x)
+        np.savez(stem + "_in.npz", **feeds)
         compile_args = [args.fuse_compile, stem + ".onnx", "-o",
                         stem + ".fbin", "--target=" + args.target]
         if args.no_fuse:

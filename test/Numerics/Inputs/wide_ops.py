@@ -23,15 +23,15 @@ import onnx
 from onnx import TensorProto, helper
 
 
-def make_model(op, n):
-    inputs = [helper.make_tensor_value_info("x%d" % i, TensorProto.FLOAT,
-                                            [1, 3]) for i in range(n)]
+def make_model(op, n, elem=TensorProto.FLOAT):
+    inputs = [helper.make_tensor_value_info("x%d" % i, elem, [1, 3])
+              for i in range(n)]
     attrs = {"axis": 0} if op == "Concat" else {}
     shape = [n, 3] if op == "Concat" else [1, 3]
     node = helper.make_node(op, [v.name for v in inputs], ["y"], **attrs)
     graph = helper.make_graph(
         [node], "wide", inputs,
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+        [helper.make_tensor_value_info("y", elem, shape)])
     # IR version 8: the onnxruntime of the GPU machine reads at most 13.
     return helper.make_model(graph, ir_version=8,
                              opset_imports=[helper.make_opsetid("", 17)])
@@ -54,6 +54,9 @@ def main():
     parser.add_argument("--fuse-run")
     parser.add_argument("--workdir")
     parser.add_argument("--target", default="cpu")
+    parser.add_argument("--float16", action="store_true",
+                        help="check: float16 inputs, all 2000 (a Sum of "
+                             "them overflows float16; their Mean is 2000)")
     args = parser.parse_args()
     if args.mode == "model":
         onnx.save(make_model(args.op, int(args.counts[0])), args.counts[1])
@@ -73,10 +76,13 @@ def main():
     import onnxruntime
     n = int(args.counts[0])
     path = os.path.join(args.workdir, "%s%d.onnx" % (args.op, n))
-    onnx.save(make_model(args.op, n), path)
+    elem = TensorProto.FLOAT16 if args.float16 else TensorProto.FLOAT
+    onnx.save(make_model(args.op, n, elem), path)
     rng = np.random.default_rng(n)
     feeds = {"x%d" % i: rng.standard_normal((1, 3)).astype(np.float32)
              for i in range(n)}
+    if args.float16:
+        feeds = {name: np.full((1, 3), 2000, np.float16) for name in feeds}
     np.savez(path + ".in.npz", **feeds)
     run([args.fuse_compile, path, "--target=" + args.target, "-o",
          path + ".fbin"])
