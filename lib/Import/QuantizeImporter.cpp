@@ -108,9 +108,17 @@ Value broadcastParameter(NodeEmitter &e, NodeImporter &n, Value param,
     return e.reshape(param, shape);
   }
 
-  // Blocked: one entry per block_size elements along the axis.
+  // Blocked: one entry per block_size elements along the axis. A block
+  // longer than the axis is the whole axis (and a huge block_size must not
+  // overflow the arithmetic below).
   int64_t along = xShape[*axis];
-  int64_t blocks = (along + q.blockSize - 1) / q.blockSize;
+  if (ShapedType::isDynamic(along)) {
+    n.emitError() << "block_size needs x's dim along axis " << *axis
+                  << " to be static";
+    return {};
+  }
+  int64_t blockSize = std::min(q.blockSize, std::max<int64_t>(along, 1));
+  int64_t blocks = along / blockSize + (along % blockSize != 0);
   SmallVector<int64_t> expected(xShape);
   expected[*axis] = blocks;
   if (type.getShape() != ArrayRef(expected)) {
@@ -120,13 +128,13 @@ Value broadcastParameter(NodeEmitter &e, NodeImporter &n, Value param,
     return {};
   }
   SmallVector<int64_t> repeated(expected);
-  repeated.insert(repeated.begin() + *axis + 1, q.blockSize);
+  repeated.insert(repeated.begin() + *axis + 1, blockSize);
   Value unsqueezed = e.op("onnx.Unsqueeze", {param, e.i64s({*axis + 1})});
   Value expanded = e.op("onnx.Expand", {unsqueezed, e.i64s(repeated)});
   SmallVector<int64_t> merged(expected);
-  merged[*axis] = blocks * q.blockSize;
+  merged[*axis] = blocks * blockSize;
   Value flat = e.reshape(expanded, merged);
-  if (blocks * q.blockSize == along)
+  if (blocks * blockSize == along)
     return flat;
   return e.op("onnx.Slice", {flat, e.i64s({0}), e.i64s({along}),
                              e.i64s({*axis}), Value()});
