@@ -1,5 +1,4 @@
-//===- StreamedOutputFile.h - An OutputFile behind a raw_ostream -*- C++
-//-*-===//
+//===- StreamedOutputFile.h - OutputFile behind a stream --------*- C++ -*-===//
 //
 // For the tools built on LLVM (fuse-compile, fuse-opt, fuse-translate and
 // the Python package's compiler): the OutputFile's temporary file is
