@@ -123,13 +123,9 @@ static std::string copyToDescriptor(const std::string &from, int fd,
         error = std::strerror(errno);
       continue;
     }
-    for (ssize_t done = 0; done < n && error.empty();) {
-      ssize_t w = write(fd, buffer + done, size_t(n - done));
-      if (w > 0)
-        done += w;
-      else if (!(w < 0 && errno == EINTR))
-        error = std::strerror(w < 0 ? errno : EIO);
-    }
+    if (!fuse::tools::writeAll(fd, reinterpret_cast<uint8_t *>(buffer),
+                               size_t(n)))
+      error = std::strerror(errno);
   }
   close(in);
   return error.empty() ? "" : "cannot write '" + to + "': " + error;

@@ -149,22 +149,30 @@ bool OutputFile::commit(std::string &error) {
   return true;
 }
 
+bool writeAll(int fd, const uint8_t *data, size_t size) {
+  while (size > 0) {
+    ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return false;
+    }
+    data += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
 bool writeFileSafely(const std::string &path, const uint8_t *data, size_t size,
                      std::string &error) {
   OutputFile file;
   if (!file.open(path, error))
     return false;
-  while (size > 0) {
-    ssize_t n = write(file.fd(), data, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      error =
-          "cannot write '" + path + "': " + std::strerror(n < 0 ? errno : EIO);
-      return false;
-    }
-    data += n;
-    size -= size_t(n);
+  if (!writeAll(file.fd(), data, size)) {
+    error = "cannot write '" + path + "': " + std::strerror(errno);
+    return false;
   }
   return file.commit(error);
 }

@@ -69,6 +69,10 @@ private:
   bool ownsDescriptor = false;
 };
 
+/// Writes all `size` bytes to `fd` (past short writes and EINTR); false
+/// with errno set on failure (EIO when a write wrote nothing).
+bool writeAll(int fd, const uint8_t *data, size_t size);
+
 /// Writes `size` bytes to `path` through an OutputFile. False with `error`
 /// set on failure.
 bool writeFileSafely(const std::string &path, const uint8_t *data, size_t size,
