@@ -12,6 +12,10 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
 using namespace mlir;
 using namespace fuse;
 
@@ -23,6 +27,13 @@ fuse::codegen::compileCudaKernels(ModuleOp module, StringRef cudaPath,
       gpuModule.getTargetsAttr().empty())
     return emitError(module.getLoc(),
                      "no gpu.module @fuse_kernels with an NVVM target");
+  // The NVVM target reports a missing CUDA path as an error and goes on
+  // with a ptxas from PATH.
+  if (!llvm::sys::fs::is_directory(cudaPath))
+    return emitError(module.getLoc())
+           << "the CUDA path '" << cudaPath
+           << "' is not a directory (give the CUDA toolkit's with "
+              "--cuda-path or CUDA_HOME)";
   auto target =
       dyn_cast<gpu::TargetAttrInterface>(gpuModule.getTargetsAttr()[0]);
   if (!target)
@@ -37,14 +48,24 @@ fuse::codegen::compileCudaKernels(ModuleOp module, StringRef cudaPath,
     gpu::TargetOptions options(cudaPath, {}, "", "", format);
     std::optional<SmallVector<char, 0>> bytes =
         target.serializeToObject(gpuModule, options);
-    if (!bytes)
+    if (!bytes) {
+      if (format == gpu::CompilationTarget::Assembly)
+        return emitError(gpuModule.getLoc())
+               << "cannot compile the kernels to PTX (CUDA path " << cudaPath
+               << ")";
+      // The NVVM target looks for ptxas in the CUDA path, then in PATH; when
+      // it found one, ptxas's own messages were printed above.
+      SmallString<128> ptxas(cudaPath);
+      llvm::sys::path::append(ptxas, "bin", "ptxas");
+      if (llvm::sys::fs::can_execute(ptxas) ||
+          llvm::sys::findProgramByName("ptxas"))
+        return emitError(gpuModule.getLoc())
+               << "ptxas could not compile the kernels (its messages are "
+                  "above)";
       return emitError(gpuModule.getLoc())
-             << "cannot compile the kernels to "
-             << (format == gpu::CompilationTarget::Binary ? "a cubin (is "
-                                                            "ptxas in "
-                                                          : "PTX (CUDA path ")
-             << cudaPath
-             << (format == gpu::CompilationTarget::Binary ? "/bin?)" : ")");
+             << "cannot compile the kernels to a cubin: no ptxas in "
+             << cudaPath << "/bin or in PATH";
+    }
     out->assign(bytes->begin(), bytes->end());
   }
   return image;

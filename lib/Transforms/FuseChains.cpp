@@ -38,11 +38,16 @@ struct FormEpilogueGroup : public OpTraitRewritePattern<AnchorTrait> {
     if (anchor->getNumResults() != 1)
       return rewriter.notifyMatchFailure(anchor, "not a single-result op");
     SmallVector<Operation *> chain{anchor};
-    while (int64_t(chain.size()) < maxOps)
-      if (Operation *next = getFusibleConsumer(chain.back()->getResult(0)))
-        chain.push_back(next);
-      else
+    while (int64_t(chain.size()) < maxOps) {
+      Operation *next = getFusibleConsumer(chain.back()->getResult(0));
+      if (!next)
         break;
+      chain.push_back(next);
+      if (countGroupInputs(chain) > kMaxGroupInputs) {
+        chain.pop_back();
+        break;
+      }
+    }
     if (chain.size() < 2)
       return rewriter.notifyMatchFailure(anchor,
                                          "no elementwise consumer to fuse");
@@ -57,11 +62,6 @@ using FormPoolEpilogueGroup =
     FormEpilogueGroup<ONNXTrait::Pooling, GroupKind::pool_epilogue>;
 using FormContractionEpilogueGroup =
     FormEpilogueGroup<ONNXTrait::Contraction, GroupKind::contraction_epilogue>;
-
-/// The most inputs an elementwise group takes (constants aside): the
-/// kernel's parameters are bounded (4 KB on CUDA, about 540 pointers), and
-/// a Concat in the group reads all of them at every element.
-static constexpr size_t kMaxGroupInputs = 128;
 
 /// Whether the gather `op` reads its data operand at positions of its own,
 /// whatever the data's shape: its producers may join its group.
@@ -111,7 +111,7 @@ struct FormElementwiseGroup : public RewritePattern {
     // The group's inputs, constants aside (a gather reads every one of
     // them at each element, and each is a kernel parameter).
     llvm::SmallDenseSet<Value, 8> inputs;
-    auto isCounted = [](Value v) { return !v.getDefiningOp<ONNXConstantOp>(); };
+    auto isCounted = [](Value v) { return !isClonedIntoGroup(v); };
     for (Value operand : root->getOperands())
       if (isCounted(operand))
         inputs.insert(operand);
@@ -200,8 +200,12 @@ struct FormReductionGroup : public OpTraitRewritePattern<ONNXTrait::Reduction> {
       if (!isReductionPrologue(value, anchor, isMember))
         continue;
       Operation *producer = value.getDefiningOp();
-      members.insert(producer);
       ops.push_back(producer);
+      if (countGroupInputs(ops) > kMaxGroupInputs) {
+        ops.pop_back();
+        continue;
+      }
+      members.insert(producer);
       llvm::append_range(frontier, producer->getOperands());
     }
     // Epilogue: the elementwise chain after it.
@@ -210,8 +214,12 @@ struct FormReductionGroup : public OpTraitRewritePattern<ONNXTrait::Reduction> {
          next = getFusibleConsumer(next->getResult(0))) {
       if (members.contains(next))
         break;
-      members.insert(next);
       ops.push_back(next);
+      if (countGroupInputs(ops) > kMaxGroupInputs) {
+        ops.pop_back();
+        break;
+      }
+      members.insert(next);
     }
     if (ops.size() < 2)
       return rewriter.notifyMatchFailure(anchor, "nothing to fuse with");
@@ -290,6 +298,17 @@ struct MergeElementwiseIntoEpilogue : public OpRewritePattern<GroupOp> {
         continue;
       if (countComputeOps(group) + (producer ? countComputeOps(producer) : 1) >
           maxOps)
+        continue;
+      // Both groups' inputs, less the one that joins them.
+      llvm::SmallDenseSet<Value, 8> inputs(group.getInputs().begin(),
+                                           group.getInputs().end());
+      if (producer)
+        inputs.insert(producer.getInputs().begin(), producer.getInputs().end());
+      else
+        for (Value operand : def->getOperands())
+          if (!isClonedIntoGroup(operand))
+            inputs.insert(operand);
+      if (inputs.size() - 1 > kMaxGroupInputs)
         continue;
       SmallVector<Operation *> ops =
           producer ? unwrapGroup(rewriter, producer)

@@ -186,9 +186,8 @@ bool fuse::isReductionPrologue(Value value, Operation *reduction,
          llvm::all_of(value.getUsers(), isMember);
 }
 
-/// Scalar constants are cheaper inside the kernel than as an input; shape
-/// constants (axes, slice bounds) must be visible to the lowering.
-static bool shouldCloneIntoGroup(Value value) {
+// Scalar constants are cheaper inside the kernel than as an input.
+bool fuse::isClonedIntoGroup(Value value) {
   auto constant = value.getDefiningOp<ONNXConstantOp>();
   if (!constant)
     return false;
@@ -217,6 +216,18 @@ static SmallVector<Operation *> getFilterViews(ArrayRef<Operation *> ops) {
   return views;
 }
 
+size_t fuse::countGroupInputs(ArrayRef<Operation *> ops) {
+  llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
+  llvm::SmallDenseSet<Value, 8> inputs;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if ((!def || !members.contains(def)) && !isClonedIntoGroup(operand))
+        inputs.insert(operand);
+    }
+  return inputs.size();
+}
+
 FailureOr<GroupOp> fuse::formGroup(RewriterBase &rewriter, GroupKind kind,
                                    ArrayRef<Operation *> groupOps) {
   assert(!groupOps.empty());
@@ -240,11 +251,13 @@ FailureOr<GroupOp> fuse::formGroup(RewriterBase &rewriter, GroupKind kind,
       if (Operation *def = operand.getDefiningOp();
           def && members.contains(def))
         continue;
-      if (shouldCloneIntoGroup(operand))
+      if (isClonedIntoGroup(operand))
         constants.insert(operand.getDefiningOp());
       else
         inputs.insert(operand);
     }
+  if (inputs.size() > kMaxGroupInputs)
+    return rewriter.notifyMatchFailure(root, "the group takes too many inputs");
 
   SmallVector<Location> locs;
   for (Operation *op : ops)

@@ -79,11 +79,26 @@ FusionBlocker getConsumerBlocker(mlir::Value value,
 bool isReductionPrologue(mlir::Value value, mlir::Operation *reduction,
                          llvm::function_ref<bool(mlir::Operation *)> isMember);
 
+/// The most inputs a group takes: its kernel's parameters are bounded (4 KB
+/// on CUDA, about 540 pointers), and a Concat in the group reads all of
+/// them at every element.
+constexpr size_t kMaxGroupInputs = 128;
+
+/// Whether a group reading `value` clones it into its body instead of
+/// taking it as an input: scalar constants, and shape constants (axes,
+/// slice bounds) the lowering must see.
+bool isClonedIntoGroup(mlir::Value value);
+
+/// The inputs a group of `ops` would take: the values they read that none
+/// of them computes, constants cloned into the group aside.
+size_t countGroupInputs(llvm::ArrayRef<mlir::Operation *> ops);
+
 /// Replaces `ops` (in block order; the last one is the root, whose results
 /// the group returns, and no other op of `ops` may be used outside `ops`)
 /// by one `fuse.group` of `kind` placed at the root. A contraction group
 /// also takes an NhwcConv's filters: the Transpose of a constant that only
-/// the NhwcConv reads.
+/// the NhwcConv reads. Fails when the group would take more than
+/// kMaxGroupInputs inputs.
 mlir::FailureOr<GroupOp> formGroup(mlir::RewriterBase &rewriter, GroupKind kind,
                                    llvm::ArrayRef<mlir::Operation *> ops);
 

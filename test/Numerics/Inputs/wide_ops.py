@@ -5,6 +5,9 @@
     wide_ops.py check OP N --fuse-compile BIN --fuse-run BIN --workdir DIR
     wide_ops.py growth OP N1 N2 --fuse-compile BIN --workdir DIR
 
+Op `SumConstants` is N Sums in a chain, each of the last one's result and
+60 constants of its own: a group of them would read 60 weights a Sum.
+
 `check` compiles for the cpu target (or --target) and compares with
 onnxruntime (exact for Concat, Max and Min; 1e-5 relative for Sum and
 Mean, whose order of additions differs). `growth` times the compiles of
@@ -20,10 +23,33 @@ import time
 
 import numpy as np
 import onnx
+import onnx.numpy_helper
 from onnx import TensorProto, helper
 
 
+def make_constant_sums(n, elem):
+    rng = np.random.default_rng(0)
+    dtype = np.float16 if elem == TensorProto.FLOAT16 else np.float32
+    nodes, weights, last = [], [], "x0"
+    for s in range(n):
+        names = ["c%d_%d" % (s, i) for i in range(60)]
+        weights += [onnx.numpy_helper.from_array(
+            rng.standard_normal((1, 3)).astype(dtype), name)
+            for name in names]
+        result = "y" if s == n - 1 else "s%d" % s
+        nodes.append(helper.make_node("Sum", [last] + names, [result]))
+        last = result
+    graph = helper.make_graph(
+        nodes, "constant_sums", [helper.make_tensor_value_info("x0", elem,
+                                                               [1, 3])],
+        [helper.make_tensor_value_info("y", elem, [1, 3])], weights)
+    return helper.make_model(graph, ir_version=8,
+                             opset_imports=[helper.make_opsetid("", 17)])
+
+
 def make_model(op, n, elem=TensorProto.FLOAT):
+    if op == "SumConstants":
+        return make_constant_sums(n, elem)
     inputs = [helper.make_tensor_value_info("x%d" % i, elem, [1, 3])
               for i in range(n)]
     attrs = {"axis": 0} if op == "Concat" else {}
@@ -80,7 +106,7 @@ def main():
     onnx.save(make_model(args.op, n, elem), path)
     rng = np.random.default_rng(n)
     feeds = {"x%d" % i: rng.standard_normal((1, 3)).astype(np.float32)
-             for i in range(n)}
+             for i in range(1 if args.op == "SumConstants" else n)}
     if args.float16:
         feeds = {name: np.full((1, 3), 2000, np.float16) for name in feeds}
     np.savez(path + ".in.npz", **feeds)
