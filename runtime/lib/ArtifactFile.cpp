@@ -3,6 +3,8 @@
 #include "ArtifactFile.h"
 #include "Error.h"
 
+#include "OutputFile.h"
+
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -79,46 +81,11 @@ bool sameFile(const std::string &a, const char *b) {
 
 } // namespace
 
-bool writeAll(int fd, const uint8_t *data, uint64_t size) {
-  while (size > 0) {
-    ssize_t n = write(fd, data, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    data += n;
-    size -= static_cast<uint64_t>(n);
-  }
-  return true;
-}
-
 fuse_status writeAtomically(const char *path, const uint8_t *data,
                             uint64_t size) {
-  struct stat existing;
-  bool exists = stat(path, &existing) == 0;
-  if (exists && S_ISDIR(existing.st_mode))
-    return fail(FUSE_ERROR_IO, "cannot save '%s': it is a directory", path);
-  std::string temporary = std::string(path) + ".tmp-XXXXXX";
-  int fd = mkostemp(&temporary[0], O_CLOEXEC);
-  if (fd < 0)
-    return fail(FUSE_ERROR_IO, "cannot save '%s': cannot create '%s': %s",
-                path, temporary.c_str(), std::strerror(errno));
-  mode_t mode = exists ? existing.st_mode & 07777 : 0644;
-  const char *problem = nullptr;
-  int error = 0;
-  if (!writeAll(fd, data, size))
-    problem = "writing", error = errno;
-  else if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
-    problem = "syncing", error = errno;
-  if (close(fd) != 0 && !problem)
-    problem = "closing", error = errno;
-  if (!problem && rename(temporary.c_str(), path) != 0)
-    problem = "renaming", error = errno;
-  if (problem) {
-    unlink(temporary.c_str());
-    return fail(FUSE_ERROR_IO, "cannot save '%s': %s '%s' failed: %s", path,
-                problem, temporary.c_str(), std::strerror(error));
-  }
+  std::string error;
+  if (!tools::writeFileSafely(path, data, size, error))
+    return fail(FUSE_ERROR_IO, "%s", error.c_str());
   return FUSE_OK;
 }
 

@@ -18,14 +18,11 @@
 namespace fuse {
 namespace runtime {
 
-/// Writes all `size` bytes to `fd` (past short writes and EINTR); false
-/// with errno set on failure.
-bool writeAll(int fd, const uint8_t *data, uint64_t size);
-
-/// Writes `size` bytes to a temporary file in `path`'s directory and
-/// renames it over `path` (with the mode `path` had, if it existed, else
-/// 0644), so that a reader sees the old file or the new one, never half
-/// of one (FUSE_ERROR_IO naming `path` on failure).
+/// Writes `size` bytes to `path` as every fuse tool writes its outputs
+/// (tools/support/OutputFile.h): through a temporary file beside it,
+/// renamed over it once complete, so that a reader sees the old file or
+/// the new one, never half of one (FUSE_ERROR_IO naming `path` on
+/// failure).
 fuse_status writeAtomically(const char *path, const uint8_t *data,
                             uint64_t size);
 

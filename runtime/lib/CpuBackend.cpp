@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ArtifactFile.h"
 #include "Backend.h"
 #include "Error.h"
+#include "OutputFile.h"
 
 #include <algorithm>
 #include <chrono>
@@ -374,7 +374,7 @@ private:
                     "cpu: cannot create a file for the kernel image (%s): %s",
                     path.c_str(), std::strerror(errno));
     }
-    bool written = writeAll(shared->imageFd, image.data, image.size);
+    bool written = tools::writeAll(shared->imageFd, image.data, image.size);
     int writeErrno = errno;
     if (written)
       shared->library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -109,7 +109,8 @@ shape, min, max and mean):
                        candidate that ran (tuned: its time against the
                        fastest other one's). With FILE, also writes the
                        launches as a Chrome trace (chrome://tracing,
-                       ui.perfetto.dev)
+                       ui.perfetto.dev); "-" writes it to standard output,
+                       after the table
   --copy-gbps X        the copy bandwidth --profile judges against (GB/s,
                        read + write; default: measured at start)
   --peak-gflops X      the fp32 matmul rate --profile judges against
@@ -458,6 +459,11 @@ void checkOutput(const std::string &path, const Options &options) {
     error(why);
 }
 
+/// The file `--outputs DIR` writes output `index` to.
+std::string outputFileInDirectory(const std::string &directory, size_t index) {
+  return directory + "/output_" + std::to_string(index) + ".pb";
+}
+
 void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path,
                   const Options &options) {
   std::string message;
@@ -478,7 +484,7 @@ void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path,
       error("cannot create the directory '" + path +
             "': " + std::strerror(errno));
     for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string file = path + "/output_" + std::to_string(i) + ".pb";
+      std::string file = outputFileInDirectory(path, i);
       checkOutput(file, options);
       if (!writeFile(file, serializeTensorProto(outputs[i]), message))
         error(message);
@@ -842,10 +848,13 @@ void profile(fuse_model *model, size_t plan, const Options &options) {
   }
   json += "\n]}\n";
   std::string message;
+  // The table first, also when the JSON goes to standard output ("-").
+  std::fflush(stdout);
   if (!writeFile(options.profileFile,
                  std::vector<uint8_t>(json.begin(), json.end()), message))
     error(message);
-  std::printf("profile: wrote %s\n", options.profileFile.c_str());
+  if (options.profileFile != "-")
+    std::printf("profile: wrote %s\n", options.profileFile.c_str());
 }
 
 } // namespace
@@ -1048,6 +1057,11 @@ int main(int argc, char **argv) {
       checkOutput(*path, options);
   fuse_model *model = nullptr;
   check(fuse_model_load(options.model.c_str(), &model));
+  // A directory's files are named by output: known once the model is.
+  if (!options.outputs.empty() && !endsWith(options.outputs, ".npz") &&
+      !endsWith(options.outputs, ".npy"))
+    for (size_t i = 0; i < fuse_model_num_outputs(model); ++i)
+      checkOutput(outputFileInDirectory(options.outputs, i), options);
 
   std::vector<Tensor> inputs = signature(model, false);
   if (options.inputs.empty()) {

@@ -12,11 +12,10 @@
 
 #include "CommandLine.h"
 #include "Json.h"
+#include "OutputFile.h"
 #include "TensorFiles.h"
 
 #include "fuse/runtime.h"
-
-#include "ArtifactFile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -295,10 +294,11 @@ int fuserun::tuneArtifact(const TuneOptions &options) {
   check(fuse_model_save(model, output.c_str()));
   if (!options.cache.empty() && timed > 0) {
     std::string text = cache.serialize();
-    if (fuse::runtime::writeAtomically(
-            options.cache.c_str(),
-            reinterpret_cast<const uint8_t *>(text.data()), text.size()))
-      error(fuse_last_error());
+    std::string failure;
+    if (!fuse::tools::writeFileSafely(
+            options.cache, reinterpret_cast<const uint8_t *>(text.data()),
+            text.size(), failure))
+      error(failure);
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

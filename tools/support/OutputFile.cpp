@@ -130,7 +130,9 @@ bool OutputFile::commit(std::string &error) {
     } else {
       mode = 0666 & ~currentUmask();
     }
-    if (fchmod(descriptor, mode) != 0)
+    // On disk before the rename, so that a crash cannot leave an empty
+    // file in the old one's place.
+    if (fchmod(descriptor, mode) != 0 || fsync(descriptor) != 0)
       failure = errno;
   }
   if (ownsDescriptor) {
