@@ -727,14 +727,15 @@ unsigned fuse::getChipVersion(StringRef chip) {
 }
 
 /// The target as fuse-select-strategies' option takes it.
-static std::string getTargetName(const CompileOptions &options) {
-  return options.target == artifact::Target::Cuda ? "cuda" : "cpu";
+static KernelTarget getKernelTarget(const CompileOptions &options) {
+  return options.target == artifact::Target::Cuda ? KernelTarget::cuda
+                                                  : KernelTarget::cpu;
 }
 
 /// The fusion-report pass that `options` ask for.
 static std::unique_ptr<Pass> createReportPass(const CompileOptions &options) {
   FusionReportOptions report;
-  report.format = options.fusionReport;
+  report.format = *options.fusionReport;
   report.fused = options.fuse;
   return fuse::createFusionReport(
       options.fusionReportStream ? *options.fusionReportStream : llvm::errs(),
@@ -786,7 +787,7 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
   }
 
   bool cpu = options.target == artifact::Target::Cpu;
-  bool libraries = !cpu && options.strategy != "generated";
+  bool libraries = !cpu && options.strategy != StrategyPreference::generated;
   Precision precision = options.precision.value_or(modelPrecision);
   stages.begin("fuse and select strategies");
   return stages.runPasses(module, [&](OpPassManager &pm) {
@@ -807,11 +808,12 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     // On the cpu every convolution goes through im2col: the tiled
     // matmul has no padding logic in its inner loop (light ResNet-50
     // 253 -> 187 ms, SqueezeNet 20.3 -> 16.5 ms with --cpu=native).
-    bool nhwcDirect = options.conv == "nhwc-direct";
-    if (options.conv == "gemm" || options.conv == "nhwc" || nhwcDirect ||
-        (options.conv == "auto" && (libraries || cpu))) {
+    bool nhwcDirect = options.conv == ConvMode::nhwc_direct;
+    bool autoConv = options.conv == ConvMode::automatic;
+    if (options.conv == ConvMode::gemm || options.conv == ConvMode::nhwc ||
+        nhwcDirect || (autoConv && (libraries || cpu))) {
       ConvsToMatmulsOptions convs;
-      if (options.conv != "auto" || cpu)
+      if (!autoConv || cpu)
         convs.maxColumns = 0;
       // Half-precision matrices: rows of 8 elements are 16 bytes, and
       // aligned 1x1 convolutions run faster as matmuls than on cuDNN's
@@ -827,9 +829,10 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
       // im2col and a matmul: ResNet-50 at batch 32 on the H200 fp16 1.61 ->
       // 1.09 ms, tf32 4.31 -> 3.10 ms. In fp32 NCHW stays faster (8.64
       // against 9.25 ms; docs/models.md).
-      bool autoNhwc = options.conv == "auto" && libraries &&
-                      (half || precision == Precision::tf32);
-      convs.channelsLast = options.conv == "nhwc" || nhwcDirect || autoNhwc;
+      bool autoNhwc =
+          autoConv && libraries && (half || precision == Precision::tf32);
+      convs.channelsLast =
+          options.conv == ConvMode::nhwc || nhwcDirect || autoNhwc;
       convs.directWindows = nhwcDirect || autoNhwc;
       // cuDNN's half-precision NHWC kernels for 3 input channels (an RGB
       // image) are slower than for 4 (docs/precision.md).
@@ -859,7 +862,7 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     if (options.fuse)
       pm.nest<func::FuncOp>().addPass(createCSEPass());
     SelectStrategiesOptions select;
-    select.target = getTargetName(options);
+    select.target = getKernelTarget(options);
     select.cpuVectorRegisters = getCpuVectorRegisters(options);
     select.cpuVectorWidth = getCpuVectorWidth(options);
     select.strategy = options.strategy;
@@ -880,7 +883,7 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     select.splitK = options.splitK;
     select.candidates = options.candidates.value_or(!cpu);
     pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
-    if (!options.fusionReport.empty())
+    if (options.fusionReport)
       pm.addPass(createReportPass(options));
   });
 }
@@ -951,8 +954,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
            "or IR of stage 'onnx', for it)";
   }
   // Fused IR given: its report, as it is.
-  if (!options.fusionReport.empty() &&
-      options.startAt == CompileStage::Fused) {
+  if (options.fusionReport && options.startAt == CompileStage::Fused) {
     stages.begin("fusion report");
     if (failed(stages.runPasses(module, [&](OpPassManager &pm) {
           pm.addPass(createReportPass(options));
@@ -975,10 +977,10 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
     stages.begin("outline the reference plan");
     if (failed(stages.runPasses(*reference, [&](OpPassManager &pm) {
           SelectStrategiesOptions select;
-          select.target = getTargetName(options);
+          select.target = getKernelTarget(options);
           select.cpuVectorRegisters = getCpuVectorRegisters(options);
           select.cpuVectorWidth = getCpuVectorWidth(options);
-          select.strategy = "generated";
+          select.strategy = StrategyPreference::generated;
           if (options.referenceF64)
             pm.nest<func::FuncOp>().addPass(createWidenFloats());
           pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));

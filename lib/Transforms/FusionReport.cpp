@@ -723,12 +723,6 @@ struct FusionReportPass
   using FusionReportBase::FusionReportBase;
 
   void runOnOperation() override {
-    if (format != "text" && format != "json" && format != "dot") {
-      getOperation().emitError()
-          << "fusion-report: format must be text, json or dot, not '"
-          << format << "'";
-      return signalPassFailure();
-    }
     raw_ostream &out = os ? *os : llvm::errs();
     std::vector<FunctionReport> reports;
     SmallVector<func::FuncOp> funcs;
@@ -739,12 +733,12 @@ struct FusionReportPass
       reports.push_back(analyze(func, fused));
       funcs.push_back(func);
     });
-    if (format == "json")
+    if (format == ReportFormat::json)
       printJson(reports, out);
     for (auto [report, func] : llvm::zip(reports, funcs)) {
-      if (format == "text")
+      if (format == ReportFormat::text)
         printText(report, out);
-      else if (format == "dot")
+      else if (format == ReportFormat::dot)
         printDot(report, func, out);
     }
     out.flush();

@@ -1604,14 +1604,6 @@ struct SelectStrategiesPass
   using SelectStrategiesBase::SelectStrategiesBase;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (target != "cuda" && target != "cpu")
-      return emitError(UnknownLoc::get(context))
-             << "fuse-select-strategies: unknown target '" << target
-             << "' (cuda or cpu)";
-    if (strategy != "auto" && strategy != "generated" && strategy != "library")
-      return emitError(UnknownLoc::get(context))
-             << "fuse-select-strategies: unknown strategy '" << strategy
-             << "' (auto, generated or library)";
     if (cpuVectorRegisters != 16 && cpuVectorRegisters != 32)
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: cpu-vector-registers must be 16 or "
@@ -1651,17 +1643,12 @@ struct SelectStrategiesPass
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-stages must be 1 or 2 (2 or 3 "
                 "with gpu-async-copy)";
-    if (depthwise != "library" && depthwise != "kernel")
-      return emitError(UnknownLoc::get(context))
-             << "fuse-select-strategies: depthwise must be library or kernel, "
-                "not '"
-             << depthwise << "'";
     return success();
   }
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    bool gpu = target == "cuda";
+    bool gpu = target == KernelTarget::cuda;
     CpuRegisterTile cpuTile =
         getCpuRegisterTile(cpuVectorRegisters, cpuVectorWidth);
     GpuKernelOptions gpuOptions;
@@ -1681,12 +1668,13 @@ struct SelectStrategiesPass
     gpuOptions.mmaOverLibrary = mmaOverLibrary;
     gpuOptions.clusters = gpuClusters;
     gpuOptions.mmaSplitK = gpuMmaSplitK;
-    bool libraries = gpu && strategy != "generated";
+    bool libraries = gpu && strategy != StrategyPreference::generated;
     // Depthwise convolutions are fuse's kernels by default: with their whole
     // epilogue fused they beat cuDNN's on the H100 (MobileNetV2 0.67 vs
     // 0.73 ms at batch 1, 2.69 vs 3.41 at 32; docs/models.md).
     LibraryOptions options;
-    options.depthwiseConv = depthwise == "library" || strategy == "library";
+    options.depthwiseConv = depthwise == DepthwiseImpl::library ||
+                            strategy == StrategyPreference::library;
     IRRewriter rewriter(&getContext());
 
     // A contraction outside any group is a group of its own, so that a

@@ -117,10 +117,23 @@ Result compileRequest(llvm::StringRef model, const std::string &source,
   options.cudaPath = request.cudaPath;
   options.fuse = request.fuse;
   options.reference = request.reference;
-  options.fusionReport = request.fusionReport ? "text" : "";
-  options.strategy = request.strategy;
-  options.depthwise = request.depthwise;
-  options.conv = request.conv;
+  if (request.fusionReport)
+    options.fusionReport = fuse::ReportFormat::text;
+  // fuse.compile checked the spellings (python/fuse/__init__.py).
+  std::optional<fuse::StrategyPreference> strategy =
+      fuse::symbolizeStrategyPreference(request.strategy);
+  std::optional<fuse::DepthwiseImpl> depthwise =
+      fuse::symbolizeDepthwiseImpl(request.depthwise);
+  std::optional<fuse::ConvMode> conv = fuse::symbolizeConvMode(request.conv);
+  if (!strategy || !depthwise || !conv) {
+    diagnostics << "error: strategy '" << request.strategy << "', depthwise '"
+                << request.depthwise << "' or conv '" << request.conv
+                << "' is not a value fuse-compile takes";
+    return result;
+  }
+  options.strategy = *strategy;
+  options.depthwise = *depthwise;
+  options.conv = *conv;
   if (request.precision != "auto")
     options.precision = fuse::symbolizePrecision(request.precision);
   options.keepFp32 = request.keepFp32;

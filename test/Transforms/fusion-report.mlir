@@ -11,7 +11,7 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t.json
 // RUN: fuse-opt %s -fuse-chains -fusion-report=format=dot -o /dev/null 2>&1 | FileCheck %s --check-prefix=DOT
 // RUN: not fuse-opt %s -fusion-report=format=xml -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADFORMAT
-// BADFORMAT: error: fusion-report: format must be text, json or dot, not 'xml'
+// BADFORMAT: for the --format option: Cannot find option named 'xml'!
 
 // 1x1x16x387 f32 = 24768 bytes, written once and read once by the Relu.
 // CHECK-LABEL: fusion report for @avgpool_relu

@@ -42,7 +42,7 @@
 // BADREGS: fuse-select-strategies: cpu-vector-registers must be 16 or 32, not 8
 // BADWIDTH: fuse-select-strategies: cpu-vector-width must be 4, 8 or 16, not 2
 // BADTILE: fuse-select-strategies: gpu-contraction-tile must be two powers of two from 1 to 16 (rows,columns) of at most 128 outputs
-// BADOPT: fuse-select-strategies: unknown strategy 'fast' (auto, generated or library)
+// BADOPT: for the --strategy option: Cannot find option named 'fast'!
 
 // A MatMul, its bias and ReLU: one cuBLASLt call (the bias runs along the
 // last dim, 768). The 128 rows of A fold its batch dim into M.

@@ -518,33 +518,41 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (strategy != "auto" && strategy != "generated" && strategy != "library") {
+  std::optional<fuse::StrategyPreference> strategyValue =
+      fuse::symbolizeStrategyPreference(strategy);
+  if (!strategyValue) {
     errs() << "fuse-compile: --strategy must be auto, generated or library, "
               "not '"
            << strategy << "'\n";
     return 2;
   }
-  if (depthwise != "library" && depthwise != "kernel") {
+  std::optional<fuse::DepthwiseImpl> depthwiseValue =
+      fuse::symbolizeDepthwiseImpl(depthwise);
+  if (!depthwiseValue) {
     errs() << "fuse-compile: --depthwise must be library or kernel, not '"
            << depthwise << "'\n";
     return 2;
   }
-  std::string reportFormat;
-  if (fusionReport.getNumOccurrences() || !fusionReportFile.empty())
-    reportFormat = fusionReport.empty() ? "text" : fusionReport.getValue();
-  if (!reportFormat.empty() && reportFormat != "text" &&
-      reportFormat != "json" && reportFormat != "dot") {
-    errs() << "fuse-compile: --fusion-report must be text, json or dot, not '"
-           << reportFormat << "'\n";
-    return 2;
+  std::optional<fuse::ReportFormat> reportFormat;
+  if (fusionReport.getNumOccurrences() || !fusionReportFile.empty()) {
+    reportFormat = fusionReport.empty()
+                       ? std::optional(fuse::ReportFormat::text)
+                       : fuse::symbolizeReportFormat(fusionReport.getValue());
+    if (!reportFormat) {
+      errs() << "fuse-compile: --fusion-report must be text, json or dot, "
+                "not '"
+             << fusionReport << "'\n";
+      return 2;
+    }
   }
-  if (conv != "auto" && conv != "direct" && conv != "gemm" && conv != "nhwc" &&
-      conv != "nhwc-direct") {
+  std::optional<fuse::ConvMode> convValue = fuse::symbolizeConvMode(conv);
+  if (!convValue) {
     errs() << "fuse-compile: --conv must be auto, direct, gemm, nhwc or "
               "nhwc-direct, not '"
            << conv << "'\n";
     return 2;
   }
+
   // An architecture name NVVM and ptxas take: sm_ and a number, with an
   // optional suffix letter (sm_90a). Checked here: an empty one crashed
   // NVVM's verifier, and others gave a dozen errors blaming ptxas.
@@ -725,8 +733,8 @@ int main(int argc, char **argv) {
   options.precision = getPrecision(precisionFlag);
   options.ioPrecision = getPrecision(ioPrecisionFlag);
   options.keepFp32.assign(keepFp32.begin(), keepFp32.end());
-  options.strategy = strategy;
-  options.depthwise = depthwise;
+  options.strategy = *strategyValue;
+  options.depthwise = *depthwiseValue;
   if (!gpuContractionTile.empty()) {
     if (gpuContractionTile.size() != 2 ||
         llvm::any_of(gpuContractionTile,
@@ -773,7 +781,7 @@ int main(int argc, char **argv) {
   options.splitK = splitK;
   if (candidates.getNumOccurrences())
     options.candidates = candidates;
-  options.conv = conv;
+  options.conv = *convValue;
   options.stopAfter = emit;
   options.startAt = startAt;
   options.configurePassManager = [](PassManager &pm) {

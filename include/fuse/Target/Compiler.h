@@ -81,9 +81,9 @@ struct CompileOptions {
   /// The reference computes every float tensor in f64 (fuse-widen-floats),
   /// so that it measures the main plan's rounding instead of sharing it.
   bool referenceF64 = true;
-  /// The fusion report after strategy selection, in this format (the
-  /// fusion-report pass's: "text", "json" or "dot"); empty: none.
-  std::string fusionReport;
+  /// The fusion report after strategy selection, in this format; unset:
+  /// none.
+  std::optional<ReportFormat> fusionReport;
   /// Where the fusion report goes; null: stderr.
   llvm::raw_ostream *fusionReportStream = nullptr;
   /// The precision policy (fuse-apply-precision): fp32, tf32, fp16 or
@@ -96,17 +96,16 @@ struct CompileOptions {
   /// Node-name patterns whose groups stay fp32 (fuse-apply-precision's
   /// keep-fp32).
   std::vector<std::string> keepFp32;
-  /// fuse-select-strategies' strategy: "auto", "generated" or "library".
-  std::string strategy = "auto";
-  /// fuse-select-strategies' depthwise: "library" or "kernel".
-  std::string depthwise = "kernel";
-  /// Convolutions as im2col and a matmul (fuse-convs-to-matmuls): "auto"
+  /// fuse-select-strategies' strategy.
+  StrategyPreference strategy = StrategyPreference::automatic;
+  /// fuse-select-strategies' depthwise.
+  DepthwiseImpl depthwise = DepthwiseImpl::kernel;
+  /// Convolutions as im2col and a matmul (fuse-convs-to-matmuls): auto
   /// (small ones, on cuda with libraries; in half precision and tf32
-  /// there, "nhwc-direct"),
-  /// "direct" (none), "gemm" (all), "nhwc" (all, over NHWC activations) or
-  /// "nhwc-direct" (NHWC activations, only 1x1 stride-1 convolutions as
-  /// matmuls, the others onnx.NhwcConv).
-  std::string conv = "auto";
+  /// there, nhwc-direct), direct (none), gemm (all), nhwc (all, over NHWC
+  /// activations) or nhwc-direct (NHWC activations, only 1x1 stride-1
+  /// convolutions as matmuls, the others onnx.NhwcConv).
+  ConvMode conv = ConvMode::automatic;
   /// fuse-select-strategies' gpu-contraction-tile (rows, columns); empty
   /// for its default.
   std::vector<int64_t> gpuContractionTile;

@@ -397,14 +397,29 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::fuse::FuseDialect"];
   let options = [
-    Option<"target", "target", "std::string", "\"cuda\"",
-           "What the kernels run on: cuda or cpu">,
-    Option<"strategy", "strategy", "std::string", "\"auto\"",
-           "auto (libraries where they apply and are faster), generated "
-           "(kernels only), or library (libraries wherever they can)">,
-    Option<"depthwise", "depthwise", "std::string", "\"kernel\"",
-           "Depthwise convolutions (one input channel per group): library "
-           "(cuDNN) or kernel (fuse's, with the whole epilogue fused)">,
+    Option<"target", "target", "::fuse::KernelTarget",
+           "::fuse::KernelTarget::cuda", "What the kernels run on",
+           [{::llvm::cl::values(
+             clEnumValN(::fuse::KernelTarget::cuda, "cuda", "CUDA GPUs"),
+             clEnumValN(::fuse::KernelTarget::cpu, "cpu", "the host"))}]>,
+    Option<"strategy", "strategy", "::fuse::StrategyPreference",
+           "::fuse::StrategyPreference::automatic",
+           "Where contractions run when a library could take them",
+           [{::llvm::cl::values(
+             clEnumValN(::fuse::StrategyPreference::automatic, "auto",
+                        "libraries where they apply and are faster"),
+             clEnumValN(::fuse::StrategyPreference::generated, "generated",
+                        "fuse's kernels only"),
+             clEnumValN(::fuse::StrategyPreference::library, "library",
+                        "libraries wherever they can"))}]>,
+    Option<"depthwise", "depthwise", "::fuse::DepthwiseImpl",
+           "::fuse::DepthwiseImpl::kernel",
+           "Depthwise convolutions (one input channel per group)",
+           [{::llvm::cl::values(
+             clEnumValN(::fuse::DepthwiseImpl::kernel, "kernel",
+                        "fuse's, with the whole epilogue fused"),
+             clEnumValN(::fuse::DepthwiseImpl::library, "library",
+                        "cuDNN"))}]>,
     Option<"cpuVectorRegisters", "cpu-vector-registers", "int64_t", "16",
            "Vector registers of the cpu's x86-64 level: 16 (up to "
            "x86-64-v3) or 32 (x86-64-v4: AVX-512), which holds a 16 x 8 "
@@ -530,8 +545,12 @@ def FusionReport : Pass<"fusion-report", "mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"format", "format", "std::string", "\"text\"",
-           "text (default), json or dot (Graphviz)">,
+    Option<"format", "format", "::fuse::ReportFormat",
+           "::fuse::ReportFormat::text", "How the report is written",
+           [{::llvm::cl::values(
+             clEnumValN(::fuse::ReportFormat::text, "text", "lines of text"),
+             clEnumValN(::fuse::ReportFormat::json, "json", "JSON"),
+             clEnumValN(::fuse::ReportFormat::dot, "dot", "Graphviz"))}]>,
     Option<"fused", "fused", "bool", "true",
            "Whether fuse-chains ran: false gives every op outside a group "
            "the reason fusion_off">,

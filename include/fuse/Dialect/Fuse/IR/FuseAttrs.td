@@ -77,6 +77,68 @@ def Fuse_ConvActivation : I32EnumAttr<"ConvActivation", "the activation "
   let genSpecializedAttr = 0;
 }
 
+//===----------------------------------------------------------------------===//
+// Compile options with a closed set of values: the pass options and
+// fuse::CompileOptions take them typed, and fuse-compile and the Python
+// package parse their spellings with the generated symbolize functions.
+//===----------------------------------------------------------------------===//
+
+def Fuse_KernelTarget : I32EnumAttr<"KernelTarget", "what the kernels run "
+                                    "on", [
+  I32EnumAttrCase<"cuda", 0>,
+  I32EnumAttrCase<"cpu", 1>
+]> {
+  let cppNamespace = "::fuse";
+  let genSpecializedAttr = 0;
+}
+
+def Fuse_StrategyPreference : I32EnumAttr<"StrategyPreference",
+    "where a contraction runs when a library could take it", [
+  // libraries where they apply and are faster
+  I32EnumAttrCase<"automatic", 0, "auto">,
+  // fuse's kernels only
+  I32EnumAttrCase<"generated", 1>,
+  // libraries wherever they can
+  I32EnumAttrCase<"library", 2>
+]> {
+  let cppNamespace = "::fuse";
+  let genSpecializedAttr = 0;
+}
+
+def Fuse_DepthwiseImpl : I32EnumAttr<"DepthwiseImpl", "what computes a "
+                                     "depthwise convolution", [
+  // fuse's kernel, with the whole epilogue fused
+  I32EnumAttrCase<"kernel", 0>,
+  // cuDNN
+  I32EnumAttrCase<"library", 1>
+]> {
+  let cppNamespace = "::fuse";
+  let genSpecializedAttr = 0;
+}
+
+def Fuse_ConvMode : I32EnumAttr<"ConvMode", "which convolutions "
+                                    "become im2col and a matmul, over which "
+                                    "layout", [
+  I32EnumAttrCase<"automatic", 0, "auto">,
+  I32EnumAttrCase<"direct", 1>,
+  I32EnumAttrCase<"gemm", 2>,
+  I32EnumAttrCase<"nhwc", 3>,
+  I32EnumAttrCase<"nhwc_direct", 4, "nhwc-direct">
+]> {
+  let cppNamespace = "::fuse";
+  let genSpecializedAttr = 0;
+}
+
+def Fuse_ReportFormat : I32EnumAttr<"ReportFormat", "how the fusion report "
+                                    "is written", [
+  I32EnumAttrCase<"text", 0>,
+  I32EnumAttrCase<"json", 1>,
+  I32EnumAttrCase<"dot", 2>
+]> {
+  let cppNamespace = "::fuse";
+  let genSpecializedAttr = 0;
+}
+
 def Fuse_Precision : I32EnumAttr<"Precision", "the precision a group's "
                                   "values and products are in", [
   I32EnumAttrCase<"fp32", 0>,
