@@ -11,10 +11,9 @@
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Diagnostics.h"
 
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 
 using namespace mlir;
 using namespace fuse;
@@ -27,9 +26,9 @@ fuse::codegen::compileCudaKernels(ModuleOp module, StringRef cudaPath,
       gpuModule.getTargetsAttr().empty())
     return emitError(module.getLoc(),
                      "no gpu.module @fuse_kernels with an NVVM target");
-  // The NVVM target reports a missing CUDA path as an error and goes on
-  // with a ptxas from PATH.
-  if (!llvm::sys::fs::is_directory(cudaPath))
+  // ptxas comes from the CUDA path (the NVVM target would report a missing
+  // one as an error and go on with a ptxas from PATH); PTX needs no toolkit.
+  if (withCubin && !llvm::sys::fs::is_directory(cudaPath))
     return emitError(module.getLoc())
            << "the CUDA path '" << cudaPath
            << "' is not a directory (give the CUDA toolkit's with "
@@ -46,27 +45,42 @@ fuse::codegen::compileCudaKernels(ModuleOp module, StringRef cudaPath,
         (format == gpu::CompilationTarget::Assembly && !withPtx && withCubin))
       continue;
     gpu::TargetOptions options(cudaPath, {}, "", "", format);
-    std::optional<SmallVector<char, 0>> bytes =
-        target.serializeToObject(gpuModule, options);
-    if (!bytes) {
-      if (format == gpu::CompilationTarget::Assembly)
-        return emitError(gpuModule.getLoc())
-               << "cannot compile the kernels to PTX (CUDA path " << cudaPath
-               << ")";
-      // The NVVM target looks for ptxas in the CUDA path, then in PATH; when
-      // it found one, ptxas's own messages were printed above.
-      SmallString<128> ptxas(cudaPath);
-      llvm::sys::path::append(ptxas, "bin", "ptxas");
-      if (llvm::sys::fs::can_execute(ptxas) ||
-          llvm::sys::findProgramByName("ptxas"))
-        return emitError(gpuModule.getLoc())
-               << "ptxas could not compile the kernels (its messages are "
-                  "above)";
-      return emitError(gpuModule.getLoc())
-             << "cannot compile the kernels to a cubin: no ptxas in "
-             << cudaPath << "/bin or in PATH";
+    // The NVVM target reports what it could not find (libdevice, the CUDA
+    // path) as errors and goes on: held here, they are errors only when it
+    // fails, and warnings otherwise.
+    std::vector<Diagnostic> held;
+    bool ptxasFailed = false;
+    std::optional<SmallVector<char, 0>> bytes;
+    {
+      ScopedDiagnosticHandler handler(
+          module.getContext(), [&](Diagnostic &diagnostic) {
+            ptxasFailed |= StringRef(diagnostic.str())
+                               .contains("`ptxas` invocation failed");
+            held.push_back(std::move(diagnostic));
+            return success();
+          });
+      bytes = target.serializeToObject(gpuModule, options);
     }
-    out->assign(bytes->begin(), bytes->end());
+    if (bytes) {
+      for (Diagnostic &diagnostic : held)
+        emitWarning(diagnostic.getLocation()) << diagnostic.str();
+      out->assign(bytes->begin(), bytes->end());
+      continue;
+    }
+    for (Diagnostic &diagnostic : held)
+      module.getContext()->getDiagEngine().emit(std::move(diagnostic));
+    if (format == gpu::CompilationTarget::Assembly)
+      return emitError(gpuModule.getLoc())
+             << "cannot compile the kernels to PTX (CUDA path " << cudaPath
+             << ")";
+    if (ptxasFailed)
+      return emitError(gpuModule.getLoc())
+             << "ptxas could not compile the kernels (its messages are "
+                "above)";
+    return emitError(gpuModule.getLoc())
+           << "cannot compile the kernels to a cubin with the CUDA toolkit "
+              "in "
+           << cudaPath;
   }
   return image;
 }

@@ -186,7 +186,8 @@ bool fuse::isReductionPrologue(Value value, Operation *reduction,
          llvm::all_of(value.getUsers(), isMember);
 }
 
-// Scalar constants are cheaper inside the kernel than as an input.
+// Scalar constants are cheaper inside the kernel than as an input; shape
+// constants (axes, slice bounds) must be visible to the lowering.
 bool fuse::isClonedIntoGroup(Value value) {
   auto constant = value.getDefiningOp<ONNXConstantOp>();
   if (!constant)
@@ -256,8 +257,6 @@ FailureOr<GroupOp> fuse::formGroup(RewriterBase &rewriter, GroupKind kind,
       else
         inputs.insert(operand);
     }
-  if (inputs.size() > kMaxGroupInputs)
-    return rewriter.notifyMatchFailure(root, "the group takes too many inputs");
 
   SmallVector<Location> locs;
   for (Operation *op : ops)

@@ -79,10 +79,11 @@ FusionBlocker getConsumerBlocker(mlir::Value value,
 bool isReductionPrologue(mlir::Value value, mlir::Operation *reduction,
                          llvm::function_ref<bool(mlir::Operation *)> isMember);
 
-/// The most inputs a group takes: its kernel's parameters are bounded (4 KB
-/// on CUDA, about 540 pointers), and a Concat in the group reads all of
-/// them at every element.
-constexpr size_t kMaxGroupInputs = 128;
+/// The most inputs fuse-chains lets a group take: its kernel's parameters
+/// are bounded (4 KB on CUDA, about 540 pointers), and a Concat in the
+/// group reads all of them at every element. (Splitting a group later, for
+/// a library call or split-K, may add one or two.)
+inline constexpr size_t kMaxGroupInputs = 128;
 
 /// Whether a group reading `value` clones it into its body instead of
 /// taking it as an input: scalar constants, and shape constants (axes,
@@ -97,8 +98,7 @@ size_t countGroupInputs(llvm::ArrayRef<mlir::Operation *> ops);
 /// the group returns, and no other op of `ops` may be used outside `ops`)
 /// by one `fuse.group` of `kind` placed at the root. A contraction group
 /// also takes an NhwcConv's filters: the Transpose of a constant that only
-/// the NhwcConv reads. Fails when the group would take more than
-/// kMaxGroupInputs inputs.
+/// the NhwcConv reads.
 mlir::FailureOr<GroupOp> formGroup(mlir::RewriterBase &rewriter, GroupKind kind,
                                    llvm::ArrayRef<mlir::Operation *> ops);
 

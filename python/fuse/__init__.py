@@ -128,7 +128,7 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
     data, source = _model_source(model)
     shapes = [_shape_spec(n, d) for n, d in (input_shapes or {}).items()]
     if cuda_path is None:
-        cuda_path = _os.environ.get("CUDA_HOME", "/usr/local/cuda")
+        cuda_path = _os.environ.get("CUDA_HOME") or "/usr/local/cuda"
     out = "" if output is None else _os.fspath(output)
     # Imported here: the compiler loads LLVM, which serving does not need.
     from . import _compiler

@@ -444,7 +444,9 @@ static std::string getRecordedFlags(int argc, char **argv) {
 }
 
 static std::string defaultCudaPath() {
-  if (std::optional<std::string> home = sys::Process::GetEnv("CUDA_HOME"))
+  // An empty CUDA_HOME is unset, as shells treat it.
+  if (std::optional<std::string> home = sys::Process::GetEnv("CUDA_HOME");
+      home && !home->empty())
     return *home;
   return "/usr/local/cuda";
 }

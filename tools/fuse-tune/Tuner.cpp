@@ -295,9 +295,11 @@ int fuserun::tuneArtifact(const TuneOptions &options) {
   if (!options.cache.empty() && timed > 0) {
     std::string text = cache.serialize();
     std::string failure;
+    // The cache is a file, also one named "-" (it was read from it).
     if (!fuse::tools::writeFileSafely(
-            options.cache, reinterpret_cast<const uint8_t *>(text.data()),
-            text.size(), failure))
+            options.cache == "-" ? "./-" : options.cache,
+            reinterpret_cast<const uint8_t *>(text.data()), text.size(),
+            failure))
       error(failure);
   }
   double seconds =

@@ -6,7 +6,9 @@
     wide_ops.py growth OP N1 N2 --fuse-compile BIN --workdir DIR
 
 Op `SumConstants` is N Sums in a chain, each of the last one's result and
-60 constants of its own: a group of them would read 60 weights a Sum.
+60 constants of its own: a group of them would read 60 weights a Sum. Op
+`MatMulWeights` is x @ W + x + W then N Adds of a weight each: a group of
+128 inputs that split-K (or a library call) splits into two.
 
 `check` compiles for the cpu target (or --target) and compares with
 onnxruntime (exact for Concat, Max and Min; 1e-5 relative for Sum and
@@ -47,9 +49,34 @@ def make_constant_sums(n, elem):
                              opset_imports=[helper.make_opsetid("", 17)])
 
 
+def make_matmul_weights(n):
+    rng = np.random.default_rng(0)
+    weights = [onnx.numpy_helper.from_array(
+        rng.standard_normal((16, 16)).astype(np.float32), "W")]
+    weights += [onnx.numpy_helper.from_array(
+        rng.standard_normal((16, 16)).astype(np.float32), "w%d" % i)
+        for i in range(n)]
+    nodes = [helper.make_node("MatMul", ["x0", "W"], ["m"]),
+             helper.make_node("Add", ["m", "x0"], ["r"]),
+             helper.make_node("Add", ["r", "W"], ["c0"])]
+    for i in range(n):
+        nodes.append(helper.make_node(
+            "Add", ["c%d" % i, "w%d" % i], ["y" if i == n - 1 else
+                                            "c%d" % (i + 1)]))
+    graph = helper.make_graph(
+        nodes, "matmul_weights",
+        [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [16, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [16, 16])],
+        weights)
+    return helper.make_model(graph, ir_version=8,
+                             opset_imports=[helper.make_opsetid("", 17)])
+
+
 def make_model(op, n, elem=TensorProto.FLOAT):
     if op == "SumConstants":
         return make_constant_sums(n, elem)
+    if op == "MatMulWeights":
+        return make_matmul_weights(n)
     inputs = [helper.make_tensor_value_info("x%d" % i, elem, [1, 3])
               for i in range(n)]
     attrs = {"axis": 0} if op == "Concat" else {}
@@ -83,6 +110,9 @@ def main():
     parser.add_argument("--float16", action="store_true",
                         help="check: float16 inputs, all 2000 (a Sum of "
                              "them overflows float16; their Mean is 2000)")
+    parser.add_argument("--compile-flag", dest="compile_flags",
+                        action="append", default=[],
+                        help="check: one more fuse-compile flag")
     args = parser.parse_args()
     if args.mode == "model":
         onnx.save(make_model(args.op, int(args.counts[0])), args.counts[1])
@@ -106,12 +136,15 @@ def main():
     onnx.save(make_model(args.op, n, elem), path)
     rng = np.random.default_rng(n)
     feeds = {"x%d" % i: rng.standard_normal((1, 3)).astype(np.float32)
-             for i in range(1 if args.op == "SumConstants" else n)}
+             for i in range(1 if args.op in ("SumConstants", "MatMulWeights")
+                            else n)}
+    if args.op == "MatMulWeights":
+        feeds = {"x0": rng.standard_normal((16, 16)).astype(np.float32)}
     if args.float16:
         feeds = {name: np.full((1, 3), 2000, np.float16) for name in feeds}
     np.savez(path + ".in.npz", **feeds)
     run([args.fuse_compile, path, "--target=" + args.target, "-o",
-         path + ".fbin"])
+         path + ".fbin"] + args.compile_flags)
     run([args.fuse_run, path + ".fbin", "--inputs", path + ".in.npz",
          "--outputs", path + ".out.npz"])
     got = np.load(path + ".out.npz")["y"]
