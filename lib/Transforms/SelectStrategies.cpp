@@ -1276,10 +1276,12 @@ static LogicalResult applyLibraryCall(RewriterBase &rewriter, GroupOp group,
                                       const LibraryOptions &options) {
   GroupOp library = group;
   if (call.result != group.getYield().getOperand(0)) {
+    // The group is gone once split, or once the split failed.
+    Location loc = group.getLoc();
     FailureOr<GroupOp> split = splitGroup(rewriter, group, call);
     if (failed(split))
-      return group->emitError("could not split a contraction group after "
-                              "its library call");
+      return emitError(loc, "could not split a contraction group after its "
+                            "library call");
     library = *split;
     std::optional<LibraryCall> again = matchGroupCall(library, options);
     if (!again)
