@@ -217,16 +217,28 @@ static SmallVector<Operation *> getFilterViews(ArrayRef<Operation *> ops) {
   return views;
 }
 
-size_t fuse::countGroupInputs(ArrayRef<Operation *> ops) {
+/// What a group of `ops` reads from outside them: its inputs in order of
+/// first use, and the constants it clones instead (`constants` may be null).
+static llvm::SetVector<Value>
+collectGroupInputs(ArrayRef<Operation *> ops,
+                   llvm::SetVector<Operation *> *constants) {
   llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
-  llvm::SmallDenseSet<Value, 8> inputs;
+  llvm::SetVector<Value> inputs;
   for (Operation *op : ops)
     for (Value operand : op->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      if ((!def || !members.contains(def)) && !isClonedIntoGroup(operand))
+      if (Operation *def = operand.getDefiningOp();
+          def && members.contains(def))
+        continue;
+      if (!isClonedIntoGroup(operand))
         inputs.insert(operand);
+      else if (constants)
+        constants->insert(operand.getDefiningOp());
     }
-  return inputs.size();
+  return inputs;
+}
+
+size_t fuse::countGroupInputs(ArrayRef<Operation *> ops) {
+  return collectGroupInputs(ops, /*constants=*/nullptr).size();
 }
 
 FailureOr<GroupOp> fuse::formGroup(RewriterBase &rewriter, GroupKind kind,
@@ -245,18 +257,8 @@ FailureOr<GroupOp> fuse::formGroup(RewriterBase &rewriter, GroupKind kind,
             op, "an intermediate of the group is used outside it");
 
   // Inputs in order of first use; scalar constants are cloned instead.
-  llvm::SetVector<Value> inputs;
   llvm::SetVector<Operation *> constants;
-  for (Operation *op : ops)
-    for (Value operand : op->getOperands()) {
-      if (Operation *def = operand.getDefiningOp();
-          def && members.contains(def))
-        continue;
-      if (isClonedIntoGroup(operand))
-        constants.insert(operand.getDefiningOp());
-      else
-        inputs.insert(operand);
-    }
+  llvm::SetVector<Value> inputs = collectGroupInputs(ops, &constants);
 
   SmallVector<Location> locs;
   for (Operation *op : ops)

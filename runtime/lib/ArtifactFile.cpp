@@ -83,11 +83,8 @@ bool sameFile(const std::string &a, const char *b) {
 
 fuse_status writeAtomically(const char *path, const uint8_t *data,
                             uint64_t size) {
-  // A path is a file's name here, "-" too (OutputFile takes it for
-  // standard output).
-  std::string file = std::strcmp(path, "-") == 0 ? "./-" : path;
   std::string error;
-  if (!tools::writeFileSafely(file, data, size, error))
+  if (!tools::writeFileSafely(tools::asFileName(path), data, size, error))
     return fail(FUSE_ERROR_IO, "%s", error.c_str());
   return FUSE_OK;
 }

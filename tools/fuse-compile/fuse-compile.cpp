@@ -554,7 +554,6 @@ int main(int argc, char **argv) {
            << conv << "'\n";
     return 2;
   }
-
   // An architecture name NVVM and ptxas take: sm_ and a number, with an
   // optional suffix letter (sm_90a). Checked here: an empty one crashed
   // NVVM's verifier, and others gave a dozen errors blaming ptxas.

@@ -297,7 +297,7 @@ int fuserun::tuneArtifact(const TuneOptions &options) {
     std::string failure;
     // The cache is a file, also one named "-" (it was read from it).
     if (!fuse::tools::writeFileSafely(
-            options.cache == "-" ? "./-" : options.cache,
+            fuse::tools::asFileName(options.cache),
             reinterpret_cast<const uint8_t *>(text.data()), text.size(),
             failure))
       error(failure);

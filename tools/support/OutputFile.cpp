@@ -167,6 +167,10 @@ bool writeAll(int fd, const uint8_t *data, size_t size) {
   return true;
 }
 
+std::string asFileName(const std::string &path) {
+  return path == "-" ? "./-" : path;
+}
+
 bool writeFileSafely(const std::string &path, const uint8_t *data, size_t size,
                      std::string &error) {
   OutputFile file;

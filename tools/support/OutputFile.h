@@ -73,6 +73,11 @@ private:
 /// with errno set on failure (EIO when a write wrote nothing).
 bool writeAll(int fd, const uint8_t *data, size_t size);
 
+/// `path` as a file's name for OutputFile, which takes "-" for standard
+/// output: "./-" for "-", `path` otherwise (for files that are always
+/// files, such as the runtime's saved artifact and fuse-tune's cache).
+std::string asFileName(const std::string &path);
+
 /// Writes `size` bytes to `path` through an OutputFile. False with `error`
 /// set on failure.
 bool writeFileSafely(const std::string &path, const uint8_t *data, size_t size,
