@@ -3,8 +3,10 @@
 # cuda target, compiled there by the static fuse-compile (.device/compiler)
 # and run by .device/runtime's fuse-run: float-to-integer Cast saturation
 # (test/Numerics/Inputs/cast_saturation.py), the float16 ulp suite
-# (half_ulps.py) and a Concat and a Sum of
-# 10,000 inputs against onnxruntime. Prints the suites' lines.
+# (half_ulps.py), a Concat and a Sum of 10,000 inputs against onnxruntime,
+# and the run-time index checks (index_checks.py's models, both plans;
+# bench/probes/index_checks.c for async runs and the cost of a check).
+# Prints the suites' lines. RELIABILITY_ONLY=index runs the last alone.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/models/unpack_compiler.sh
@@ -14,6 +16,54 @@ RUN=$PWD/.device/runtime/fuse-run
 DIR=${RELIABILITY_DIR:-/tmp/reliability}
 rm -rf "$DIR" && mkdir -p "$DIR/cast" "$DIR/ulps" "$DIR/wide"
 status=0
+index_checks() {
+  local d=$DIR/index
+  mkdir -p "$d"
+  python3 test/Numerics/Inputs/index_checks.py "$d" || return 1
+  local m
+  for m in gather gather32 gather_elements gather_nd; do
+    "$COMPILE" "$d/$m.onnx" -o "$d/$m.fbin" --reference >/dev/null || return 1
+    for plan in main reference; do
+      "$RUN" "$d/$m.fbin" --plan $plan --inputs "$d/$m-good.npz" |
+        sed "s/^/$m $plan good: /"
+      [ "${PIPESTATUS[0]}" = 0 ] || { echo "FAIL: $m $plan good"; return 1; }
+      if "$RUN" "$d/$m.fbin" --plan $plan --inputs "$d/$m-bad.npz" \
+           2>"$d/err.txt"; then
+        echo "FAIL: $m $plan bad indices ran"; return 1
+      fi
+      grep -q "is out of range" "$d/err.txt" ||
+        { echo "FAIL: $m $plan: $(cat "$d/err.txt")"; return 1; }
+      echo "$m $plan bad: $(cat "$d/err.txt")"
+    done
+  done
+  # A BERT-sized embedding: [32, 128] ids into 30522 rows of 768.
+  python3 - "$d/embedding.onnx" <<'PY' || return 1
+import sys, numpy as np, onnx
+from onnx import TensorProto as T, helper, numpy_helper
+table = numpy_helper.from_array(np.random.default_rng(0).standard_normal(
+    (30522, 768)).astype(np.float16), "table")
+graph = helper.make_graph(
+    [helper.make_node("Gather", ["table", "ids"], ["y"], name="emb")], "e",
+    [helper.make_tensor_value_info("ids", T.INT64, [32, 128])],
+    [helper.make_tensor_value_info("y", T.FLOAT16, [32, 128, 768])], [table])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+          sys.argv[1])
+PY
+  "$COMPILE" "$d/embedding.onnx" -o "$d/embedding.fbin" >/dev/null &&
+    "$COMPILE" "$d/embedding.onnx" -o "$d/embedding-nc.fbin" \
+      --no-index-checks >/dev/null || return 1
+  cc -O2 bench/probes/index_checks.c -I runtime/include \
+    -L .device/runtime -lfuse_runtime -o "$d/index_checks" || return 1
+  "$d/index_checks" "$d/embedding.fbin" "$d/embedding-nc.fbin" 30522 || return 1
+  for f in embedding embedding-nc; do
+    "$RUN" "$d/$f.fbin" --bench --warmup 50 --iterations 500 | sed "s/^/$f: /"
+  done
+}
+if [ "${RELIABILITY_ONLY:-}" = index ]; then
+  index_checks || status=1
+  exit $status
+fi
+index_checks || status=1
 python3 test/Numerics/Inputs/cast_saturation.py --fuse-compile "$COMPILE" \
   --fuse-run "$RUN" --workdir "$DIR/cast" --target cuda || status=1
 python3 test/Numerics/Inputs/half_ulps.py --fuse-compile "$COMPILE" \

@@ -769,6 +769,14 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
       })))
     return failure();
 
+  // After constants fold (constant indices are checked at import), before
+  // the reference plan is taken: both plans check.
+  if (options.indexChecks &&
+      failed(stages.runPasses(module, [&](OpPassManager &pm) {
+        pm.nest<func::FuncOp>().addPass(createInsertIndexChecks());
+      })))
+    return failure();
+
   if (options.reference) {
     int64_t ops = 0;
     module.walk([&](Operation *op) {

@@ -161,6 +161,10 @@ static std::string resultName(func::FuncOp host, unsigned i) {
   return "output" + std::to_string(i);
 }
 
+IndexCheckAttr fuse::target::getIndexCheck(func::FuncOp host, unsigned result) {
+  return host.getResultAttrOfType<IndexCheckAttr>(result, kIndexCheckAttrName);
+}
+
 LogicalResult fuse::target::getSignature(func::FuncOp host,
                                          std::vector<TensorDesc> &inputs,
                                          std::vector<TensorDesc> &outputs) {
@@ -172,6 +176,8 @@ LogicalResult fuse::target::getSignature(func::FuncOp host,
   }
   auto ret = cast<func::ReturnOp>(host.getBody().front().getTerminator());
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    if (getIndexCheck(host, i))
+      continue;
     FailureOr<TensorDesc> d = describe(value, resultName(host, i));
     if (failed(d))
       return failure();
@@ -439,8 +445,10 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
     plan.inputBuffers.push_back(index);
   }
   auto ret = cast<func::ReturnOp>(host.getBody().front().getTerminator());
-  llvm::DenseSet<Value> returned(ret.getOperands().begin(),
-                                 ret.getOperands().end());
+  // Outputs of the model, and index checks (results that are no output).
+  llvm::DenseSet<Value> returned, checked;
+  for (auto [i, value] : llvm::enumerate(ret.getOperands()))
+    (getIndexCheck(host, i) ? checked : returned).insert(value);
 
   // Launches, in order; last uses for the intermediates. A view of an
   // intermediate (a Reshape: the same bytes under other dims) is no launch:
@@ -552,12 +560,17 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
   for (Operation &op : host.getBody().front())
     if (failed(planOp(op, /*inCandidate=*/false)))
       return failure();
-  for (Value v : ret.getOperands())
+  for (Value v : ret.getOperands()) {
     if (storageOf.count(v))
       return emitError(v.getLoc(), "a view cannot be a graph output");
+    if (checked.contains(v) && !defAt.count(v))
+      return emitError(v.getLoc(), "an index check must be computed by a "
+                                   "kernel of the plan");
+  }
 
   // Results: outputs are reserved like inputs, intermediates placed by
   // liveness.
+  SmallVector<uint32_t> checkBuffers;
   for (PlannedCall &planned : calls)
     for (OpResult result : planned.call.getResults()) {
       Value value = canonical(result);
@@ -568,14 +581,21 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
       FailureOr<TensorDesc> d = describe(result, planned.call.getCallee());
       if (failed(d))
         return failure();
-      uint32_t index = addBuffer(
-          value, *d,
-          uint32_t(returned.contains(value) ? art::BufferKind::Output
-                                            : art::BufferKind::Intermediate));
+      art::BufferKind kind = returned.contains(value) ? art::BufferKind::Output
+                             : checked.contains(value)
+                                 ? art::BufferKind::Check
+                                 : art::BufferKind::Intermediate;
+      uint32_t index = addBuffer(value, *d, uint32_t(kind));
       bufferOf[result] = index;
-      if (plan.buffers[index].kind == uint32_t(art::BufferKind::Output))
+      // Outputs and checks are read after the run: never shared.
+      if (kind == art::BufferKind::Output)
         reserve(plan.buffers[index]);
+      else if (kind == art::BufferKind::Check)
+        checkBuffers.push_back(index);
     }
+  // The checks side by side: the runtime reads them in one copy.
+  for (uint32_t index : checkBuffers)
+    reserve(plan.buffers[index]);
   ArenaPlanner arena(reserved);
   std::vector<std::pair<uint64_t, uint64_t>> workspaces(calls.size(), {0, 0});
   llvm::DenseSet<Value> placed;
@@ -674,8 +694,15 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
     }
     plan.launches.push_back(launch);
   }
-  for (Value v : ret.getOperands())
-    plan.outputBuffers.push_back(bufferOf.lookup(v));
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    IndexCheckAttr check = getIndexCheck(host, i);
+    if (!check) {
+      plan.outputBuffers.push_back(bufferOf.lookup(v));
+      continue;
+    }
+    plan.checks.push_back({bufferOf.lookup(v), check.getNode().str(),
+                           check.getOp().str(), check.getRange().str()});
+  }
 
   for (PlannedChoice &choice : choices) {
     art::ChoiceDesc desc;

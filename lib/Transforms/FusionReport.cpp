@@ -704,8 +704,12 @@ static void printDot(const FunctionReport &report, func::FuncOp func,
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
     auto name = func.getResultAttrOfType<StringAttr>(i, "onnx.name");
-    os << "  out" << i << " [shape=ellipse, label=\""
-       << escapeDot(name ? name.getValue() : "output " + std::to_string(i))
+    auto check =
+        func.getResultAttrOfType<IndexCheckAttr>(i, kIndexCheckAttrName);
+    std::string label = check  ? "index check of " + check.getNode().str()
+                        : name ? name.getValue().str()
+                               : "output " + std::to_string(i);
+    os << "  out" << i << " [shape=ellipse, label=\"" << escapeDot(label)
        << "\"];\n";
     if (std::string from = edgeFrom(value); !from.empty())
       os << "  " << from << " -> out" << i << ";\n";

@@ -176,13 +176,20 @@ FusionBlocker fuse::getConsumerBlocker(Value value, Operation **userOut) {
   return FusionBlocker::None;
 }
 
+/// Whether `a` and `b` are ranked tensors of one shape (one iteration
+/// space), whatever their element types.
+static bool haveOneShape(Type a, Type b) {
+  auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
+  return ta && tb && ta.getShape() == tb.getShape();
+}
+
 bool fuse::isReductionPrologue(Value value, Operation *reduction,
                                function_ref<bool(Operation *)> isMember) {
   Operation *producer = value.getDefiningOp();
   return producer && !isMember(producer) && isUngrouped(producer) &&
          isElementwiseOp(producer) && producer->getNumResults() == 1 &&
          producer->getBlock() == reduction->getBlock() &&
-         value.getType() == reduction->getOperand(0).getType() &&
+         haveOneShape(value.getType(), reduction->getOperand(0).getType()) &&
          llvm::all_of(value.getUsers(), isMember);
 }
 

@@ -989,7 +989,9 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
     // A warp per row when there are rows enough to fill the GPU or a row is
     // short; else a block per row, about 8 elements per thread.
     if (iterations >= 2048 || loop.rowLength <= 512) {
-      int64_t rowsPerBlock = 8;
+      // (Fewer rows than 8: a block of just those warps; one row is then a
+      // block-wide row, which fuse-distribute-rows splits without a loop.)
+      int64_t rowsPerBlock = std::min<int64_t>(8, iterations);
       return KernelStrategyAttr::get(
           ctx, Mapping::rows, llvm::divideCeil(iterations, rowsPerBlock),
           32 * rowsPerBlock, 32);

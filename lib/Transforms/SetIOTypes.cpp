@@ -8,6 +8,7 @@
 
 #include "EdgeCasts.h"
 
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -56,9 +57,13 @@ public:
     SmallVector<Type> results;
     for (auto ret : llvm::make_early_inc_range(body.getOps<func::ReturnOp>())) {
       builder.setInsertionPoint(ret);
-      for (OpOperand &operand : ret->getOpOperands())
+      for (OpOperand &operand : ret->getOpOperands()) {
+        // An index check is no output of the model.
+        if (func.getResultAttr(operand.getOperandNumber(), kIndexCheckAttrName))
+          continue;
         if (Type io = retype(operand.get().getType(), element))
           operand.set(createEdgeCast(builder, operand.get(), io));
+      }
       results.assign(ret.getOperandTypes().begin(),
                      ret.getOperandTypes().end());
     }

@@ -82,7 +82,7 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
             strategy="auto", input_shapes=None, fusion=True,
             reference=False, depthwise="kernel", conv="auto", cuda_path=None,
             fusion_report=False, output=None, precision="auto",
-            keep_fp32=(), io_precision="model"):
+            keep_fp32=(), io_precision="model", index_checks=True):
     """Compiles an ONNX model into an artifact, as fuse-compile does.
 
     model: a path (str or os.PathLike; external data is read from its
@@ -110,6 +110,11 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
         "fp16" or "bf16": the type of every float input and output
         (fuse-compile --io-precision); InferenceSession.run then takes and
         returns arrays of that type.
+    index_checks: False leaves out the run-time checks that Gather,
+        GatherElements and GatherND indices are in range (fuse-compile
+        --no-index-checks): an index out of range is then clamped into it
+        without an error. With them, a run given one raises
+        fuse.InvalidArgument naming the node and the index.
     output: a path to write the artifact to instead of returning it.
 
     Returns the artifact's bytes, or `output` when given. Raises
@@ -135,7 +140,7 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
     artifact, diagnostics = _compiler.compile(
         data, source, out, target, arch, cpu, _os.fspath(cuda_path),
         strategy, depthwise, conv, fusion, reference, fusion_report, shapes,
-        precision, list(keep_fp32), io_precision)
+        precision, list(keep_fp32), io_precision, bool(index_checks))
     if diagnostics:
         _warnings.warn(diagnostics, CompileWarning, stacklevel=2)
     return artifact if output is None else output

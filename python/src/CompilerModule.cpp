@@ -44,6 +44,7 @@ struct Request {
   std::vector<std::string> keepFp32;
   /// "model", "fp32", "fp16" or "bf16".
   std::string ioPrecision = "model";
+  bool indexChecks = true;
 };
 
 /// The request as fuse-compile's flags, for the artifact's Build section
@@ -68,6 +69,8 @@ std::string getFlags(const Request &request) {
     flags += " --keep-fp32=" + pattern;
   if (request.ioPrecision != "model")
     flags += " --io-precision=" + request.ioPrecision;
+  if (!request.indexChecks)
+    flags += " --no-index-checks";
   return flags;
 }
 
@@ -117,6 +120,7 @@ Result compileRequest(llvm::StringRef model, const std::string &source,
   options.cudaPath = request.cudaPath;
   options.fuse = request.fuse;
   options.reference = request.reference;
+  options.indexChecks = request.indexChecks;
   if (request.fusionReport)
     options.fusionReport = fuse::ReportFormat::text;
   // fuse.compile checked the spellings (python/fuse/__init__.py).
@@ -247,7 +251,8 @@ NB_MODULE(_compiler, m) {
          const std::string &strategy, const std::string &depthwise,
          const std::string &conv, bool fuse, bool reference, bool fusionReport,
          std::vector<std::string> inputShapes, const std::string &precision,
-         std::vector<std::string> keepFp32, const std::string &ioPrecision) {
+         std::vector<std::string> keepFp32, const std::string &ioPrecision,
+         bool indexChecks) {
         Request request{target,
                         arch,
                         cpu,
@@ -261,13 +266,14 @@ NB_MODULE(_compiler, m) {
                         std::move(inputShapes),
                         precision,
                         std::move(keepFp32),
-                        ioPrecision};
+                        ioPrecision,
+                        indexChecks};
         return compile(std::move(model), source, output, std::move(request));
       },
       "model"_a.none(), "source"_a, "output"_a, "target"_a, "arch"_a, "cpu"_a,
       "cuda_path"_a, "strategy"_a, "depthwise"_a, "conv"_a, "fuse"_a,
       "reference"_a, "fusion_report"_a, "input_shapes"_a, "precision"_a,
-      "keep_fp32"_a, "io_precision"_a,
+      "keep_fp32"_a, "io_precision"_a, "index_checks"_a,
       "Compiles a model (bytes, or None to read `source`, a path); returns "
       "(artifact bytes or None when written to `output`, diagnostics).");
 }

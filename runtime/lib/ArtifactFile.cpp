@@ -40,12 +40,13 @@ fuse_status retunedPlanSection(const Artifact &a,
   std::vector<uint8_t> original(begin, begin + a.planSectionSize);
   PlanSection plans;
   std::string message;
-  if (!decode(original, plans, message))
+  if (!decode(original, plans, message, a.formatVersion))
     return fail(FUSE_ERROR_FORMAT, "artifact: Plan section: %s",
                 message.c_str());
   // Everything but the choices must come back byte for byte: the encoding
   // is one function of the records, so this holds for any valid file.
-  if (encode(plans) != original || plans.plans.size() != a.plans.size())
+  if (encode(plans, a.formatVersion) != original ||
+      plans.plans.size() != a.plans.size())
     return fail(FUSE_ERROR_FORMAT,
                 "artifact: the Plan section does not encode back to its own "
                 "bytes; it cannot be rewritten");
@@ -65,7 +66,7 @@ fuse_status retunedPlanSection(const Artifact &a,
         choices[c].candidates[i].timeMs = loaded.candidates[i].timeMs;
     }
   }
-  section = encode(plans);
+  section = encode(plans, a.formatVersion);
   // Only fixed-size fields changed.
   if (section.size() != original.size())
     return fail(FUSE_ERROR_FORMAT,

@@ -63,6 +63,8 @@ const char *kindName(uint32_t kind) {
     return "weight";
   case BufferKind::Intermediate:
     return "intermediate";
+  case BufferKind::Check:
+    return "check";
   }
   return "unknown";
 }
@@ -570,12 +572,51 @@ fuse_status validateChoices(const Plan &plan) {
   return FUSE_OK;
 }
 
+/// Checks that each index check names a Check buffer (float32, rank 0) and
+/// says what it checks, and that each Check buffer is some check's.
+fuse_status validateChecks(const Plan &plan) {
+  const char *name = plan.name.c_str();
+  std::vector<bool> named(plan.buffers.size(), false);
+  for (size_t i = 0; i < plan.checks.size(); ++i) {
+    const CheckDesc &check = plan.checks[i];
+    if (check.buffer >= plan.buffers.size())
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' check %zu names buffer %u, past the "
+                  "plan's %zu buffers",
+                  name, i, check.buffer, plan.buffers.size());
+    const BufferDesc &buffer = plan.buffers[check.buffer];
+    // (An output, when the model returns the same value.)
+    if ((!isKind(buffer.kind, BufferKind::Check) &&
+         !isKind(buffer.kind, BufferKind::Output)) ||
+        buffer.dtype != uint32_t(DType::Float32) || !buffer.dims.empty())
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' check %zu names buffer %u (%s, %s); "
+                  "a check's buffer is a check (or output) buffer of one "
+                  "float32",
+                  name, i, check.buffer, kindName(buffer.kind),
+                  typeString(buffer.dtype, buffer.dims).c_str());
+    if (check.opType.empty() || check.range.empty())
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' check %zu has an empty op type or "
+                  "range",
+                  name, i);
+    named[check.buffer] = true;
+  }
+  for (size_t b = 0; b < plan.buffers.size(); ++b)
+    if (isKind(plan.buffers[b].kind, BufferKind::Check) && !named[b])
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' buffer %zu is a check buffer but no "
+                  "check names it",
+                  name, b);
+  return FUSE_OK;
+}
+
 fuse_status validatePlan(Artifact &a, Plan &plan) {
   const char *name = plan.name.c_str();
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     BufferDesc &buffer = plan.buffers[i];
     std::string where = format("plan '%s' buffer %zu", name, i);
-    if (buffer.kind > static_cast<uint32_t>(BufferKind::Intermediate))
+    if (buffer.kind > static_cast<uint32_t>(BufferKind::Check))
       return fail(FUSE_ERROR_FORMAT, "artifact: %s has unknown kind %u",
                   where.c_str(), buffer.kind);
     uint64_t bytes = 0;
@@ -614,6 +655,9 @@ fuse_status validatePlan(Artifact &a, Plan &plan) {
     return s;
   if (fuse_status s =
           checkNamedBuffers(plan, plan.outputBuffers, BufferKind::Output))
+    return s;
+
+  if (fuse_status s = validateChecks(plan))
     return s;
 
   // Inputs are set once and read by every run, so no other arena buffer may
@@ -662,11 +706,11 @@ fuse_status validatePlan(Artifact &a, Plan &plan) {
 
 /// Decodes the whole of `section` (named `title`, whose records end with
 /// a `last`) into `record`.
-template <typename Record>
+template <typename Record, typename... Extra>
 fuse_status decodeSection(const Blob &section, const char *title,
-                          const char *last, Record &record) {
+                          const char *last, Record &record, Extra... extra) {
   Decoder decoder(section.data, section.size);
-  transfer(decoder, record);
+  transfer(decoder, record, extra...);
   if (decoder.failed())
     return fail(FUSE_ERROR_FORMAT, "artifact: %s section: %s", title,
                 decoder.message().c_str());
@@ -679,7 +723,8 @@ fuse_status decodeSection(const Blob &section, const char *title,
 
 fuse_status readPlanSection(const Blob &section, Artifact &a) {
   PlanSection decoded;
-  if (fuse_status s = decodeSection(section, "Plan", "plan", decoded))
+  if (fuse_status s =
+          decodeSection(section, "Plan", "plan", decoded, a.formatVersion))
     return s;
   a.inputs = std::move(decoded.inputs);
   a.outputs = std::move(decoded.outputs);
@@ -709,6 +754,7 @@ fuse_status readPlanSection(const Blob &section, Artifact &a) {
       static_cast<LaunchDesc &>(plan.launches.back()) = std::move(launch);
     }
     plan.choices = std::move(from.choices);
+    plan.checks = std::move(from.checks);
     if (plan.name.empty())
       return fail(FUSE_ERROR_FORMAT, "artifact: plan %zu has an empty name", i);
     for (size_t j = 0; j < i; ++j)

@@ -15,8 +15,10 @@
 #include "fuse/runtime.h"
 #include "fuse/runtime/Artifact.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fuse {
@@ -24,6 +26,7 @@ namespace runtime {
 
 using artifact::BufferDesc;
 using artifact::CandidateDesc;
+using artifact::CheckDesc;
 using artifact::ChoiceDesc;
 using artifact::KernelDesc;
 using artifact::LaunchDesc;
@@ -50,6 +53,8 @@ struct Plan {
   /// Groups with several candidates; `selected` and `tuned` are what
   /// fuse_model_save writes.
   std::vector<ChoiceDesc> choices;
+  /// Index checks, read after each run (format 8).
+  std::vector<CheckDesc> checks;
   /// Per choice: the candidate that runs, or kAllCandidates (a tuner timing
   /// them all); starts as the artifact's `selected`.
   std::vector<uint32_t> running;
@@ -136,6 +141,20 @@ inline uint64_t bufferOffset(const Plan &plan, const BufferDesc &buffer) {
   if (buffer.kind == static_cast<uint32_t>(artifact::BufferKind::Weight))
     return buffer.offset;
   return plan.arenaOffset + buffer.offset;
+}
+
+/// The bytes of the model's allocation that hold `plan`'s index checks,
+/// [first, end): the compiler puts them side by side, so one copy reads
+/// them all. {0, 0} for a plan without checks.
+inline std::pair<uint64_t, uint64_t> checkSpan(const Plan &plan) {
+  uint64_t first = UINT64_MAX, end = 0;
+  for (const CheckDesc &check : plan.checks) {
+    uint64_t offset = bufferOffset(plan, plan.buffers[check.buffer]);
+    first = std::min(first, offset);
+    end = std::max<uint64_t>(end, offset + sizeof(float));
+  }
+  return plan.checks.empty() ? std::make_pair(uint64_t(0), uint64_t(0))
+                             : std::make_pair(first, end);
 }
 
 /// Parses and validates `size` bytes of an artifact into `result`. On

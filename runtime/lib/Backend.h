@@ -49,6 +49,16 @@ public:
   virtual fuse_status run(size_t plan, void *stream,
                           const std::vector<Binding> &inputs,
                           const std::vector<Binding> &outputs, bool wait) = 0;
+  /// Copies the bytes [offset, offset + bytes) of the model's allocation
+  /// that hold `plan`'s index checks (checkSpan), as its last run left
+  /// them; waits for the run.
+  virtual fuse_status readChecks(size_t plan, uint64_t offset, void *data,
+                                 uint64_t bytes) {
+    (void)plan;
+    return copyOut(offset, data, bytes);
+  }
+  /// Whether the last run has finished, asked without waiting for it.
+  virtual bool lastRunFinished() { return true; }
   /// fuse_model_benchmark, inputs already in place.
   virtual fuse_status benchmark(size_t plan, int warmup, int iterations,
                                 double *timesMs) = 0;

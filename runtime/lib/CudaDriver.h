@@ -84,6 +84,10 @@ constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
     (void *, CUdeviceptr, size_t))                                             \
   X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", nullptr, CUresult,              \
     (CUdeviceptr, CUdeviceptr, size_t, CUstream))                              \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", nullptr, CUresult,              \
+    (void *, CUdeviceptr, size_t, CUstream))                                   \
+  X(cuMemAllocHost, "cuMemAllocHost_v2", nullptr, CUresult, (void **, size_t)) \
+  X(cuMemFreeHost, "cuMemFreeHost", nullptr, CUresult, (void *))               \
   X(cuMemsetD32Async, "cuMemsetD32Async", nullptr, CUresult,                   \
     (CUdeviceptr, unsigned, size_t, CUstream))                                 \
   X(cuStreamCreate, "cuStreamCreate", nullptr, CUresult,                       \
@@ -109,6 +113,7 @@ constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
   X(cuEventRecordWithFlags, "cuEventRecordWithFlags", nullptr, CUresult,       \
     (CUevent, CUstream, unsigned))                                             \
   X(cuEventSynchronize, "cuEventSynchronize", nullptr, CUresult, (CUevent))    \
+  X(cuEventQuery, "cuEventQuery", nullptr, CUresult, (CUevent))                \
   X(cuStreamWaitEvent, "cuStreamWaitEvent", nullptr, CUresult,                 \
     (CUstream, CUevent, unsigned))                                             \
   X(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",         \

@@ -16,9 +16,12 @@
 
 #include "fuse/Version.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 
 using namespace fuse::runtime;
 using fuse::artifact::Target;
@@ -35,6 +38,8 @@ struct fuse_model {
   std::vector<std::vector<std::string>> launchNames;
   /// The plan whose outputs get_output returns; -1 before the first run.
   long lastPlan = -1;
+  /// The plan of an async run whose index checks were not read yet, or -1.
+  long uncheckedPlan = -1;
   /// The file the model was read from (absolute where it can be), which
   /// fuse_model_save reads again; empty for a model from bytes.
   std::string sourcePath;
@@ -580,12 +585,53 @@ fuse_status fuse_model_bind_output(fuse_model *model, size_t index, void *data,
   return FUSE_OK;
 }
 
+/// Reads the index checks of the last run of `plan` (waiting for it) and
+/// fails, naming the node, when one saw an index out of range.
+static fuse_status readIndexChecks(fuse_model *model, size_t plan) {
+  const Plan &p = model->artifact.plans[plan];
+  if (p.checks.empty())
+    return FUSE_OK;
+  auto [first, end] = checkSpan(p);
+  std::vector<uint8_t> bytes(end - first);
+  if (fuse_status s =
+          model->backend->readChecks(plan, first, bytes.data(), bytes.size()))
+    return s;
+  for (const CheckDesc &check : p.checks) {
+    float index;
+    std::memcpy(&index,
+                bytes.data() +
+                    (bufferOffset(p, p.buffers[check.buffer]) - first),
+                sizeof(index));
+    if (index == -std::numeric_limits<float>::infinity())
+      continue;
+    const char *beyond = index >= fuse::artifact::kExactCheckLimit ? " or more"
+                         : index <= -fuse::artifact::kExactCheckLimit
+                             ? " or less"
+                             : "";
+    return fail(FUSE_ERROR_ARGUMENT,
+                "%s node '%s': index %.0f%s is out of range for %s; ONNX "
+                "makes that an error (compiled with --no-index-checks, such "
+                "an index is clamped into range instead)",
+                check.opType.c_str(), check.node.c_str(), double(index), beyond,
+                check.range.c_str());
+  }
+  return FUSE_OK;
+}
+
 /// Runs `plan` with the model's bindings: on `stream`, waiting for the run
 /// when `wait` is set.
 static fuse_status runBound(fuse_model *model, size_t plan, void *stream,
                             bool wait) {
   if (fuse_status s = checkPlan(model, plan))
     return s;
+  // An earlier async run's checks, when it has finished by now (without
+  // waiting for it).
+  if (model->uncheckedPlan >= 0 && model->backend->lastRunFinished()) {
+    size_t unchecked = size_t(model->uncheckedPlan);
+    model->uncheckedPlan = -1;
+    if (fuse_status s = readIndexChecks(model, unchecked))
+      return s;
+  }
   const Plan &p = model->artifact.plans[plan];
   std::vector<Binding> inputs, outputs;
   for (size_t i = 0; i < model->inputBound.size(); ++i)
@@ -601,7 +647,12 @@ static fuse_status runBound(fuse_model *model, size_t plan, void *stream,
   if (fuse_status s = model->backend->run(plan, stream, inputs, outputs, wait))
     return s;
   model->lastPlan = static_cast<long>(plan);
-  return FUSE_OK;
+  model->uncheckedPlan = -1;
+  if (!wait) {
+    model->uncheckedPlan = static_cast<long>(plan);
+    return FUSE_OK;
+  }
+  return readIndexChecks(model, plan);
 }
 
 fuse_status fuse_model_run(fuse_model *model, size_t plan) {
@@ -619,6 +670,13 @@ fuse_status fuse_model_get_output(fuse_model *model, size_t index, void *data,
   if (model->lastPlan < 0)
     return fail(FUSE_ERROR_ARGUMENT,
                 "no plan has run yet, so there are no outputs");
+  // An async run's outputs are good only if its indices were.
+  if (model->uncheckedPlan >= 0) {
+    size_t unchecked = size_t(model->uncheckedPlan);
+    model->uncheckedPlan = -1;
+    if (fuse_status s = readIndexChecks(model, unchecked))
+      return s;
+  }
   const Plan &plan = model->artifact.plans[model->lastPlan];
   const BufferDesc &buffer = plan.buffers[plan.outputBuffers[index]];
   return model->backend->copyOut(bufferOffset(plan, buffer), data, bytes);
@@ -730,6 +788,31 @@ const char *fuse_model_device_driver(const fuse_model *model) {
   if (!model || !model->backend)
     return "";
   return model->backend->driver();
+}
+
+size_t fuse_model_plan_num_checks(const fuse_model *model, size_t plan) {
+  if (!model || plan >= model->artifact.plans.size())
+    return 0;
+  return model->artifact.plans[plan].checks.size();
+}
+
+fuse_status fuse_model_plan_check(const fuse_model *model, size_t plan,
+                                  size_t check, fuse_check_info *info) {
+  if (fuse_status s = checkPlanIndex(model, plan))
+    return s;
+  const Plan &p = model->artifact.plans[plan];
+  if (check >= p.checks.size())
+    return fail(FUSE_ERROR_ARGUMENT,
+                "check %zu is out of range (plan '%s' has %zu checks)", check,
+                p.name.c_str(), p.checks.size());
+  if (!info)
+    return fail(FUSE_ERROR_ARGUMENT, "info is NULL");
+  const CheckDesc &c = p.checks[check];
+  info->node = c.node.c_str();
+  info->op_type = c.opType.c_str();
+  info->range = c.range.c_str();
+  info->buffer = c.buffer;
+  return FUSE_OK;
 }
 
 size_t fuse_model_plan_num_choices(const fuse_model *model, size_t plan) {

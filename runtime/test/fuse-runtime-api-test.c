@@ -82,6 +82,9 @@ static int nullPointers(const char *path) {
   report("input_info NULL model", fuse_model_input_info(NULL, 0, &tensor));
   report("plan_launch NULL model", fuse_model_plan_launch(NULL, 0, 0, &launch));
   report("plan_buffer NULL model", fuse_model_plan_buffer(NULL, 0, 0, &buffer));
+  fuse_check_info checkInfo;
+  report("plan_check NULL model",
+         fuse_model_plan_check(NULL, 0, 0, &checkInfo));
   report("set_input NULL model", fuse_model_set_input(NULL, 0, x, sizeof(x)));
   report("run NULL model", fuse_model_run(NULL, 0));
   report("get_output NULL model", fuse_model_get_output(NULL, 0, y, sizeof(y)));
@@ -103,6 +106,10 @@ static int nullPointers(const char *path) {
   report("input_info NULL info", fuse_model_input_info(model, 0, NULL));
   report("plan_launch NULL info", fuse_model_plan_launch(model, 0, 0, NULL));
   report("plan_buffer NULL info", fuse_model_plan_buffer(model, 0, 0, NULL));
+  printf("checks: %zu (plan 9: %zu)\n", fuse_model_plan_num_checks(model, 0),
+         fuse_model_plan_num_checks(model, 9));
+  report("plan_check out of range",
+         fuse_model_plan_check(model, 0, 0, &checkInfo));
   report("group_info NULL info", fuse_model_group_info(model, 0, NULL));
   report("group_node NULL name",
          fuse_model_group_node(model, 0, 0, NULL, &opType));

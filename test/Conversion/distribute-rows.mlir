@@ -270,3 +270,37 @@ func.func @chunk_guard(%x: memref<2x520xf16>, %out: memref<2x520xf16>, %y: memre
   }
   return
 }
+
+// -----
+
+// One row and no loop (a reduction to one value, like an index check's
+// max): the kernel's own body is split over the block's 512 threads, lane
+// 0 writes the result, and the kernel is marked fuse.one_row so that
+// map-kernels-to-gpu runs it in every thread.
+// CHECK-LABEL: func.func @one_row
+// CHECK-SAME: fuse.one_row
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %c0
+// CHECK: scf.if %[[FIRST]]
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<f32>)
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: arith.maximumf
+// CHECK: gpu.shuffle xor
+// CHECK: memref.get_global @__fuse_row_partials
+// CHECK: gpu.barrier
+// CHECK: scf.if %[[FIRST]]
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[] : memref<f32>
+// CHECK-NOT: linalg.generic
+#all = affine_map<(d0, d1) -> (d0, d1)>
+#none = affine_map<(d0, d1) -> ()>
+func.func @one_row(%x: memref<32x128xf32>, %out: memref<f32>) attributes {fuse.kernel, fuse.strategy = #fuse.kernel<rows, grid = 1, block = 512, row_threads = 512>} {
+  %lowest = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%lowest : f32) outs(%out : memref<f32>)
+  linalg.generic {indexing_maps = [#all, #none], iterator_types = ["reduction", "reduction"]} ins(%x : memref<32x128xf32>) outs(%out : memref<f32>) {
+  ^bb0(%a: f32, %m: f32):
+    %r = arith.maximumf %m, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}

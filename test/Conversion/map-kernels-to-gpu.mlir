@@ -55,6 +55,21 @@ func.func @single(%x: memref<f32>, %out: memref<f32>) attributes {fuse.kernel} {
 
 // -----
 
+// A one-row kernel (fuse.one_row: fuse-distribute-rows split its work over
+// the block and guarded its writes) runs in every thread: no guard.
+// CHECK: gpu.func @one_row({{.*}}) kernel attributes {known_block_size = array<i32: 512, 1, 1>, known_grid_size = array<i32: 1, 1, 1>
+// CHECK-NEXT: gpu.thread_id x
+// CHECK-NEXT: memref.load
+// CHECK-NOT: scf.if
+func.func @one_row(%x: memref<512xf32>, %out: memref<f32>) attributes {fuse.kernel, fuse.one_row, fuse.strategy = #fuse.kernel<rows, grid = 1, block = 512, row_threads = 512>} {
+  %tid = gpu.thread_id x
+  %v = memref.load %x[%tid] : memref<512xf32>
+  memref.store %v, %out[] : memref<f32>
+  return
+}
+
+// -----
+
 // The strategy decides the launch: flat with 128-thread blocks.
 // CHECK: gpu.func @flat128({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 5, 1, 1>}
 // CHECK: %[[TID:.*]] = gpu.thread_id x

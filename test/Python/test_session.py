@@ -268,3 +268,39 @@ def test_profile(conv_model, conv_artifact):
     feeds = random_inputs(conv_model)
     reference = session.profile(feeds, plan="reference", iterations=2)
     assert reference.plan == "reference" and len(reference) >= 1
+
+
+def _gather_model():
+    from onnx import TensorProto, helper, numpy_helper
+    table = numpy_helper.from_array(
+        np.arange(20, dtype=np.float32).reshape(5, 4), "table")
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["table", "ids"], ["y"], name="emb")],
+        "gather", [helper.make_tensor_value_info("ids", TensorProto.INT64,
+                                                 [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+        [table])
+    return helper.make_model(graph,
+                             opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_index_out_of_range():
+    model = _gather_model()
+    session = fuse.InferenceSession(fuse.compile(model))
+    good = {"ids": np.array([1, 4, -5], np.int64)}
+    have, = session.run(None, good)
+    want, = onnxruntime_outputs(model, good)
+    assert_close("y", have, want)
+    with pytest.raises(fuse.InvalidArgument,
+                       match="Gather node 'emb': index 7 is out of range "
+                             "for axis 0 of size 5"):
+        session.run(None, {"ids": np.array([1, 7, -100000000], np.int64)})
+    # The session still runs good inputs after a failed run.
+    have, = session.run(None, good)
+    assert_close("y", have, want)
+    # Without the checks, clamped: rows 1, 4 and 0.
+    clamped = fuse.InferenceSession(fuse.compile(model, index_checks=False))
+    assert "--no-index-checks" in clamped.compile_flags
+    have, = clamped.run(None, {"ids": np.array([1, 7, -100000000],
+                                               np.int64)})
+    assert_close("y", have, want)

@@ -91,6 +91,13 @@ static cl::opt<bool> noFusedProjections(
     cl::desc("Keep an attention's Q, K and V projections three MatMuls "
              "instead of one over their weights side by side"),
     cl::cat(compileCategory));
+static cl::opt<bool> noIndexChecks(
+    "no-index-checks",
+    cl::desc("Do not check at run time that Gather, GatherElements and "
+             "GatherND indices are in range: an index out of range is then "
+             "clamped into it, without an error (saves a small reduction "
+             "kernel per such op)"),
+    cl::cat(compileCategory));
 static cl::opt<bool> reference(
     "reference",
     cl::desc("Also compile the model unfused, one kernel per op and in f64, "
@@ -709,6 +716,7 @@ int main(int argc, char **argv) {
   options.fuse = !noFuse;
   options.attentionKernel = !noAttentionKernel;
   options.fusedProjections = !noFusedProjections;
+  options.indexChecks = !noIndexChecks;
   if (reference && noReference) {
     errs() << "fuse-compile: --reference and --no-reference contradict each "
               "other\n";

@@ -925,7 +925,7 @@ int describe(const Options &options) {
                 (unsigned long long)fuse_model_plan_arena_bytes(model, p),
                 (unsigned long long)fuse_model_plan_bytes(model, p));
     static const char *const kinds[] = {"input", "output", "weight",
-                                        "intermediate"};
+                                        "intermediate", "check"};
     for (size_t b = 0; b < fuse_model_plan_num_buffers(model, p); ++b) {
       fuse_buffer_info info;
       check(fuse_model_plan_buffer(model, p, b, &info));
@@ -963,6 +963,12 @@ int describe(const Options &options) {
       std::printf("\n");
     }
     describeChoices(model, p);
+    for (size_t c = 0; c < fuse_model_plan_num_checks(model, p); ++c) {
+      fuse_check_info info;
+      check(fuse_model_plan_check(model, p, c, &info));
+      std::printf("  index check %zu: %s '%s', %s (buffer %u)\n", c,
+                  info.op_type, info.node, info.range, info.buffer);
+    }
   }
   size_t groups = fuse_model_num_groups(model);
   for (size_t g = 0; g < groups; ++g) {

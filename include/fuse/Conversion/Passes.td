@@ -110,7 +110,11 @@ def DistributeRows : Pass<"fuse-distribute-rows", "mlir::ModuleOp"> {
     through shared memory (`__fuse_row_partials`) between `gpu.barrier`s;
     what else writes global memory runs in lane 0. The lanes of a row
     synchronize after each op that writes global memory. Ops that write
-    only a thread's own stack buffers run in every lane.
+    only a thread's own stack buffers run in every lane. A kernel of one
+    block whose row is the block and that has no row loop (a reduction to
+    one value) is one row: its own body is split the same way, and the
+    kernel is marked `fuse.one_row`, so that fuse-map-kernels-to-gpu runs
+    it in every thread instead of thread 0 alone.
 
     ```mlir
     // one row of a Softmax: the max reduction, per lane

@@ -71,6 +71,10 @@ struct CompileOptions {
   /// input by one MatMul (fuse-raise-attention's fuse-projections;
   /// fuse-compile --no-fused-projections turns it off).
   bool fusedProjections = true;
+  /// Check at run time that gathered indices are in range
+  /// (fuse-insert-index-checks; fuse-compile --no-index-checks turns it
+  /// off, and an index out of range is clamped).
+  bool indexChecks = true;
   /// Also compile the model unfused, as plan "reference" (fuse-compile
   /// --reference; off by default: it doubles the compile).
   bool reference = false;

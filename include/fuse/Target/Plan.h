@@ -83,7 +83,11 @@ private:
 /// The ONNX data type number of an MLIR element type, or 0.
 uint32_t getDType(mlir::Type elementType);
 
-/// The inputs and outputs of host function `host`.
+/// The index check result `result` of `host` is, or null for an output.
+IndexCheckAttr getIndexCheck(mlir::func::FuncOp host, unsigned result);
+
+/// The inputs and outputs of host function `host` (its index checks are
+/// no outputs).
 mlir::LogicalResult getSignature(mlir::func::FuncOp host,
                                  std::vector<artifact::TensorDesc> &inputs,
                                  std::vector<artifact::TensorDesc> &outputs);

@@ -43,6 +43,44 @@ def SimplifyGraph : Pass<"fuse-simplify-graph", "mlir::func::FuncOp"> {
   }];
 }
 
+def InsertIndexChecks : Pass<"fuse-insert-index-checks",
+                              "mlir::func::FuncOp"> {
+  let summary = "Check at run time that each Gather's indices are in range";
+  let description = [{
+    ONNX calls an index out of range an error; the kernels clamp it into
+    range so no read leaves the tensor, which alone would be a silent wrong
+    answer. For each Gather, GatherElements and GatherND whose indices are
+    not constants (constant ones are checked at import), this adds a result
+    to the graph function, marked `fuse.index_check`: the largest
+    out-of-range index as an f32 (clipped to [-2^24, 2^24], where f32 holds
+    every integer), or -inf when there is none. The runtime reads it after
+    each run and fails the run with the node's name and the index. The
+    check is ordinary graph ops, fused into one reduction kernel per check
+    (an f32 max, which the GPU's rows kernels split over their threads):
+
+    ```mlir
+    // before
+    %y = onnx.Gather(%table, %ids) {axis = 0 : i64}
+        : (tensor<5x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
+    return %y : tensor<3x4xf32>
+    // after
+    %bad = onnx.Or(onnx.Less(%ids, -5), onnx.GreaterOrEqual(%ids, 5))
+    %clipped = onnx.Min(onnx.Max(%ids, -16777216), 16777216)
+    %key = onnx.Where(%bad, onnx.Cast(%clipped) {to = f32}, -inf)
+    %check = onnx.ReduceMax(%key) {keepdims = 0 : i64}
+        : (tensor<3xf32>) -> tensor<f32>
+    return %y, %check : tensor<3x4xf32>, tensor<f32>
+    // with the result attribute
+    //   fuse.index_check = #fuse.index_check<node = "...", op = "Gather",
+    //                                        range = "axis 0 of size 5">
+    ```
+
+    GatherND's indices address several dims, each with its own size: the
+    bounds are a constant of the indices' last dim, broadcast.
+  }];
+  let dependentDialects = ["::fuse::ONNXDialect", "::fuse::FuseDialect"];
+}
+
 def RaiseAttention : Pass<"fuse-raise-attention", "mlir::func::FuncOp"> {
   let summary = "Raise each attention chain to one fuse.attention";
   let description = [{

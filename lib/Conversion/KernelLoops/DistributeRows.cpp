@@ -285,10 +285,10 @@ public:
       : kernel(kernel), rewriter(kernel.getContext()), rowThreads(rowThreads),
         blockThreads(blockThreads) {}
 
-  LogicalResult run(scf::ForallOp rows) {
-    Block *body = rows.getBody();
+  /// Splits the ops of one row, `body` (the row loop's body, or a one-row
+  /// kernel's own), over the row's lanes.
+  LogicalResult run(Block *body, Location loc) {
     rewriter.setInsertionPointToStart(body);
-    Location loc = rows.getLoc();
     tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
     lane = rowThreads == blockThreads
                ? tid
@@ -734,12 +734,23 @@ struct DistributeRowsPass
       SmallVector<scf::ForallOp> rows;
       for (auto forall : kernel.getBody().getOps<scf::ForallOp>())
         rows.push_back(forall);
-      if (rows.size() != 1)
-        continue; // No loop: one row, run by lane 0 (see map-kernels-to-gpu).
       RowDistributor distributor(kernel, strategy.getRowThreads(),
                                  strategy.getBlock());
-      if (failed(distributor.run(rows.front())))
-        return signalPassFailure();
+      if (rows.size() == 1) {
+        if (failed(
+                distributor.run(rows.front().getBody(), rows.front().getLoc())))
+          return signalPassFailure();
+      } else if (rows.empty() && strategy.getGrid() == 1 &&
+                 strategy.getRowThreads() == strategy.getBlock()) {
+        // No loop: the kernel is one row (a reduction to one value), which
+        // the whole block shares; map-kernels-to-gpu then runs it in every
+        // thread instead of thread 0 alone.
+        if (failed(distributor.run(&kernel.getBody().front(), kernel.getLoc())))
+          return signalPassFailure();
+        kernel->setAttr(kOneRowAttrName, UnitAttr::get(kernel.getContext()));
+      } else {
+        continue;
+      }
       needsPartials |= distributor.needsPartials;
     }
     if (needsPartials && !SymbolTable::lookupSymbolIn(module, kPartialsName)) {

@@ -18,7 +18,8 @@
 // that reads an input in another order than its own, from a copy of the
 // input's tile in shared memory (TransposeTiles.cpp); `mma`, a contraction
 // on tensor cores (ContractionMmaTiles.cpp). A kernel with no
-// parallel loop runs in one thread (or one row).
+// parallel loop runs in one thread, or, marked `fuse.one_row`, as one row
+// of the block's threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -810,9 +811,11 @@ struct MapKernelsToGPUPass
             << " rows";
         return signalPassFailure();
       }
-      if (loops.empty())
-        guardSingleThread(b, gpuFunc);
-      else if (strategy.getMapping() == Mapping::planes)
+      if (loops.empty()) {
+        // A one-row kernel's lanes guard their own writes.
+        if (!kernel->hasAttr(kOneRowAttrName))
+          guardSingleThread(b, gpuFunc);
+      } else if (strategy.getMapping() == Mapping::planes)
         (void)distributePlanes(b, gpuFunc, loops.front(), strategy);
       else if (strategy.getMapping() == Mapping::tiles) {
         if (failed(distributeTiles(b, gpuFunc, loops.front(), strategy)))

@@ -173,6 +173,9 @@ typedef enum fuse_buffer_kind {
   FUSE_BUFFER_OUTPUT = 1,
   FUSE_BUFFER_WEIGHT = 2,
   FUSE_BUFFER_INTERMEDIATE = 3,
+  /* An index check: one int64 the runtime reads after each run (see
+   * fuse_model_run). */
+  FUSE_BUFFER_CHECK = 4,
 } fuse_buffer_kind;
 
 typedef struct fuse_buffer_info {
@@ -221,6 +224,22 @@ fuse_status fuse_model_group_info(const fuse_model *model, size_t group,
 fuse_status fuse_model_group_node(const fuse_model *model, size_t group,
                                   size_t node, const char **name,
                                   const char **op_type);
+
+/* Index checks: the Gather, GatherElements and GatherND nodes whose
+ * indices each run checks (see fuse_model_run); 0 for a model compiled
+ * with --no-index-checks, and for an out-of-range plan. */
+size_t fuse_model_plan_num_checks(const fuse_model *model, size_t plan);
+
+typedef struct fuse_check_info {
+  const char *node;    /* the ONNX node's name; valid while the model is
+                          loaded, like the strings below */
+  const char *op_type; /* "Gather", "GatherElements" or "GatherND" */
+  const char *range;   /* the dims its indices address: "axis 0 of size 5" */
+  uint32_t buffer;     /* the plan's buffer that holds the check */
+} fuse_check_info;
+
+fuse_status fuse_model_plan_check(const fuse_model *model, size_t plan,
+                                  size_t check, fuse_check_info *info);
 
 /* Choices: groups the compiler gave several candidates, each a run of
  * consecutive launches of the plan that computes the same results (a
@@ -290,7 +309,10 @@ fuse_status fuse_model_save(const fuse_model *model, const char *path);
 fuse_status fuse_model_set_input(fuse_model *model, size_t index,
                                  const void *data, size_t bytes);
 /* Runs a plan to completion (inputs must have been set or bound), on the
- * model's own stream. */
+ * model's own stream. A Gather, GatherElements or GatherND that was given
+ * an index out of range makes the run fail with FUSE_ERROR_ARGUMENT and a
+ * message naming the node and the index (unless the model was compiled
+ * with --no-index-checks; its outputs are then what clamped indices give). */
 fuse_status fuse_model_run(fuse_model *model, size_t plan);
 /* Copies output `index` of the last run into host memory. */
 fuse_status fuse_model_get_output(fuse_model *model, size_t index,
@@ -323,7 +345,9 @@ fuse_status fuse_model_bind_output(fuse_model *model, size_t index, void *data,
  * one plan at a time: runs on two streams are ordered (the second waits
  * for the first); for concurrent runs, use sessions
  * (fuse_model_new_session). On the cpu target the stream must be NULL and
- * the run completes before the call returns. */
+ * the run completes before the call returns. An index out of range (see
+ * fuse_model_run) is reported by fuse_model_get_output, or by the model's
+ * next run if the run has finished by the time that starts. */
 fuse_status fuse_model_run_async(fuse_model *model, size_t plan, void *stream);
 
 /* Times `iterations` runs of a plan after `warmup` untimed ones, with the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes fuse artifacts (.fbin, format version 3; 4, 5, 6 or 7 where a defect says so)
+"""Writes fuse artifacts (.fbin, format version 3; 4 to 8 where a defect says so)
 for the runtime tests.
 
     make_artifact.py MODEL OUT.fbin [--image KERNELS.so] [--target cuda]
@@ -43,7 +43,8 @@ SECTIONS = {"plan": 1, "image": 2, "ptx": 3, "weights": 4, "metadata": 5,
 DTYPES = {"float32": 1, "uint8": 2, "int8": 3, "uint16": 4, "int16": 5,
           "int32": 6, "int64": 7, "bool": 9, "float16": 10, "float64": 11,
           "uint32": 12, "uint64": 13, "bfloat16": 16}
-KINDS = {"input": 0, "output": 1, "weight": 2, "intermediate": 3}
+KINDS = {"input": 0, "output": 1, "weight": 2, "intermediate": 3,
+         "check": 4}
 # Launch kinds: a kernel of the image, a cuBLASLt matmul, a cuDNN conv.
 LAUNCH_KINDS = {"kernel": 1, "matmul": 2, "conv": 3}
 # LaunchDesc::kernel of a library launch; LaunchDesc::group of a launch
@@ -835,6 +836,11 @@ def encode_plan(model):
         for launch in p["launches"]:
             out += encode_launch(launch)
         out += encode_choices(p.get("choices", []))
+        if model.get("header", {}).get("version", FORMAT_VERSION) >= 8:
+            out += u32(len(p.get("checks", [])))
+            for c in p.get("checks", []):
+                out += u32(c["buffer"]) + string(c["node"])
+                out += string(c["op"]) + string(c["range"])
     return out + model.get("plan_trailer", b"")
 
 
@@ -997,6 +1003,22 @@ def typed_params(version=6, **launch0_fields):
     return apply
 
 
+def index_check(buffer_kind="check", dtype="float32", dims=(), **fields):
+    """Format 8, plan 'main' with an index check of a buffer of its own
+    (`buffer_kind`, `dtype`, `dims`); `fields` change the check."""
+    def apply(m):
+        cpu_levels(1, version=8)(m)
+        plan = main_plan(m)
+        plan["buffers"].append(buf(buffer_kind, dict(name="check",
+                                                     dtype=dtype,
+                                                     dims=list(dims))))
+        check = dict(buffer=len(plan["buffers"]) - 1, node="g", op="Gather",
+                     range="axis 0 of size 5")
+        check.update(fields)
+        plan["checks"] = [check]
+    return apply
+
+
 def raw_params(fn):
     """Replaces launch 0's params by fn(its encoded bytes)."""
     def apply(m):
@@ -1012,7 +1034,7 @@ def cut_section(kind, n):
 
 DEFECTS = {
     "bad-magic": set_header(magic=b"NOTFUSE\0"),
-    "bad-version": set_header(version=8),
+    "bad-version": set_header(version=9),
     "old-version": set_header(version=2),
     "unknown-target": set_header(target=5),
     "header-reserved": set_header(reserved=3),
@@ -1208,6 +1230,16 @@ DEFECTS = {
         m)["buffers"][MATMUL_NAMES.index("y4")].__setitem__(
             "offset", main_plan(m)["buffers"][MATMUL_NAMES.index("t")][
                 "offset"]))),
+
+    # Index checks (format 8). Valid: its buffer is never written, and the
+    # zeros of a fresh arena read as index 0 out of range.
+    "indexcheck": index_check(),
+    "check-buffer-range": index_check(buffer=99),
+    "check-buffer-kind": index_check(buffer_kind="intermediate"),
+    "check-buffer-type": index_check(dtype="int32", dims=[1]),
+    "check-empty-range": index_check(range=""),
+    "check-unnamed": edit(lambda m: (index_check()(m),
+                                     main_plan(m).__setitem__("checks", []))),
 
     # Choices (on the choices model, see DEFECT_MODELS).
     "choice-one-candidate": edit(lambda m: choice(m, 0)["candidates"].pop()),

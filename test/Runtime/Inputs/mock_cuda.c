@@ -703,6 +703,33 @@ static void runMemset(void *context) {
     p[i] = c->value;
 }
 
+/* Host memory for async copies: plain malloc here. */
+CUresult cuMemAllocHost_v2(void **pointer, size_t bytes) {
+  FAIL_IF_ASKED("cuMemAllocHost_v2", ERROR_OUT_OF_MEMORY);
+  *pointer = malloc(bytes ? bytes : 1);
+  return *pointer ? SUCCESS : ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuMemFreeHost(void *pointer) {
+  free(pointer);
+  return SUCCESS;
+}
+
+CUresult cuMemcpyDtoHAsync_v2(void *host, CUdeviceptr from, size_t bytes,
+                              struct CUstream_st *stream) {
+  FAIL_IF_ASKED("cuMemcpyDtoHAsync_v2", ERROR_INVALID_VALUE);
+  if (!mock_cuda_device_range(from, bytes))
+    return ERROR_INVALID_VALUE;
+  trace("cuMemcpyDtoHAsync(%zu bytes)", bytes);
+  struct Copy *c = malloc(sizeof(*c));
+  if (!c)
+    return ERROR_OUT_OF_MEMORY;
+  c->to = (CUdeviceptr)(uintptr_t)host;
+  c->from = from;
+  c->bytes = bytes;
+  return mock_cuda_enqueue_host(stream, runCopy, c, free);
+}
+
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes,
                               struct CUstream_st *stream) {
   FAIL_IF_ASKED("cuMemcpyDtoDAsync_v2", ERROR_INVALID_VALUE);
@@ -747,6 +774,13 @@ CUresult cuStreamWaitEvent(struct CUstream_st *stream, struct CUevent_st *event,
 
 CUresult cuEventSynchronize(struct CUevent_st *event) {
   FAIL_IF_ASKED("cuEventSynchronize", ERROR_INVALID_VALUE);
+  (void)event;
+  return SUCCESS;
+}
+
+/* Runs are done when they are launched. */
+CUresult cuEventQuery(struct CUevent_st *event) {
+  FAIL_IF_ASKED("cuEventQuery", ERROR_INVALID_VALUE);
   (void)event;
   return SUCCESS;
 }

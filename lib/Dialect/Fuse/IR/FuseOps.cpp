@@ -4,6 +4,7 @@
 #include "fuse/Dialect/ONNX/IR/ONNXTraits.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -28,6 +29,43 @@ void FuseDialect::registerAttributes() {
 #define GET_ATTRDEF_LIST
 #include "fuse/Dialect/Fuse/IR/FuseAttrs.cpp.inc"
       >();
+}
+
+LogicalResult FuseDialect::verifyRegionResultAttribute(Operation *op,
+                                                       unsigned region,
+                                                       unsigned result,
+                                                       NamedAttribute attr) {
+  if (attr.getName() != kIndexCheckAttrName)
+    return success();
+  if (!isa<IndexCheckAttr>(attr.getValue()))
+    return op->emitError() << "'" << kIndexCheckAttrName
+                           << "' must be a #fuse.index_check";
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function || result >= function.getNumResults())
+    return op->emitError() << "'" << kIndexCheckAttrName
+                           << "' belongs on a function result";
+  auto type = dyn_cast<RankedTensorType>(function.getResultTypes()[result]);
+  if (!type || type.getRank() != 0 || !type.getElementType().isF32())
+    return op->emitError() << "index check result " << result
+                           << " must be a tensor<f32>, not "
+                           << function.getResultTypes()[result];
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// IndexCheckAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+IndexCheckAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       StringRef node, StringRef op, StringRef range) {
+  if (op != "Gather" && op != "GatherElements" && op != "GatherND")
+    return emitError() << "index_check op must be Gather, GatherElements or "
+                          "GatherND, not '"
+                       << op << "'";
+  if (range.empty())
+    return emitError() << "index_check range must not be empty";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -35,11 +35,12 @@ namespace fuse {
 namespace artifact {
 
 constexpr char kMagic[8] = {'F', 'U', 'S', 'E', 'B', 'I', 'N', '\0'};
-constexpr uint32_t kFormatVersion = 7;
+constexpr uint32_t kFormatVersion = 8;
 /// The oldest format the reader still takes: version 3 had one KernelImage
 /// and `SectionEntry::variant` 0 (then `reserved`); version 4 had no Build
 /// section; version 5's library parameters had no element types (every
-/// operand float32, no TF32); version 6's convolutions were all NCHW.
+/// operand float32, no TF32); version 6's convolutions were all NCHW;
+/// version 7's plans had no index checks.
 constexpr uint32_t kOldestFormatVersion = 3;
 /// Alignment of every section payload in the file and of every buffer
 /// offset in an arena or in the weights section.
@@ -215,6 +216,10 @@ enum class BufferKind : uint32_t {
   /// An intermediate value; lives in the arena at `offset`. Intermediates
   /// whose lifetimes do not overlap may share bytes.
   Intermediate = 3,
+  /// An index check (format 8): a scalar float32 in the arena at `offset`,
+  /// written by a launch of the plan and read by the runtime after each
+  /// run (CheckDesc).
+  Check = 4,
 };
 
 /// How a launch computes: a kernel of the artifact's own code, or a call
@@ -336,6 +341,22 @@ struct ChoiceDesc {
   std::vector<CandidateDesc> candidates;
 };
 
+/// A run-time check that one op's indices were in range (format 8). Its
+/// buffer holds, after a run, the largest index of the op that was out of
+/// range, clipped to [-2^24, 2^24] (kExactCheckLimit), or -inf when none
+/// was; the runtime fails the run with the node's name.
+/// The largest magnitude an index check holds exactly; larger indices
+/// read as this (or its negation).
+constexpr float kExactCheckLimit = 16777216.0f; // 2^24
+
+struct CheckDesc {
+  uint32_t buffer = 0; // a Check buffer of the plan: float32, rank 0
+  std::string node;    // the ONNX node's name
+  std::string opType;  // "Gather", "GatherElements" or "GatherND"
+  /// Which dims the indices address, for the message: "axis 0 of size 5".
+  std::string range;
+};
+
 struct PlanDesc {
   std::string name; // "main" first; "reference": one kernel per op
   uint64_t arenaBytes = 0;
@@ -345,6 +366,8 @@ struct PlanDesc {
   std::vector<LaunchDesc> launches;
   /// In launch order, not overlapping.
   std::vector<ChoiceDesc> choices;
+  /// Format 8: the index checks, read after each run.
+  std::vector<CheckDesc> checks;
 };
 
 /// The Plan section.
@@ -478,6 +501,7 @@ constexpr uint64_t kMinNodeBytes = 4 + 4;
 constexpr uint64_t kMinGroupBytes = 4 + 8 + 8 + 4;
 constexpr uint64_t kMinCandidateBytes = 4 + 4 + 4 + 4;
 constexpr uint64_t kMinChoiceBytes = 4 + 4 + 4 + 4;
+constexpr uint64_t kMinCheckBytes = 4 + 4 + 4 + 4; // buffer, three strings
 
 /// "plan 'main' launch 3", for the reader's messages.
 template <typename... Args>
@@ -538,8 +562,16 @@ template <class IO> void transfer(IO &io, ChoiceDesc &c) {
 
 /// A plan; its input and output buffer lists have one entry per signature
 /// input and output, so their lengths are not stored.
+template <class IO> void transfer(IO &io, CheckDesc &c) {
+  io.u32(c.buffer, "buffer");
+  io.str(c.node, "node");
+  io.str(c.opType, "opType");
+  io.str(c.range, "range");
+}
+
 template <class IO>
-void transfer(IO &io, PlanDesc &p, size_t numInputs, size_t numOutputs) {
+void transfer(IO &io, PlanDesc &p, size_t numInputs, size_t numOutputs,
+              uint32_t version) {
   io.str(p.name, "name");
   io.context([&] { return formatContext("plan '%s'", p.name.c_str()); });
   io.u64(p.arenaBytes, "arenaBytes");
@@ -568,9 +600,22 @@ void transfer(IO &io, PlanDesc &p, size_t numInputs, size_t numOutputs) {
     });
     transfer(io, c);
   });
+  if (version < 8)
+    return;
+  io.context([&] { return formatContext("plan '%s'", p.name.c_str()); });
+  index = 0;
+  io.list(p.checks, "numChecks", kMinCheckBytes, [&](CheckDesc &c) {
+    io.context([&] {
+      return formatContext("plan '%s' check %u", p.name.c_str(), index++);
+    });
+    transfer(io, c);
+  });
 }
 
-template <class IO> void transfer(IO &io, PlanSection &s) {
+/// A reader passes the file's version (plans before version 8 end after
+/// their choices).
+template <class IO>
+void transfer(IO &io, PlanSection &s, uint32_t version = kFormatVersion) {
   uint32_t index = 0;
   io.context([] { return std::string("signature"); });
   io.list(s.inputs, "numInputs", kMinTensorBytes, [&](TensorDesc &t) {
@@ -592,12 +637,13 @@ template <class IO> void transfer(IO &io, PlanSection &s) {
   io.context([] { return std::string("plan table"); });
   index = 0;
   // name, arenaBytes, numBuffers, the input and output buffers, numLaunches,
-  // numChoices.
-  uint64_t minPlanBytes =
-      4 + 8 + 4 + 4 * uint64_t(s.inputs.size() + s.outputs.size()) + 4 + 4;
+  // numChoices (and numChecks).
+  uint64_t minPlanBytes = 4 + 8 + 4 +
+                          4 * uint64_t(s.inputs.size() + s.outputs.size()) + 4 +
+                          4 + (version >= 8 ? 4 : 0);
   io.list(s.plans, "numPlans", minPlanBytes, [&](PlanDesc &p) {
     io.context([&] { return formatContext("plan %u", index++); });
-    transfer(io, p, s.inputs.size(), s.outputs.size());
+    transfer(io, p, s.inputs.size(), s.outputs.size(), version);
   });
 }
 
@@ -895,9 +941,10 @@ private:
 };
 
 /// The bytes of one record.
-template <class T> std::vector<uint8_t> encode(T &record) {
+template <class T, class... Extra>
+std::vector<uint8_t> encode(T &record, Extra... extra) {
   Encoder encoder;
-  transfer(encoder, record);
+  transfer(encoder, record, extra...);
   return std::move(encoder.out);
 }
 

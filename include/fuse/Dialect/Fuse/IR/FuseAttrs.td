@@ -401,6 +401,30 @@ def Fuse_CudnnStrategyAttr : Fuse_Attr<"CudnnStrategy", "cudnn"> {
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
+def Fuse_IndexCheckAttr : Fuse_Attr<"IndexCheck", "index_check"> {
+  let summary = "a graph result that says whether an op's indices were in "
+                "range";
+  let description = [{
+    Marks a result of the graph function that fuse-insert-index-checks
+    added: a scalar f32, the largest index of `node` (an onnx `op`, Gather,
+    GatherElements or GatherND) that was out of range in a run, clipped to
+    [-2^24, 2^24], or -inf when every index was in range. `range` says, for the error
+    the runtime gives, which dims the indices address and their sizes. The
+    result is no output of the model: the plan keeps it in a check buffer,
+    which the runtime reads after each run.
+
+    ```mlir
+    func.func @main_graph(...) -> (..., tensor<f32> {fuse.index_check =
+        #fuse.index_check<node = "emb", op = "Gather",
+                          range = "axis 0 of size 30522">})
+    ```
+  }];
+  let parameters = (ins StringRefParameter<>:$node, StringRefParameter<>:$op,
+                        StringRefParameter<>:$range);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Fuse_StrategyAttr : AnyAttrOf<[Fuse_KernelStrategyAttr,
                                    Fuse_CublasLtStrategyAttr,
                                    Fuse_CudnnStrategyAttr]>;

@@ -19,6 +19,8 @@ def Fuse_Dialect : Dialect {
   }];
   let cppNamespace = "::fuse";
   let useDefaultAttributePrinterParser = 1;
+  // fuse.index_check on the graph function's results.
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
   }];

@@ -29,6 +29,13 @@ namespace fuse {
 /// The name of the discardable attribute that carries a strategy on an op
 /// outside any group and on an outlined kernel function.
 constexpr llvm::StringLiteral kStrategyAttrName = "fuse.strategy";
+/// Marks a `rows` kernel without a row loop (one row: a reduction to one
+/// value) whose work fuse-distribute-rows split over the block's threads:
+/// fuse-map-kernels-to-gpu runs it in every thread, not thread 0 alone.
+constexpr llvm::StringLiteral kOneRowAttrName = "fuse.one_row";
+/// Marks a result of the graph function that is an index check
+/// (IndexCheckAttr), not an output of the model.
+constexpr llvm::StringLiteral kIndexCheckAttrName = "fuse.index_check";
 /// A unit attribute on the ops a split-K rewrite adds (the operands' views,
 /// the sum of the partial products): not ops of the model, so the fusion
 /// report does not count them.
