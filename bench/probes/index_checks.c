@@ -1,6 +1,6 @@
 /* Index checks through the C API, on the artifact's target: a run with an
  * index out of range fails (fuse_model_run); an async run's check is read
- * by fuse_model_get_output, or by the next run once it has finished; and
+ * by fuse_model_get_output or by the next run, which waits for it; and
  * what reading the checks adds to a synchronous run, against the same
  * model compiled with --no-index-checks.
  *
@@ -97,13 +97,20 @@ int main(int argc, char **argv) {
   expect(s == FUSE_ERROR_ARGUMENT &&
              strstr(fuse_last_error(), "is out of range"),
          "get_output after an async run out of range");
-  /* Async: the next run reads it once the run has finished. */
+  /* Async: the next run reads it (waiting for the run), whether or not it
+   * has finished. */
   expect(fuse_model_run_async(checked, 0, NULL) == FUSE_OK, "run_async again");
   usleep(200000);
   s = fuse_model_run_async(checked, 0, NULL);
   expect(s == FUSE_ERROR_ARGUMENT &&
              strstr(fuse_last_error(), "is out of range"),
          "the next run_async reports the finished one");
+  expect(fuse_model_run_async(checked, 0, NULL) == FUSE_OK,
+         "run_async, then at once");
+  s = fuse_model_run_async(checked, 0, NULL);
+  expect(s == FUSE_ERROR_ARGUMENT &&
+             strstr(fuse_last_error(), "is out of range"),
+         "the next run_async reports the one in flight");
   fuse_model_set_input(checked, 0, good, input.bytes);
   expect(fuse_model_run_async(checked, 0, NULL) == FUSE_OK &&
              fuse_model_get_output(checked, 0, out, output.bytes) == FUSE_OK,

@@ -493,7 +493,8 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
       // (A candidate's launches are all real: the choice counts them.)
       if (!inCandidate && isViewKernel(kernel) &&
           defAt.count(storage(call.getOperand(0))) &&
-          !returned.contains(call.getResult(0))) {
+          !returned.contains(call.getResult(0)) &&
+          !checked.contains(call.getResult(0))) {
         storageOf[call.getResult(0)] = storage(call.getOperand(0));
         views.push_back(call.getResult(0));
         return success();
@@ -563,9 +564,11 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
   for (Value v : ret.getOperands()) {
     if (storageOf.count(v))
       return emitError(v.getLoc(), "a view cannot be a graph output");
-    if (checked.contains(v) && !defAt.count(v))
+    if (checked.contains(v) && (!defAt.count(v) || returned.contains(v)))
       return emitError(v.getLoc(), "an index check must be computed by a "
-                                   "kernel of the plan");
+                                   "kernel of the plan, and be no output of "
+                                   "the model (compile with "
+                                   "--no-index-checks)");
   }
 
   // Results: outputs are reserved like inputs, intermediates placed by

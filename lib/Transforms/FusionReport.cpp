@@ -344,7 +344,7 @@ explainAlone(Operation *op, bool fused,
         why = " does not fuse";
       else if (reduction && isElementwiseOp(producer) &&
                blocker != FusionBlocker::SeveralUsers)
-        why = ": its result's type is not the reduced input's";
+        why = ": its result's shape is not the reduced input's";
       else if (reduction && !isElementwiseOp(producer))
         why = ": a reduction's group takes elementwise ops before it";
       else

@@ -573,7 +573,8 @@ fuse_status validateChoices(const Plan &plan) {
 }
 
 /// Checks that each index check names a Check buffer (float32, rank 0) and
-/// says what it checks, and that each Check buffer is some check's.
+/// says what it checks, that each Check buffer is some check's, and that
+/// they sit side by side.
 fuse_status validateChecks(const Plan &plan) {
   const char *name = plan.name.c_str();
   std::vector<bool> named(plan.buffers.size(), false);
@@ -585,14 +586,11 @@ fuse_status validateChecks(const Plan &plan) {
                   "plan's %zu buffers",
                   name, i, check.buffer, plan.buffers.size());
     const BufferDesc &buffer = plan.buffers[check.buffer];
-    // (An output, when the model returns the same value.)
-    if ((!isKind(buffer.kind, BufferKind::Check) &&
-         !isKind(buffer.kind, BufferKind::Output)) ||
+    if (!isKind(buffer.kind, BufferKind::Check) ||
         buffer.dtype != uint32_t(DType::Float32) || !buffer.dims.empty())
       return fail(FUSE_ERROR_FORMAT,
                   "artifact: plan '%s' check %zu names buffer %u (%s, %s); "
-                  "a check's buffer is a check (or output) buffer of one "
-                  "float32",
+                  "a check's buffer is a check buffer of one float32",
                   name, i, check.buffer, kindName(buffer.kind),
                   typeString(buffer.dtype, buffer.dims).c_str());
     if (check.opType.empty() || check.range.empty())
@@ -602,12 +600,28 @@ fuse_status validateChecks(const Plan &plan) {
                   name, i);
     named[check.buffer] = true;
   }
-  for (size_t b = 0; b < plan.buffers.size(); ++b)
-    if (isKind(plan.buffers[b].kind, BufferKind::Check) && !named[b])
+  uint64_t checkBuffers = 0, first = UINT64_MAX, end = 0;
+  for (size_t b = 0; b < plan.buffers.size(); ++b) {
+    const BufferDesc &buffer = plan.buffers[b];
+    if (!isKind(buffer.kind, BufferKind::Check))
+      continue;
+    if (!named[b])
       return fail(FUSE_ERROR_FORMAT,
                   "artifact: plan '%s' buffer %zu is a check buffer but no "
                   "check names it",
                   name, b);
+    ++checkBuffers;
+    first = std::min(first, buffer.offset);
+    end = std::max(end, buffer.offset + buffer.bytes);
+  }
+  // Side by side, one per 64 bytes: the runtime reads them in one copy.
+  if (checkBuffers && end - first > checkBuffers * kAlignment)
+    return fail(FUSE_ERROR_FORMAT,
+                "artifact: plan '%s' has %llu check buffers spread over %llu "
+                "bytes of its arena; they must be side by side (%llu bytes "
+                "at most)",
+                name, ull(checkBuffers), ull(end - first),
+                ull(checkBuffers * kAlignment));
   return FUSE_OK;
 }
 

@@ -57,8 +57,6 @@ public:
     (void)plan;
     return copyOut(offset, data, bytes);
   }
-  /// Whether the last run has finished, asked without waiting for it.
-  virtual bool lastRunFinished() { return true; }
   /// fuse_model_benchmark, inputs already in place.
   virtual fuse_status benchmark(size_t plan, int warmup, int iterations,
                                 double *timesMs) = 0;

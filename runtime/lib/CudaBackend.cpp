@@ -361,14 +361,6 @@ public:
     return FUSE_OK;
   }
 
-  bool lastRunFinished() override {
-    if (!pending)
-      return true;
-    if (makeCurrent())
-      return false;
-    return cu->cuEventQuery(done) == CUDA_SUCCESS;
-  }
-
   fuse_status benchmark(size_t plan, int warmup, int iterations,
                         double *timesMs) override {
     if (fuse_status s = finishPending())

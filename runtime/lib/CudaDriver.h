@@ -113,7 +113,6 @@ constexpr unsigned kDefaultMaxDynamicShared = 48 * 1024;
   X(cuEventRecordWithFlags, "cuEventRecordWithFlags", nullptr, CUresult,       \
     (CUevent, CUstream, unsigned))                                             \
   X(cuEventSynchronize, "cuEventSynchronize", nullptr, CUresult, (CUevent))    \
-  X(cuEventQuery, "cuEventQuery", nullptr, CUresult, (CUevent))                \
   X(cuStreamWaitEvent, "cuStreamWaitEvent", nullptr, CUresult,                 \
     (CUstream, CUevent, unsigned))                                             \
   X(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",         \

@@ -618,20 +618,25 @@ static fuse_status readIndexChecks(fuse_model *model, size_t plan) {
   return FUSE_OK;
 }
 
+/// The index checks of the last async run, if nobody read them yet.
+static fuse_status readUncheckedRun(fuse_model *model) {
+  if (model->uncheckedPlan < 0)
+    return FUSE_OK;
+  size_t unchecked = size_t(model->uncheckedPlan);
+  model->uncheckedPlan = -1;
+  return readIndexChecks(model, unchecked);
+}
+
 /// Runs `plan` with the model's bindings: on `stream`, waiting for the run
 /// when `wait` is set.
 static fuse_status runBound(fuse_model *model, size_t plan, void *stream,
                             bool wait) {
   if (fuse_status s = checkPlan(model, plan))
     return s;
-  // An earlier async run's checks, when it has finished by now (without
-  // waiting for it).
-  if (model->uncheckedPlan >= 0 && model->backend->lastRunFinished()) {
-    size_t unchecked = size_t(model->uncheckedPlan);
-    model->uncheckedPlan = -1;
-    if (fuse_status s = readIndexChecks(model, unchecked))
-      return s;
-  }
+  // An earlier async run's checks, read before this run's may replace
+  // them (waiting for that run if it has not finished).
+  if (fuse_status s = readUncheckedRun(model))
+    return s;
   const Plan &p = model->artifact.plans[plan];
   std::vector<Binding> inputs, outputs;
   for (size_t i = 0; i < model->inputBound.size(); ++i)
@@ -647,7 +652,6 @@ static fuse_status runBound(fuse_model *model, size_t plan, void *stream,
   if (fuse_status s = model->backend->run(plan, stream, inputs, outputs, wait))
     return s;
   model->lastPlan = static_cast<long>(plan);
-  model->uncheckedPlan = -1;
   if (!wait) {
     model->uncheckedPlan = static_cast<long>(plan);
     return FUSE_OK;
@@ -671,12 +675,8 @@ fuse_status fuse_model_get_output(fuse_model *model, size_t index, void *data,
     return fail(FUSE_ERROR_ARGUMENT,
                 "no plan has run yet, so there are no outputs");
   // An async run's outputs are good only if its indices were.
-  if (model->uncheckedPlan >= 0) {
-    size_t unchecked = size_t(model->uncheckedPlan);
-    model->uncheckedPlan = -1;
-    if (fuse_status s = readIndexChecks(model, unchecked))
-      return s;
-  }
+  if (fuse_status s = readUncheckedRun(model))
+    return s;
   const Plan &plan = model->artifact.plans[model->lastPlan];
   const BufferDesc &buffer = plan.buffers[plan.outputBuffers[index]];
   return model->backend->copyOut(bufferOffset(plan, buffer), data, bytes);
@@ -701,6 +701,9 @@ fuse_status fuse_model_benchmark(fuse_model *model, size_t plan, int warmup,
     return s;
   if (!times_ms && iterations > 0)
     return fail(FUSE_ERROR_ARGUMENT, "times_ms is NULL");
+  // Timed runs write the checks too: an async run's are read first.
+  if (fuse_status s = readUncheckedRun(model))
+    return s;
   if (fuse_status s =
           model->backend->benchmark(plan, warmup, iterations, times_ms))
     return s;
@@ -717,6 +720,8 @@ fuse_status fuse_model_profile(fuse_model *model, size_t plan, int warmup,
   if (!times_ms && iterations > 0 &&
       !model->artifact.plans[plan].launches.empty())
     return fail(FUSE_ERROR_ARGUMENT, "times_ms is NULL");
+  if (fuse_status s = readUncheckedRun(model))
+    return s;
   if (fuse_status s = model->backend->profile(plan, warmup, iterations,
                                               times_ms, overhead_ms))
     return s;

@@ -173,7 +173,7 @@ typedef enum fuse_buffer_kind {
   FUSE_BUFFER_OUTPUT = 1,
   FUSE_BUFFER_WEIGHT = 2,
   FUSE_BUFFER_INTERMEDIATE = 3,
-  /* An index check: one int64 the runtime reads after each run (see
+  /* An index check: one float32 the runtime reads after each run (see
    * fuse_model_run). */
   FUSE_BUFFER_CHECK = 4,
 } fuse_buffer_kind;
@@ -346,8 +346,11 @@ fuse_status fuse_model_bind_output(fuse_model *model, size_t index, void *data,
  * for the first); for concurrent runs, use sessions
  * (fuse_model_new_session). On the cpu target the stream must be NULL and
  * the run completes before the call returns. An index out of range (see
- * fuse_model_run) is reported by fuse_model_get_output, or by the model's
- * next run if the run has finished by the time that starts. */
+ * fuse_model_run) is reported by the model's next call that runs or reads
+ * outputs (fuse_model_get_output, a run, benchmark, profile), which waits
+ * for the async run first when the model has index checks
+ * (fuse_model_plan_num_checks): a model compiled with --no-index-checks
+ * queues runs back to back without waiting. */
 fuse_status fuse_model_run_async(fuse_model *model, size_t plan, void *stream);
 
 /* Times `iterations` runs of a plan after `warmup` untimed ones, with the

@@ -1019,6 +1019,15 @@ def index_check(buffer_kind="check", dtype="float32", dims=(), **fields):
     return apply
 
 
+def spread_checks(m):
+    """A second check whose buffer lies 256 bytes past the first's."""
+    plan = main_plan(m)
+    plan["buffers"].append(buf("intermediate", f32t([64])))
+    plan["buffers"].append(buf("check", dict(dtype="float32", dims=[])))
+    plan["checks"].append(dict(plan["checks"][0],
+                               buffer=len(plan["buffers"]) - 1))
+
+
 def raw_params(fn):
     """Replaces launch 0's params by fn(its encoded bytes)."""
     def apply(m):
@@ -1240,6 +1249,7 @@ DEFECTS = {
     "check-empty-range": index_check(range=""),
     "check-unnamed": edit(lambda m: (index_check()(m),
                                      main_plan(m).__setitem__("checks", []))),
+    "check-spread": edit(lambda m: (index_check()(m), spread_checks(m))),
 
     # Choices (on the choices model, see DEFECT_MODELS).
     "choice-one-candidate": edit(lambda m: choice(m, 0)["candidates"].pop()),

@@ -778,13 +778,6 @@ CUresult cuEventSynchronize(struct CUevent_st *event) {
   return SUCCESS;
 }
 
-/* Runs are done when they are launched. */
-CUresult cuEventQuery(struct CUevent_st *event) {
-  FAIL_IF_ASKED("cuEventQuery", ERROR_INVALID_VALUE);
-  (void)event;
-  return SUCCESS;
-}
-
 /* Only the _v2 name: the runtime must prefer it. */
 CUresult cuEventElapsedTime_v2(float *ms, struct CUevent_st *start,
                                struct CUevent_st *end) {
