@@ -614,14 +614,14 @@ fuse_status validateChecks(const Plan &plan) {
     first = std::min(first, buffer.offset);
     end = std::max(end, buffer.offset + buffer.bytes);
   }
-  // Side by side, one per 64 bytes: the runtime reads them in one copy.
-  if (checkBuffers && end - first > checkBuffers * kAlignment)
+  // Side by side: the runtime reads them in one copy.
+  if (checkBuffers && end - first > checkBuffers * kMaxCheckStride)
     return fail(FUSE_ERROR_FORMAT,
                 "artifact: plan '%s' has %llu check buffers spread over %llu "
                 "bytes of its arena; they must be side by side (%llu bytes "
                 "at most)",
                 name, ull(checkBuffers), ull(end - first),
-                ull(checkBuffers * kAlignment));
+                ull(checkBuffers * kMaxCheckStride));
   return FUSE_OK;
 }
 

@@ -33,6 +33,8 @@ namespace target {
 /// Alignment of every buffer in an arena and in the weights section:
 /// enough for coalesced GPU access and for any vector load.
 constexpr uint64_t kBufferAlignment = 256;
+static_assert(kBufferAlignment <= artifact::kMaxCheckStride,
+              "the plan's check buffers must stay side by side");
 
 /// The weights of all plans, each stored once. The bytes of `dense_resource`
 /// weights are referenced, not copied (their blobs live as long as the

@@ -73,6 +73,23 @@ def main(out):
              ids=np.array([[0, 0], [1, 2], [-2, -3]], np.int64))
     np.savez(f"{out}/gather_nd-bad.npz", x=x,
              ids=np.array([[0, 0], [0, -4], [1, 1]], np.int64))
+    # Three Gathers of input indices: three checks, side by side in the
+    # arena; the bad index is the last one's.
+    nodes = [helper.make_node("Gather", ["table", f"ids{k}"], [f"y{k}"],
+                              name=f"emb{k}") for k in range(3)]
+    graph = helper.make_graph(
+        nodes, "three",
+        [info(f"ids{k}", TensorProto.INT64, [2]) for k in range(3)],
+        [info(f"y{k}", TensorProto.FLOAT, [2, 4]) for k in range(3)],
+        [table])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    onnx.save(model, f"{out}/three.onnx")
+    good = {f"ids{k}": np.array([k, -k - 1], np.int64) for k in range(3)}
+    np.savez(f"{out}/three-good.npz", **good)
+    np.savez(f"{out}/three-bad.npz", **dict(good, ids2=np.array([2, 5],
+                                                                np.int64)))
 
 
 if __name__ == "__main__":

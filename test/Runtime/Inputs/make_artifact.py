@@ -1020,9 +1020,9 @@ def index_check(buffer_kind="check", dtype="float32", dims=(), **fields):
 
 
 def spread_checks(m):
-    """A second check whose buffer lies 256 bytes past the first's."""
+    """A second check whose buffer lies 1088 bytes past the first's."""
     plan = main_plan(m)
-    plan["buffers"].append(buf("intermediate", f32t([64])))
+    plan["buffers"].append(buf("intermediate", f32t([256])))
     plan["buffers"].append(buf("check", dict(dtype="float32", dims=[])))
     plan["checks"].append(dict(plan["checks"][0],
                                buffer=len(plan["buffers"]) - 1))

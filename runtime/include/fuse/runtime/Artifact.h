@@ -349,6 +349,11 @@ struct ChoiceDesc {
 /// read as this (or its negation).
 constexpr float kExactCheckLimit = 16777216.0f; // 2^24
 
+/// A plan's check buffers sit side by side, so that one copy reads them:
+/// each starts at most this many bytes after the one before (the compiler
+/// aligns buffers to 256 bytes).
+constexpr uint64_t kMaxCheckStride = 256;
+
 struct CheckDesc {
   uint32_t buffer = 0; // a Check buffer of the plan: float32, rank 0
   std::string node;    // the ONNX node's name
