@@ -600,10 +600,9 @@ fuse_status validateChecks(const Plan &plan) {
                   name, i);
     named[check.buffer] = true;
   }
-  uint64_t checkBuffers = 0, first = UINT64_MAX, end = 0;
+  uint64_t checkBuffers = 0;
   for (size_t b = 0; b < plan.buffers.size(); ++b) {
-    const BufferDesc &buffer = plan.buffers[b];
-    if (!isKind(buffer.kind, BufferKind::Check))
+    if (!isKind(plan.buffers[b].kind, BufferKind::Check))
       continue;
     if (!named[b])
       return fail(FUSE_ERROR_FORMAT,
@@ -611,10 +610,9 @@ fuse_status validateChecks(const Plan &plan) {
                   "check names it",
                   name, b);
     ++checkBuffers;
-    first = std::min(first, buffer.offset);
-    end = std::max(end, buffer.offset + buffer.bytes);
   }
-  // Side by side: the runtime reads them in one copy.
+  // Side by side: the runtime reads them in one copy (checkSpan).
+  auto [first, end] = checkSpan(plan);
   if (checkBuffers && end - first > checkBuffers * kMaxCheckStride)
     return fail(FUSE_ERROR_FORMAT,
                 "artifact: plan '%s' has %llu check buffers spread over %llu "

@@ -49,13 +49,13 @@ public:
   virtual fuse_status run(size_t plan, void *stream,
                           const std::vector<Binding> &inputs,
                           const std::vector<Binding> &outputs, bool wait) = 0;
-  /// Copies the bytes [offset, offset + bytes) of the model's allocation
-  /// that hold `plan`'s index checks (checkSpan), as its last run left
-  /// them; waits for the run.
-  virtual fuse_status readChecks(size_t plan, uint64_t offset, void *data,
-                                 uint64_t bytes) {
-    (void)plan;
-    return copyOut(offset, data, bytes);
+  /// Copies the bytes of the model's allocation that hold `plan`'s index
+  /// checks (checkSpan) to `data`, as its last run left them; waits for
+  /// the run.
+  virtual fuse_status readChecks(const Plan &plan, size_t index, void *data) {
+    (void)index;
+    auto [first, end] = checkSpan(plan);
+    return copyOut(first, data, end - first);
   }
   /// fuse_model_benchmark, inputs already in place.
   virtual fuse_status benchmark(size_t plan, int warmup, int iterations,

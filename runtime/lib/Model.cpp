@@ -593,8 +593,7 @@ static fuse_status readIndexChecks(fuse_model *model, size_t plan) {
     return FUSE_OK;
   auto [first, end] = checkSpan(p);
   std::vector<uint8_t> bytes(end - first);
-  if (fuse_status s =
-          model->backend->readChecks(plan, first, bytes.data(), bytes.size()))
+  if (fuse_status s = model->backend->readChecks(p, plan, bytes.data()))
     return s;
   for (const CheckDesc &check : p.checks) {
     float index;
