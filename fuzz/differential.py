@@ -3,12 +3,22 @@
 
 Each case is a small random ONNX graph (1 to 8 nodes, a DAG) of operators
 fuse supports, on random shapes (dims of 0 and 1 included) and dtypes
-(float32 mostly; float16, float64, int32, int64, bool where the operator
-takes them), with random attributes, at opset 13, 17, 18, 20 or 21. The
-model is checked with onnx.checker and shape inference, run by
-onnxruntime's CPU provider on random inputs, compiled with `fuse-compile
---target=cpu --cpu=x86-64 --no-reference`, run with `fuse-run`, and the
-outputs compared.
+(float32 mostly; float16, bfloat16, float64, int32, int64, bool where the
+operator's schema at the opset, and onnxruntime, take them), with random
+attributes, at opset 13, 17, 18, 20 or 21. The model is checked with
+onnx.checker and shape inference, run by onnxruntime's CPU provider on
+random inputs, compiled with `fuse-compile --target=cpu --cpu=x86-64
+--no-reference`, run with `fuse-run`, and the outputs compared.
+
+onnxruntime's CPU provider has almost no bfloat16 kernels: a model with
+bfloat16 values (bfloat16 is the main dtype of about 7% of the cases, and
+some values of others) is run by onnxruntime as its float32 twin
+(float32_twin), whose bfloat16 outputs are compared at bfloat16's
+tolerance. fuse-run reads and writes bfloat16 in an .npz as its bits, in
+uint16. About 4% of the cases expect an error (OOB_CASES): one Gather,
+GatherElements or GatherND takes indices from a graph input with values
+out of range (past the end, below -dim, or as far as 2^40 or the type's
+limits), its result a graph output.
 
     differential.py [--seed N] [--count N | --minutes M] [--jobs J]
                     [--out DIR] [--fuse-compile BIN] [--fuse-run BIN]
@@ -21,25 +31,31 @@ Every case ends in one category:
   pass      fuse's outputs match onnxruntime's: shapes and dtypes exactly;
             integers and bool exactly; floats within the tolerance of the
             least precise float type the value went through (float32 rtol
-            1e-4, atol 1e-5; float16 1e-2, 4e-3; float64 1e-7, 1e-9; atol
-            scaled by the output's largest magnitude), NaN matching NaN. A
-            float element beyond that passes if the model computed in
-            float64 (onnx's reference evaluator) shows the difference is
-            rounding: see compare()
+            1e-4, atol 1e-5; float16 1e-2, 4e-3; bfloat16 8e-2, 3e-2;
+            float64 1e-7, 1e-9; atol scaled by the output's largest
+            magnitude), NaN matching NaN. A float element beyond that
+            passes if the model computed in float64 (onnx's reference
+            evaluator) shows the difference is rounding: see compare().
+            An error-expected case passes when onnxruntime fails at the
+            node and fuse-run exits with status 1 and an error that names
+            the node and says "out of range"
   refused   fuse-compile exited with status 1 and every `error:` line
             names a node or a graph input or output (an operator, dtype
             or feature fuse does not support)
   invalid   the generated model was rejected by onnx.checker or shape
             inference, onnxruntime refused, failed or crashed on it, or
             it computed an output shape other than onnx's shape inference
-            (no oracle)
-  mismatch  (failure) an output differs from onnxruntime's
+            (no oracle); in an error-expected case, onnxruntime did not
+            fail at the node
+  mismatch  (failure) an output differs from onnxruntime's, or fuse-run
+            succeeded on out-of-range indices (a silent wrong answer)
   crash     (failure) a tool died of a signal or exited with another
             status, printed "LLVM ERROR", an assertion, a stack dump or a
             sanitizer report, refused with an error that names no node or
             with an internal error (about an op of the dialects fuse
             lowers to, such as 'linalg.generic'), or fuse-run failed on a
-            model that compiled
+            model that compiled (in an error-expected case: failed
+            otherwise than with the node's out-of-range error)
   hang      (failure) a tool ran longer than --timeout seconds (60)
 
 A given seed always generates the same models (case I of seed N is the
@@ -49,8 +65,9 @@ onnxruntime's, fuse's and the float64 outputs, the tools' messages and
 replay.sh with the commands); an --out that exists and is not empty is
 left alone: a fresh folder run-K inside it is used. Prints a line per
 failure, progress every --progress seconds, and a summary (categories,
-the most frequent refusals and onnxruntime errors, how often each
-operator appeared); exits 1 on any failure.
+those of the bfloat16 and of the error-expected cases, the most frequent
+refusals and onnxruntime errors, how often each operator appeared);
+exits 1 on any failure.
 
 What the generator stays away from, and why:
 
@@ -64,14 +81,19 @@ What the generator stays away from, and why:
   - ops that jump (Floor, comparisons, Cast to integers, ArgMax, TopK's
     indices...) take only exact values (EXACT_OPS), never ones a rounding
     difference upstream could move across the jump;
-  - what onnxruntime has no kernel for (ORT_NO_FLOAT64), and onnxruntime's
-    own deviations (SAME padding with dilations);
+  - float16 and bfloat16 values that are not exact into ops that
+    magnify a rounding difference (AMPLIFY);
+  - dtypes the op's schema does not take at the opset (schema_dtypes:
+    the model would only be invalid), what onnxruntime has no kernel for
+    (ORT_NO_FLOAT64), and onnxruntime's own deviations (SAME padding with
+    dilations);
   - the fuse bugs in KNOWN_BUGS (--known-bugs generates them again).
 """
 
 import argparse
 import collections
 import concurrent.futures
+import functools
 import json
 import math
 import multiprocessing
@@ -85,15 +107,21 @@ import tempfile
 import threading
 import time
 
+import ml_dtypes  # onnx's own dependency: numpy has no bfloat16
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 ONNX_TYPE = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16,
+             "bfloat16": TensorProto.BFLOAT16,
              "float64": TensorProto.DOUBLE, "int32": TensorProto.INT32,
              "int64": TensorProto.INT64, "bool": TensorProto.BOOL}
 NP_TYPE = {v: k for k, v in ONNX_TYPE.items()}
-FLOATS = ("float32", "float16", "float64")
+BF16 = np.dtype(ml_dtypes.bfloat16)
+FLOATS = ("float32", "float16", "bfloat16", "float64")
+# The float types of few bits, whose rounding errors ops that amplify
+# them (AMPLIFY) turn into large differences.
+HALF = ("float16", "bfloat16")
 INTS = ("int32", "int64")
 NUMERIC = FLOATS + INTS
 ALL = NUMERIC + ("bool",)
@@ -104,8 +132,14 @@ MAX_ELEMENTS = 512
 # |fuse - ort| <= atol * scale + rtol * |ort|, scale = max(1, max |ort|)
 # of the output (an output computed through a cancellation is compared
 # against the magnitude of its values, not each element's).
+# bfloat16 has 8 significant bits to float16's 11: a unit in the last
+# place 8 times as large, so the same count of rounding errors is float16's
+# tolerance times 8 (rounded: (8e-2, 3e-2)). Its values are compared with
+# onnxruntime's float32 result (see float32_twin), which has none of
+# fuse's bfloat16 roundings of the intermediate values: the tolerance
+# covers those.
 TOLERANCE = {"float32": (1e-4, 1e-5), "float16": (1e-2, 4e-3),
-             "float64": (1e-7, 1e-9)}
+             "bfloat16": (8e-2, 3e-2), "float64": (1e-7, 1e-9)}
 
 # Float ops whose result is bit for bit the same in any correct
 # implementation when their inputs are: data movement, selection and
@@ -147,9 +181,10 @@ NAN_SENSITIVE = {
 }
 
 # Ops that turn a small difference of their input into a large one (near
-# 0 or 1): they take float16 values only when exact, since onnxruntime
-# computes float16 through float32 with casts it inserts, and keeps float32
-# along some edges of a graph and not others (x - x is not 0).
+# 0 or 1): they take float16 and bfloat16 values only when exact, since
+# onnxruntime computes float16 through float32 with casts it inserts, and
+# keeps float32 along some edges of a graph and not others (x - x is not
+# 0); its bfloat16 oracle is float32 throughout (float32_twin).
 AMPLIFY = {
     "Log", "ReduceLogSum", "Div", "Reciprocal", "Pow", "Sqrt", "Mod",
     "Atanh", "Acosh", "Asin", "Acos", "Tan", "ReduceL2", "LpNormalization",
@@ -192,6 +227,43 @@ ORT_FLOAT32_MATH = {"Shrink"}
 # docs/robustness.md, "Bugs found".
 KNOWN_BUGS = {}
 AVOID = set(KNOWN_BUGS)
+
+
+def np_dtype(name):
+    """numpy's dtype of one of ONNX_TYPE's names (ml_dtypes' for
+    bfloat16)."""
+    return BF16 if name == "bfloat16" else np.dtype(name)
+
+
+def is_float(a):
+    """Whether an array holds floats (bfloat16 is not numpy's kind 'f')."""
+    return a.dtype.kind == "f" or a.dtype == BF16
+
+
+@functools.lru_cache(maxsize=None)
+def schema_dtypes(op, opset):
+    """The dtypes (ONNX_TYPE's names) op's schema at opset takes for its
+    data operands: those that the first input and every required input
+    of a type that holds floats allow (indices, shapes, a condition are
+    not data); None where there is no schema (RowsGemm: several ops)."""
+    try:
+        schema = onnx.defs.get_schema(op, opset)
+    except onnx.defs.SchemaError:
+        return None
+    constraints = {c.type_param_str: set(c.allowed_type_strs)
+                   for c in schema.type_constraints}
+    names = {d: "tensor(%s)" % {"float32": "float",
+                                "float64": "double"}.get(d, d)
+             for d in ONNX_TYPE}
+    result = set(ONNX_TYPE)
+    optional = onnx.defs.OpSchema.FormalParameterOption.Optional
+    for k, formal in enumerate(schema.inputs):
+        types = constraints.get(formal.type_str, {formal.type_str})
+        if "tensor(float)" not in types or \
+                k and formal.option == optional:
+            continue
+        result &= {d for d, t in names.items() if t in types}
+    return frozenset(result)
 
 
 class GenError(Exception):
@@ -246,8 +318,14 @@ class Gen:
         self.current_op = None
         # A quarter of the cases have dims of 0.
         self.p_zero = 0.12 if rng.random() < 0.25 else 0.0
-        self.main = self.pick(["float32", "float16", "float64", "int32",
-                               "int64"], [0.62, 0.12, 0.1, 0.08, 0.08])
+        self.main = self.pick(["float32", "float16", "bfloat16", "float64",
+                               "int32", "int64"],
+                              [0.56, 0.12, 0.07, 0.09, 0.08, 0.08])
+        # An error-expected case: one Gather, GatherElements or GatherND
+        # takes out-of-range indices (oob_wanted until it is made; oob:
+        # that node's name and its result).
+        self.oob_wanted = False
+        self.oob = None
 
     # -- randomness ---------------------------------------------------------
 
@@ -284,18 +362,25 @@ class Gen:
         return tuple(dims)
 
     def allowed(self, dtypes):
-        """dtypes less those onnxruntime has no kernel of the current op
-        for."""
-        if self.current_op in ORT_NO_FLOAT64:
-            return tuple(d for d in dtypes if d != "float64")
-        return tuple(dtypes)
+        """dtypes less those the current op's schema does not take at
+        this opset and those onnxruntime has no kernel of the op for
+        (GenError when none is left)."""
+        schema = schema_dtypes(self.current_op, self.opset) \
+            if self.current_op else None
+        dtypes = tuple(d for d in dtypes if
+                       (schema is None or d in schema) and
+                       not (d == "float64" and
+                            self.current_op in ORT_NO_FLOAT64))
+        if not dtypes:
+            raise GenError("no dtype for " + str(self.current_op))
+        return dtypes
 
     def dtype(self, allowed=ALL):
         allowed = self.allowed(allowed)
         if self.main in allowed and self.chance(0.8):
             return self.main
-        weights = {"float32": 0.5, "float16": 0.1, "float64": 0.1,
-                   "int32": 0.1, "int64": 0.12, "bool": 0.08}
+        weights = {"float32": 0.5, "float16": 0.1, "bfloat16": 0.04,
+                   "float64": 0.1, "int32": 0.1, "int64": 0.12, "bool": 0.08}
         allowed = list(allowed)
         return self.pick(allowed, [weights[d] for d in allowed])
 
@@ -325,7 +410,7 @@ class Gen:
         else:
             a = rng.integers(-9, 10, shape) if ints else \
                 rng.uniform(-3.0, 3.0, shape)
-        a = np.asarray(a).astype(dtype)
+        a = np.asarray(a).astype(np_dtype(dtype))
         if a.size and not a.any():
             a.flat[0] = 1
         return a
@@ -358,7 +443,7 @@ class Gen:
         cands = [v for v in self.pool if not v.undefined and pred(v)
                  and (v.spread or not spread)
                  and not (finite and v.maynan)
-                 and not (amplify and v.dtype == "float16" and not v.exact)]
+                 and not (amplify and v.dtype in HALF and not v.exact)]
         if cands and self.chance(p_pool):
             w = np.array([(1.0 + i) * (3.0 if v.uses == 0 else 1.0)
                           for i, v in enumerate(cands)])
@@ -420,6 +505,13 @@ class Gen:
         return tuple(self.dim() if d == 1 and self.chance(0.7) else d
                      for d in shape)
 
+    def made_oob(self):
+        """After an index op: if it was to take out-of-range indices, it
+        did (the last node is the one)."""
+        if self.oob_wanted:
+            self.oob_wanted = False
+            self.oob = (self.nodes[-1].name, self.node_values[-1])
+
     # -- nodes --------------------------------------------------------------
 
     def add(self, op, inputs, attrs=None, outputs=1, exact=None,
@@ -461,7 +553,7 @@ class Gen:
             v.spread = op in SPREAD_OPS and all(
                 u.spread or u.size <= 1 for u in given if u.dtype in FLOATS)
             if dtype in FLOATS:
-                v.maynan = maynan or dtype == "float16" and not exact
+                v.maynan = maynan or dtype in HALF and not exact
                 if op in ORT_FLOAT32_MATH:
                     tols.append(TOLERANCE["float32"])
                 v.tol = tuple(max(t) for t in zip(TOLERANCE[dtype], *tols))
@@ -812,8 +904,7 @@ def op_lpnorm(g):
 
 
 def op_matmul(g):
-    a = g.operand(("float32", "float16", "float64", "int32", "int64"),
-                  min_rank=1)
+    a = g.operand(NUMERIC, min_rank=1)
     k = a.shape[-1]
     if a.rank == 1 or g.chance(0.15):
         bshape = (k,) if g.chance(0.3) and a.rank > 1 else (k, g.dim())
@@ -1108,34 +1199,84 @@ def indices(g, dim, shape, dtype=None):
     return v
 
 
+def out_of_range(g, a, dims):
+    """A graph input holding the index tensor a (in range: of values in
+    [-dim, dim - 1]) with one to three elements out of range: past the
+    end, below -dim, or far out (-100000000, 2^40, the type's limits);
+    dims: each element's dim (an array of a's shape). The model is an
+    error, and the input is not a constant that fuse-compile would
+    refuse."""
+    a = a.copy()
+    info = np.iinfo(a.dtype)
+    far = [-100000000, 100000000, int(info.max), int(info.min)]
+    if a.dtype == np.int64:
+        far += [2 ** 40, -2 ** 40]
+    n = g.randint(1, min(3, a.size))
+    for k in g.rng.choice(a.size, n, replace=False):
+        d = int(dims.flat[k])
+        how = g.pick(["past", "below", "far"], [0.4, 0.4, 0.2])
+        if how == "past":
+            a.flat[k] = d + g.randint(0, 3)
+        elif how == "below":
+            a.flat[k] = -d - g.randint(1, 3)
+        else:
+            a.flat[k] = g.pick(far)
+    v = Value(g.name("x"), str(a.dtype), a.shape, True, "input", a)
+    g.inputs.append(v)
+    return v
+
+
 def op_gather(g):
-    x = g.operand(ALL, min_rank=1)
+    oob = g.oob_wanted
+    x = g.operand(ALL, min_rank=1, nonempty=oob)
     axis = g.randint(-x.rank, x.rank - 1)
-    idx = indices(g, x.shape[axis], g.shape(g.randint(0, 2)))
+    if oob:
+        d = x.shape[axis]
+        shape = g.shape(g.randint(0, 2), allow_zero=False)
+        a = g.rng.integers(-d, d, shape).astype(g.pick(["int64", "int32"]))
+        idx = out_of_range(g, a, np.full(shape, d))
+    else:
+        idx = indices(g, x.shape[axis], g.shape(g.randint(0, 2)))
     g.add("Gather", [x, idx], {"axis": axis})
+    g.made_oob()
 
 
 def op_gather_elements(g):
-    x = g.operand(ALL, min_rank=1)
+    oob = g.oob_wanted
+    x = g.operand(ALL, min_rank=1, nonempty=oob)
     axis = g.randint(-x.rank, x.rank - 1)
-    shape = [g.randint(0, d) if d and g.chance(0.3) else d for d in x.shape]
-    shape[axis] = g.dim()
-    idx = indices(g, x.shape[axis], tuple(shape))
+    low = 1 if oob else 0
+    shape = [g.randint(low, d) if d and g.chance(0.3) else d
+             for d in x.shape]
+    shape[axis] = g.dim(allow_zero=not oob)
+    if oob:
+        d = x.shape[axis]
+        a = g.rng.integers(-d, d, shape).astype(g.pick(["int64", "int32"]))
+        idx = out_of_range(g, a, np.full(shape, d))
+    else:
+        idx = indices(g, x.shape[axis], tuple(shape))
     g.add("GatherElements", [x, idx], {"axis": axis})
+    g.made_oob()
 
 
 def op_gather_nd(g):
-    x = g.operand(ALL, min_rank=1)
+    oob = g.oob_wanted
+    x = g.operand(ALL, min_rank=1, nonempty=oob)
     k = g.randint(1, x.rank)
-    lead = g.shape(g.randint(0, 2))
+    lead = g.shape(g.randint(0, 2), allow_zero=not oob)
     cols = [g.rng.integers(-d, d, lead + (1,)) if d else
             np.zeros(lead + (1,), np.int64) for d in x.shape[:k]]
     if any(d == 0 for d in x.shape[:k]):
         lead = (0,) + lead[1:] if lead else (0,)
         cols = [np.zeros(lead + (1,), np.int64) for _ in range(k)]
     a = np.concatenate(cols, axis=-1).astype(np.int64)
-    v = g.const(a, np.int64)
+    if oob:
+        v = out_of_range(g, a, np.broadcast_to(
+            np.array(x.shape[:k], np.int64), a.shape))
+    else:
+        v = g.const(a, np.int64)
     g.add("GatherND", [x, v])
+    g.made_oob()
 
 
 def op_pad(g):
@@ -1199,7 +1340,8 @@ def op_split(g):
 
 
 def op_cumsum(g):
-    x = g.operand(("float32", "float64", "int32", "int64"), min_rank=1)
+    x = g.operand(("float32", "bfloat16", "float64", "int32", "int64"),
+                  min_rank=1)
     axis = g.const(g.randint(-x.rank, x.rank - 1), g.pick([np.int64,
                                                            np.int32]))
     g.add("CumSum", [x, axis], {"exclusive": g.pick([None, 1]),
@@ -1330,6 +1472,15 @@ def op_einsum(g):
 # name: (weight, min opset, builder)
 OPS = {}
 
+# The share of cases that expect an error: one Gather, GatherElements or
+# GatherND takes out-of-range indices from a graph input (out_of_range),
+# its result a graph output. onnxruntime must fail at that node, fuse-run
+# exit with status 1 and an error that names the node and says "out of
+# range" (fuse checks indices that are not constants at run time); the
+# model's metadata EXPECT_ERROR names the node.
+OOB_CASES = 0.04
+EXPECT_ERROR = "fuse-differential:expect-error"
+
 
 def register():
     for op in UNARY_FLOAT:
@@ -1401,17 +1552,29 @@ def generate(seed, index):
     ops = [op for op, (w, m, _) in OPS.items() if m <= opset]
     weights = np.array([OPS[op][0] for op in ops])
     want = g.randint(1, MAX_NODES)
+    # An error-expected case: its node oob_at is a Gather, GatherElements
+    # or GatherND of out-of-range indices.
+    oob_at = g.randint(0, want - 1) if g.chance(OOB_CASES) else None
     tries = 0
-    while len(g.nodes) < want and tries < 10 * MAX_NODES:
+    while (len(g.nodes) < want or g.oob_wanted) and \
+            tries < 10 * MAX_NODES:
         tries += 1
-        op = ops[int(rng.choice(len(ops), p=weights / weights.sum()))]
+        if len(g.nodes) == oob_at and g.oob is None:
+            g.oob_wanted = True
+            op = g.pick(["Gather", "GatherElements", "GatherND"],
+                        [0.5, 0.25, 0.25])
+        else:
+            op = ops[int(rng.choice(len(ops), p=weights / weights.sum()))]
         saved = (len(g.inputs), len(g.inits), list(g.pool),
                  [v.uses for v in g.pool], g.counter,
-                 list(getattr(g, "node_values", [])))
+                 list(getattr(g, "node_values", [])), len(g.nodes))
         g.current_op = op
         try:
             OPS[op][2](g)
         except GenError:
+            # Also the nodes a builder of several (RowsGemm) added before
+            # it failed: their initializers go.
+            del g.nodes[saved[6]:]
             del g.inputs[saved[0]:]
             del g.inits[saved[1]:]
             g.pool = saved[2]
@@ -1425,6 +1588,9 @@ def generate(seed, index):
                (v.uses == 0 or g.chance(0.2))]
     if not outputs:
         outputs = [values[-1]]
+    if g.oob is not None and g.oob[1] not in outputs:
+        # A graph output: not dead code that fuse could leave out.
+        outputs.append(g.oob[1])
     used = {name for n in g.nodes for name in n.input}
     g.inputs = [v for v in g.inputs if v.name in used]
     g.inits = [v for v in g.inits if v.name in used]
@@ -1439,6 +1605,8 @@ def generate(seed, index):
         graph, opset_imports=[helper.make_opsetid("", opset)],
         producer_name="fuse differential.py")
     model.ir_version = 8
+    if g.oob is not None:
+        helper.set_model_props(model, {EXPECT_ERROR: g.oob[0]})
     inputs = {v.name: v.data for v in g.inputs}
     expect = {v.name: {"tol": v.tol, "undefined": v.undefined}
               for v in outputs}
@@ -1471,16 +1639,76 @@ def ort_server(conn):
                            str(e).splitlines()[0][:200]))
             continue
         try:
-            onnx.checker.check_model(onnx.load(path), full_check=True)
+            model = onnx.load(path)
+            onnx.checker.check_model(model, full_check=True)
         except Exception as e:
             conn.send(("invalid", "onnx: " + str(e).splitlines()[0][:150]))
             continue
         try:
+            if has_bfloat16(model):
+                # onnxruntime's CPU provider has almost no bfloat16
+                # kernels: it runs the float32 twin.
+                path = float32_twin(model).SerializeToString()
+                inputs = {k: a.astype(np.float32) if a.dtype == BF16 else a
+                          for k, a in inputs.items()}
             conn.send(("ok", run_ort(path, inputs)))
         except Exception as e:
             msg = str(e).replace("\n", " ")
             msg = re.sub(r"^\[ONNXRuntimeError\] : \d+ : ", "", msg)
             conn.send(("invalid", "onnxruntime: " + msg[:300]))
+
+
+def has_bfloat16(model):
+    """Whether a graph input, output, initializer or node output type of
+    the model, or a Cast, is bfloat16."""
+    g = model.graph
+    return any(vi.type.tensor_type.elem_type == TensorProto.BFLOAT16
+               for vi in list(g.input) + list(g.output) +
+               list(g.value_info)) or \
+        any(t.data_type == TensorProto.BFLOAT16 for t in g.initializer) or \
+        any(a.name == "to" and a.i == TensorProto.BFLOAT16
+            for n in g.node if n.op_type == "Cast" for a in n.attribute)
+
+
+def float32_twin(model):
+    """The model with every bfloat16 made float32: types of graph inputs,
+    outputs and values, initializers, tensor attributes. A Cast to
+    bfloat16 becomes a Cast to bfloat16 and back to float32, which rounds
+    as the model does (onnxruntime has those two kernels). bfloat16 values
+    are exact in float32, so the twin computes what the model does, only
+    without rounding its results to bfloat16: the oracle of its bfloat16
+    outputs, compared at bfloat16's tolerance."""
+    twin = onnx.ModelProto()
+    twin.CopyFrom(model)
+    g = twin.graph
+    for vi in list(g.input) + list(g.output) + list(g.value_info):
+        if vi.type.tensor_type.elem_type == TensorProto.BFLOAT16:
+            vi.type.tensor_type.elem_type = TensorProto.FLOAT
+    for k, t in enumerate(g.initializer):
+        if t.data_type == TensorProto.BFLOAT16:
+            g.initializer[k].CopyFrom(numpy_helper.from_array(
+                numpy_helper.to_array(t).astype(np.float32), t.name))
+    nodes = []
+    for original in model.graph.node:
+        node = onnx.NodeProto()
+        node.CopyFrom(original)
+        for a in node.attribute:
+            if a.type == onnx.AttributeProto.TENSOR and \
+                    a.t.data_type == TensorProto.BFLOAT16:
+                a.t.CopyFrom(numpy_helper.from_array(
+                    numpy_helper.to_array(a.t).astype(np.float32),
+                    a.t.name))
+        nodes.append(node)
+        to = [a for a in node.attribute if a.name == "to"]
+        if node.op_type == "Cast" and to[0].i == TensorProto.BFLOAT16:
+            out = node.output[0]
+            node.output[0] = out + "__bf16"
+            nodes.append(helper.make_node(
+                "Cast", [node.output[0]], [out], name=node.name + "__f32",
+                to=TensorProto.FLOAT))
+    del g.node[:]
+    g.node.extend(nodes)
+    return twin
 
 
 class Ort:
@@ -1526,9 +1754,9 @@ class Ort:
 
 
 # Relative size of one rounding error of each float type (a unit in the
-# last place).
+# last place: 2^-explicit mantissa bits).
 ULP = {TensorProto.FLOAT: 2.0 ** -23, TensorProto.FLOAT16: 2.0 ** -10,
-       TensorProto.DOUBLE: 2.0 ** -52}
+       TensorProto.BFLOAT16: 2.0 ** -7, TensorProto.DOUBLE: 2.0 ** -52}
 
 
 def reference64(path, inputs):
@@ -1578,12 +1806,12 @@ def reference64(path, inputs):
                 return a
             return a * (1 + ULP[elem] * rng.uniform(-1, 1, a.shape))
         for name, a in inputs.items():
-            if a.dtype.kind == "f":
+            if is_float(a):
                 elem = ONNX_TYPE[str(a.dtype)]
                 a = moved(elem, a.astype(np.float64), name)
             feeds[name] = a
         for name, (elem, a) in weights.items():
-            if a.dtype.kind == "f":
+            if is_float(a):
                 a = moved(elem, a.astype(np.float64), name)
             inits.append(numpy_helper.from_array(a, name))
         for node in nodes:
@@ -1604,7 +1832,9 @@ def reference64(path, inputs):
                 node.output[k] = value
                 if elem != TensorProto.DOUBLE:
                     # Rounded to its own type, as each op's result is
-                    # (a float16 Exp overflows to inf).
+                    # (a float16 Exp overflows to inf; the reference
+                    # evaluator's Cast to bfloat16 rounds to nearest even,
+                    # as ml_dtypes does).
                     body.append(helper.make_node(
                         "Cast", [value], [out + "__narrow"], to=elem))
                     body.append(helper.make_node(
@@ -1695,15 +1925,18 @@ def compare(got, want, expect, f64=None):
     element that differs from onnxruntime's still passes when it is
     within the tolerance of the float64 result, no more than 8 times as
     far from it as onnxruntime's, within 8 times the distance rounding
-    errors move it, or the very inf or NaN it is: an ill-conditioned op (Tan near a pole, a Cos of a
-    large float16 sum, a normalization of near-equal values) magnifies
+    errors move it, or the very inf or NaN it is: an ill-conditioned op
+    (Tan near a pole, a Cos of a large float16 sum, a normalization of
+    near-equal values) magnifies
     both implementations' rounding, and onnxruntime is not always the
     closer one."""
     for name, ref in want.items():
         if name not in got:
             return "output %s missing from fuse's outputs" % name
         have = got[name]
-        if have.dtype != ref.dtype:
+        # A bfloat16 output's oracle is float32 (float32_twin).
+        twin = have.dtype == BF16 and ref.dtype == np.float32
+        if have.dtype != ref.dtype and not twin:
             return "output %s: dtype %s, onnxruntime %s" % (
                 name, have.dtype, ref.dtype)
         if have.shape != ref.shape:
@@ -1715,7 +1948,7 @@ def compare(got, want, expect, f64=None):
             bad = have != ref
         else:
             rtol, atol = expect.get(name, {}).get("tol") or \
-                TOLERANCE[str(ref.dtype)]
+                TOLERANCE[str(have.dtype)]
             h = have.astype(np.float64)
             r = ref.astype(np.float64)
             finite = np.isfinite(r)
@@ -1748,7 +1981,7 @@ def compare(got, want, expect, f64=None):
             where = np.unravel_index(k[0], ref.shape)
             return ("output %s (%s %s): %d of %d elements differ; at %s "
                     "fuse %r, onnxruntime %r" % (
-                        name, ref.dtype, list(ref.shape), len(k), ref.size,
+                        name, have.dtype, list(ref.shape), len(k), ref.size,
                         list(int(i) for i in where),
                         have[where].item(), ref[where].item()))
     return None
@@ -1789,13 +2022,27 @@ class Runner:
         """(category, detail, extra files {name: content})."""
         args = self.args
         files = {}
+        model = onnx.load(model_path)
+        error_node = expected_error(model)
         status, want = self.ort().run(model_path, inputs)
-        if status != "ok":
+        if error_node is not None:
+            # onnxruntime's failure at that node is the oracle.
+            if status == "ok":
+                return "invalid", "onnxruntime accepts the out-of-range " \
+                    "indices of node %s" % error_node, files
+            if not want.startswith("onnxruntime:") or \
+                    "Name:'%s'" % error_node not in want:
+                return "invalid", want, files
+            files["ort.txt"] = want
+        elif status != "ok":
             return "invalid", want, files
-        files["ort.npz"] = want
+        else:
+            files["ort.npz"] = want
         declared = {o.name: tuple(d.dim_value for d in
                                   o.type.tensor_type.shape.dim)
-                    for o in onnx.load(model_path).graph.output}
+                    for o in model.graph.output}
+        if error_node is not None:
+            want = {}
         for name, value in want.items():
             if name in declared and value.shape != declared[name]:
                 # onnx's shape inference (which the generator declared
@@ -1823,7 +2070,7 @@ class Runner:
                 rc, first_lines(err)), files
         in_path = os.path.join(workdir, "inputs.npz")
         out_path = os.path.join(workdir, "fuse.npz")
-        np.savez(in_path, **inputs)
+        np.savez(in_path, **npz_arrays(inputs))
         run_cmd = [args.fuse_run, artifact, "--outputs", out_path]
         if inputs:
             run_cmd[2:2] = ["--inputs", in_path]
@@ -1831,11 +2078,23 @@ class Runner:
         files["fuse-run.stderr"] = err
         if rc == "hang":
             return "hang", "fuse-run ran over %d s" % args.timeout, files
+        if error_node is not None:
+            category, detail = run_error(rc, err, error_node)
+            return category, detail, files
         if rc != 0 or any(m in err for m in CRASH_MARKS):
             return "crash", "fuse-run exit %s: %s" % (rc, first_lines(err)), \
                 files
         with np.load(out_path) as f:
             got = {k: f[k] for k in f.files}
+        for o in model.graph.output:
+            if o.type.tensor_type.elem_type == TensorProto.BFLOAT16 and \
+                    o.name in got:
+                # fuse-run writes bfloat16 as its bits, in uint16.
+                if got[o.name].dtype != np.uint16:
+                    return "mismatch", "output %s: dtype %s, a bfloat16 " \
+                        "output (uint16 bits in the .npz)" % (
+                            o.name, got[o.name].dtype), files
+                got[o.name] = got[o.name].view(BF16)
         why = compare(got, want, expect)
         if why:
             # The float64 result of the outputs that differ only (onnx's
@@ -1864,6 +2123,52 @@ class Runner:
         return "pass", "", files
 
 
+def expected_error(model):
+    """The node whose out-of-range indices make the model an error (its
+    metadata EXPECT_ERROR), when it is still in the model; else None."""
+    props = {p.key: p.value for p in model.metadata_props}
+    name = props.get(EXPECT_ERROR)
+    if name is None or name not in {n.name for n in model.graph.node}:
+        return None
+    return name
+
+
+def run_error(rc, err, node):
+    """(category, detail) of fuse-run on a model whose node takes
+    out-of-range indices: it must exit with status 1 and an error that
+    names the node and says "out of range"."""
+    if rc == 0:
+        return "mismatch", "fuse-run succeeded on the out-of-range " \
+            "indices of node %s (ONNX makes that an error)" % node
+    if rc != 1 or any(m in err for m in CRASH_MARKS):
+        return "crash", "fuse-run exit %s: %s" % (rc, first_lines(err))
+    pattern = re.compile(r"error:.*node '%s'.*out of range" % re.escape(node))
+    if not any(pattern.search(line) for line in err.splitlines()):
+        return "crash", "fuse-run failed, but not at the out-of-range " \
+            "indices of node %s: %s" % (node, first_lines(err))
+    return "pass", ""
+
+
+def npz_arrays(arrays):
+    """The arrays as fuse-run reads them from an .npz: bfloat16 as its
+    bits, in uint16 (numpy saves ml_dtypes' type as raw bytes, '<V2')."""
+    return {k: a.view(np.uint16) if a.dtype == BF16 else a
+            for k, a in arrays.items()}
+
+
+def typed_inputs(model, arrays):
+    """The arrays with those of the model's bfloat16 inputs made
+    bfloat16: the uint16 bits of an .npz, or float32 values (onnxruntime's
+    values of a float32 twin, which the reducer turns into inputs)."""
+    types = {i.name: i.type.tensor_type.elem_type for i in model.graph.input}
+    out = {}
+    for k, a in arrays.items():
+        if types.get(k) == TensorProto.BFLOAT16 and a.dtype != BF16:
+            a = a.view(BF16) if a.dtype == np.uint16 else a.astype(BF16)
+        out[k] = a
+    return out
+
+
 def first_lines(text, n=3):
     lines = [line for line in text.splitlines() if line.strip()]
     return " | ".join(lines[:n])[:400]
@@ -1876,7 +2181,7 @@ def save_failure(out_dir, label, model, inputs, expect, category, detail,
     os.makedirs(d, exist_ok=True)
     model_path = os.path.join(d, "model.onnx")
     onnx.save(model, model_path)
-    np.savez(os.path.join(d, "inputs.npz"), **inputs)
+    np.savez(os.path.join(d, "inputs.npz"), **npz_arrays(inputs))
     with open(os.path.join(d, "expect.json"), "w") as f:
         json.dump(expect, f, indent=1)
     for name, content in files.items():
@@ -1933,10 +2238,14 @@ class Stats:
         self.failures = []
         self.skipped = 0
         self.by_reference = 0
+        # Categories of the cases of each kind ("bfloat16", "error").
+        self.kinds = collections.defaultdict(collections.Counter)
 
-    def add(self, label, category, detail, ops):
+    def add(self, label, category, detail, ops, kinds=()):
         with self.lock:
             self.categories[category] += 1
+            for kind in kinds:
+                self.kinds[kind][category] += 1
             for op in ops:
                 self.ops[op] += 1
                 if category == "pass":
@@ -1973,6 +2282,9 @@ def run_case(runner, seed, index, root, out_dir, stats):
             stats.skipped += 1
         return label, "empty", ""
     model, inputs, expect, ops = generated
+    kinds = [kind for kind, yes in (
+        ("bfloat16", has_bfloat16(model)),
+        ("error", expected_error(model) is not None)) if yes]
     workdir = os.path.join(root, label)
     os.makedirs(workdir)
     model_path = os.path.join(workdir, "model.onnx")
@@ -1990,7 +2302,7 @@ def run_case(runner, seed, index, root, out_dir, stats):
             stats.failures.append((label, category, detail, d))
         print("FAIL %s %s: %s\n  saved in %s" % (category, label, detail, d),
               flush=True)
-    stats.add(label, category, detail, ops)
+    stats.add(label, category, detail, ops, kinds)
     shutil.rmtree(workdir, ignore_errors=True)
     return label, category, detail
 
@@ -2009,6 +2321,12 @@ def summary(stats, elapsed, args):
         print("  %-9s %7d  (errors of this script, not of fuse)" % (
             "generator", c["generator"]))
     print("  %-9s %7d" % ("failures", failures))
+    for kind, what in (("bfloat16", "with a bfloat16 value"),
+                       ("error", "error-expected (out-of-range indices)")):
+        k = stats.kinds[kind]
+        print("  %d cases %s: %d pass, %d refused, %d invalid, %d "
+              "failures" % (sum(k.values()), what, k["pass"], k["refused"],
+                            k["invalid"], sum(k[f] for f in FAILURES)))
     if stats.by_reference:
         print("  (%d of the passes differ from onnxruntime beyond the "
               "tolerance but not from the float64 result: see "
@@ -2031,11 +2349,14 @@ def summary(stats, elapsed, args):
         for label, category, detail, d in stats.failures:
             print("  %s %s: %s\n    %s" % (category, label, detail[:200], d))
     print("\ndifferential: %d cases: %d pass, %d refused, %d invalid, "
-          "%d mismatch, %d crash, %d hang%s" % (
+          "%d mismatch, %d crash, %d hang%s (%d bfloat16, %d "
+          "error-expected)" % (
               total, c["pass"], c["refused"], c["invalid"], c["mismatch"],
               c["crash"], c["hang"],
               ", %d generator errors" % c["generator"]
-              if c["generator"] else ""))
+              if c["generator"] else "",
+              sum(stats.kinds["bfloat16"].values()),
+              sum(stats.kinds["error"].values())))
     return failures
 
 
@@ -2067,7 +2388,7 @@ def reduce_case(args):
     d = args.reduce
     model = onnx.load(os.path.join(d, "model.onnx"))
     with np.load(os.path.join(d, "inputs.npz")) as f:
-        inputs = {k: f[k] for k in f.files}
+        inputs = typed_inputs(model, {k: f[k] for k in f.files})
     runner = Runner(args)
     expect = load_expect(os.path.join(d, "model.onnx"))
     workdir = tempfile.mkdtemp(prefix="fuse-differential-reduce-")
@@ -2128,8 +2449,9 @@ def reduce_case(args):
             prune(m)
             if v not in [i.name for i in m.graph.input]:
                 continue
-            ins = {i.name: inputs.get(i.name, computed.get(i.name))
-                   for i in m.graph.input}
+            ins = typed_inputs(m, {
+                i.name: inputs.get(i.name, computed.get(i.name))
+                for i in m.graph.input})
             got, why = check(m, ins)
             if got == want:
                 model, inputs, detail, changed = m, ins, why, True
@@ -2138,7 +2460,7 @@ def reduce_case(args):
     stop_servers()
     shutil.rmtree(workdir, ignore_errors=True)
     onnx.save(model, os.path.join(d, "reduced.onnx"))
-    np.savez(os.path.join(d, "reduced.npz"), **inputs)
+    np.savez(os.path.join(d, "reduced.npz"), **npz_arrays(inputs))
     print("%s: %s\n%s" % (want, detail, onnx.printer.to_text(model.graph)))
     print("wrote %s and %s" % (os.path.join(d, "reduced.onnx"),
                                os.path.join(d, "reduced.npz")))
@@ -2161,7 +2483,7 @@ def replay(args):
     model = onnx.load(model_path)
     if args.inputs:
         with np.load(args.inputs) as f:
-            inputs = {k: f[k] for k in f.files}
+            inputs = typed_inputs(model, {k: f[k] for k in f.files})
     else:
         rng = np.random.default_rng(args.seed)
         inits = {i.name for i in model.graph.initializer}
