@@ -5,8 +5,11 @@
 # (test/Numerics/Inputs/cast_saturation.py), the float16 ulp suite
 # (half_ulps.py), a Concat and a Sum of 10,000 inputs against onnxruntime,
 # and the run-time index checks (index_checks.py's models, both plans;
-# bench/probes/index_checks.c for async runs and the cost of a check).
-# Prints the suites' lines. RELIABILITY_ONLY=index runs the last alone.
+# bench/probes/index_checks.c for async runs and the cost of a check), and
+# Splits into 10,000 outputs (views of one copy). Prints the suites' lines.
+# RELIABILITY_ONLY=index runs the index checks alone, =wide the wide ops
+# alone, =differential (DIFF_MINUTES, DIFF_SEED) fuzz/differential.py on
+# the cpu target with a job per core instead.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/models/unpack_compiler.sh
@@ -59,18 +62,32 @@ PY
     "$RUN" "$d/$f.fbin" --bench --warmup 50 --iterations 500 | sed "s/^/$f: /"
   done
 }
-if [ "${RELIABILITY_ONLY:-}" = index ]; then
-  index_checks || status=1
-  exit $status
-fi
+wide_ops() {
+  local op n
+  for op in Concat:10000 Sum:10000 Split:10000 SplitSqueeze:10000 \
+            SplitInner:50; do
+    n=${op#*:}; op=${op%:*}
+    local start=$SECONDS
+    python3 test/Numerics/Inputs/wide_ops.py check "$op" "$n" \
+      --fuse-compile "$COMPILE" --fuse-run "$RUN" --workdir "$DIR/wide" \
+      --target cuda || return 1
+    echo "  ($((SECONDS - start)) s with the compile)"
+  done
+  python3 test/Numerics/Inputs/wide_ops.py growth Split 2000 8000 \
+    --fuse-compile "$COMPILE" --workdir "$DIR/wide"
+}
+case "${RELIABILITY_ONLY:-}" in
+index) index_checks; exit $? ;;
+wide) wide_ops; exit $? ;;
+differential)
+  exec python3 fuzz/differential.py --seed "${DIFF_SEED:-20261129}" \
+    --minutes "${DIFF_MINUTES:-9}" --jobs "$(nproc)" --out "$DIR/diff" \
+    --fuse-compile "$COMPILE" --fuse-run "$RUN" ;;
+esac
 index_checks || status=1
 python3 test/Numerics/Inputs/cast_saturation.py --fuse-compile "$COMPILE" \
   --fuse-run "$RUN" --workdir "$DIR/cast" --target cuda || status=1
 python3 test/Numerics/Inputs/half_ulps.py --fuse-compile "$COMPILE" \
   --fuse-run "$RUN" --workdir "$DIR/ulps" --target cuda || status=1
-for op in Concat Sum; do
-  python3 test/Numerics/Inputs/wide_ops.py check "$op" 10000 \
-    --fuse-compile "$COMPILE" --fuse-run "$RUN" --workdir "$DIR/wide" \
-    --target cuda || status=1
-done
+wide_ops || status=1
 exit $status

@@ -798,13 +798,17 @@ OwningOpRef<ModuleOp> ModelImporter::run(::onnx::ModelProto &model,
       func::FuncOp::create(builder, fileLoc, funcNameForGraph(graph.name()),
                            builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
+  // All names at once: setArgAttr rebuilds the whole list each time.
+  SmallVector<DictionaryAttr> argAttrs;
   for (auto [i, info] : llvm::enumerate(args)) {
     Location loc = NameLoc::get(builder.getStringAttr(info->name()), fileLoc);
     entry->getArgument(i).setLoc(loc);
-    func.setArgAttr(i, "onnx.name", builder.getStringAttr(info->name()));
+    argAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
+        "onnx.name", builder.getStringAttr(info->name()))));
     if (failed(define(info->name(), entry->getArgument(i), loc)))
       return nullptr;
   }
+  func.setAllArgAttrs(argAttrs);
 
   builder.setInsertionPointToStart(entry);
   for (const auto &input : graph.input()) {
@@ -880,8 +884,11 @@ OwningOpRef<ModuleOp> ModelImporter::run(::onnx::ModelProto &model,
     return mlir::emitError(fileLoc) << "the graph has no outputs", nullptr;
   func::ReturnOp::create(builder, fileLoc, results);
   func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
-  for (auto [i, output] : llvm::enumerate(graph.output()))
-    func.setResultAttr(i, "onnx.name", builder.getStringAttr(output.name()));
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (const auto &output : graph.output())
+    resultAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
+        "onnx.name", builder.getStringAttr(output.name()))));
+  func.setAllResultAttrs(resultAttrs);
 
   if (failed(mlir::verify(*module)))
     return nullptr;

@@ -341,23 +341,57 @@ static uint64_t workspaceBytes(const LibraryCall &call) {
   return std::clamp<uint64_t>(alignTo(2 * touched, mib), 32 * mib, 512 * mib);
 }
 
-/// Whether `kernel` only relabels its input's bytes: one Reshape, Flatten,
-/// Squeeze or Unsqueeze of its first argument (row-major data does not
-/// move), which it returns.
-static bool isViewKernel(func::FuncOp kernel) {
+/// Where `kernel`'s result lies in its first argument's bytes, in bytes
+/// from their start, when the kernel only relabels a part of them: one
+/// Reshape, Flatten, Squeeze or Unsqueeze (row-major data does not move:
+/// offset 0), or one Slice of consecutive elements, which it returns.
+static std::optional<uint64_t> getViewOffset(func::FuncOp kernel) {
   Operation *view = nullptr;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     if (op.hasTrait<OpTrait::ConstantLike>())
       continue;
     if (view || !isa<ONNXReshapeOp, ONNXFlattenOp, ONNXSqueezeOp,
-                     ONNXUnsqueezeOp>(op))
-      return false;
+                     ONNXUnsqueezeOp, ONNXSliceOp>(op))
+      return std::nullopt;
     view = &op;
   }
   auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
-  return view && kernel.getNumArguments() >= 1 &&
-         view->getOperand(0) == kernel.getArgument(0) &&
-         ret.getNumOperands() == 1 && ret.getOperand(0) == view->getResult(0);
+  if (!view || kernel.getNumArguments() < 1 ||
+      view->getOperand(0) != kernel.getArgument(0) ||
+      ret.getNumOperands() != 1 || ret.getOperand(0) != view->getResult(0))
+    return std::nullopt;
+  auto slice = dyn_cast<ONNXSliceOp>(view);
+  if (!slice)
+    return 0;
+  std::optional<int64_t> offset = slice.getContiguousOffset();
+  auto type = cast<RankedTensorType>(slice.getData().getType());
+  uint32_t dtype = getDType(type.getElementType());
+  if (!offset || !dtype)
+    return std::nullopt;
+  return static_cast<uint64_t>(*offset) * art::dtypeSize(dtype);
+}
+
+/// Whether `value` is read by nothing but the graph's return and view
+/// kernels whose results are likewise: no launch reads it, so its bytes
+/// need no alignment and may be a graph input's.
+static bool isOnlyReturned(Value value, bool inCandidate,
+                           SymbolTable &symbols) {
+  if (inCandidate)
+    return false;
+  for (Operation *user : value.getUsers()) {
+    if (isa<func::ReturnOp>(user))
+      continue;
+    auto call = dyn_cast<func::CallOp>(user);
+    if (call && !isa<func::FuncOp>(call->getParentOp()))
+      return false; // In a candidate: a launch.
+    auto kernel =
+        call ? symbols.lookup<func::FuncOp>(call.getCallee()) : func::FuncOp();
+    if (!kernel || call.getOperand(0) != value ||
+        llvm::count(call.getOperands(), value) != 1 || !getViewOffset(kernel) ||
+        !isOnlyReturned(call.getResult(0), false, symbols))
+      return false;
+  }
+  return true;
 }
 
 namespace {
@@ -416,6 +450,8 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
                                             art::MetadataSection &metadata) {
   PlanDesc plan;
   plan.name = name.str();
+  // One table: a lookup without it scans the module's kernels.
+  SymbolTable symbols(SymbolTable::getNearestSymbolTable(host));
   llvm::DenseMap<Value, uint32_t> bufferOf;
   auto addBuffer = [&](Value v, const TensorDesc &d, uint32_t kind) {
     BufferDesc b;
@@ -450,13 +486,15 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
   for (auto [i, value] : llvm::enumerate(ret.getOperands()))
     (getIndexCheck(host, i) ? checked : returned).insert(value);
 
-  // Launches, in order; last uses for the intermediates. A view of an
-  // intermediate (a Reshape: the same bytes under other dims) is no launch:
-  // its result aliases the bytes of the value it views (its storage), which
-  // then live until the view's last use too.
+  // Launches, in order; last uses for the intermediates. A view of a value
+  // a launch computes (a Reshape: the same bytes under other dims; a Slice
+  // of consecutive elements: some of them) is no launch: its result aliases
+  // the bytes of the value it views (its storage), which then live until
+  // the view's last use too, or to the end when the view is an output.
   std::vector<PlannedCall> calls;
   llvm::DenseMap<Value, size_t> lastUse, defAt;
   llvm::DenseMap<Value, Value> storageOf;
+  llvm::DenseMap<Value, uint64_t> viewOffset; // in its storage's bytes
   SmallVector<Value> views; // In plan order, for deterministic buffers.
   auto storage = [&](Value v) { return storageOf.lookup(v) ? storageOf[v] : v; };
   // A candidate's result is the fuse.alternatives' result it yields: one
@@ -485,19 +523,24 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
       return success();
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
-      auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-          call, call.getCalleeAttr());
+      auto kernel = symbols.lookup<func::FuncOp>(call.getCallee());
       if (!kernel)
         return call.emitOpError("calls @")
                << call.getCallee() << ", which is not a kernel function";
-      // (A candidate's launches are all real: the choice counts them.)
-      if (!inCandidate && isViewKernel(kernel) &&
-          defAt.count(storage(call.getOperand(0))) &&
-          !returned.contains(call.getResult(0)) &&
+      // (A candidate's launches are all real: the choice counts them.) A
+      // view that a launch reads starts where a buffer may: aligned.
+      std::optional<uint64_t> offset =
+          inCandidate ? std::nullopt : getViewOffset(kernel);
+      if (offset && defAt.count(storage(call.getOperand(0))) &&
           !checked.contains(call.getResult(0))) {
-        storageOf[call.getResult(0)] = storage(call.getOperand(0));
-        views.push_back(call.getResult(0));
-        return success();
+        uint64_t at = viewOffset.lookup(call.getOperand(0)) + *offset;
+        if (at % kBufferAlignment == 0 ||
+            isOnlyReturned(call.getResult(0), inCandidate, symbols)) {
+          storageOf[call.getResult(0)] = storage(call.getOperand(0));
+          viewOffset[call.getResult(0)] = at;
+          views.push_back(call.getResult(0));
+          return success();
+        }
       }
       Attribute strategy = kernel->getAttr(kStrategyAttrName);
       if (!isa_and_nonnull<KernelStrategyAttr, CublasLtStrategyAttr,
@@ -562,8 +605,9 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
     if (failed(planOp(op, /*inCandidate=*/false)))
       return failure();
   for (Value v : ret.getOperands()) {
-    if (storageOf.count(v))
-      return emitError(v.getLoc(), "a view cannot be a graph output");
+    // An output is read after the run: its storage lives to the end.
+    if (storageOf.count(v) && !calls.empty())
+      lastUse[storageOf[v]] = calls.size() - 1;
     if (checked.contains(v) && (!defAt.count(v) || returned.contains(v)))
       return emitError(v.getLoc(), "an index check must be computed by a "
                                    "kernel of the plan, and be no output of "
@@ -629,9 +673,12 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
     FailureOr<TensorDesc> d = describe(view, "view");
     if (failed(d))
       return failure();
-    uint32_t index =
-        addBuffer(view, *d, uint32_t(art::BufferKind::Intermediate));
-    plan.buffers[index].offset = plan.buffers[bufferOf[storageOf[view]]].offset;
+    art::BufferKind kind = returned.contains(view)
+                               ? art::BufferKind::Output
+                               : art::BufferKind::Intermediate;
+    uint32_t index = addBuffer(view, *d, uint32_t(kind));
+    plan.buffers[index].offset =
+        plan.buffers[bufferOf[storageOf[view]]].offset + viewOffset[view];
   }
   plan.arenaBytes = std::max<uint64_t>(arena.size(), kBufferAlignment);
 

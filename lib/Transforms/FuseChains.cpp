@@ -323,11 +323,39 @@ private:
   int64_t maxOps;
 };
 
+/// Outputs that are Slices of consecutive elements of a graph input (a
+/// Split's parts) read one copy of it, a kernel of its own, whose bytes the
+/// plan lets them view (no launch each): a Split into 10,000 outputs is one
+/// kernel, not 10,000. The input itself cannot be viewed: the caller may
+/// set it again before reading the outputs of the run.
+static void copySlicedInputs(func::FuncOp func) {
+  if (func.isExternal())
+    return;
+  for (BlockArgument arg : func.getArguments()) {
+    SmallVector<ONNXSliceOp> slices;
+    for (Operation *user : arg.getUsers()) {
+      auto slice = dyn_cast<ONNXSliceOp>(user);
+      if (slice && slice.getData() == arg &&
+          llvm::all_of(slice->getUsers(), llvm::IsaPred<func::ReturnOp>) &&
+          slice.getContiguousOffset())
+        slices.push_back(slice);
+    }
+    if (slices.size() < 2)
+      continue;
+    auto builder = OpBuilder::atBlockBegin(&func.getBody().front());
+    Value copy = ONNXIdentityOp::create(builder, slices.front().getLoc(),
+                                        arg.getType(), arg);
+    for (ONNXSliceOp slice : slices)
+      slice.getDataMutable().assign(copy);
+  }
+}
+
 struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
   using FuseChainsBase::FuseChainsBase;
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    copySlicedInputs(getOperation());
     GreedyRewriteConfig config;
     config.enableFolding(false)
         .enableConstantCSE(false)

@@ -220,18 +220,31 @@ describeBlocker(FusionBlocker blocker, Operation *user,
 }
 
 /// Whether the execution plan runs `op` as a view rather than a kernel: a
-/// Reshape (Flatten, Squeeze, Unsqueeze) outside every group and candidate
-/// of a value some kernel computes, itself no graph output, is the same
-/// bytes under other dims (lib/Target/Plan.cpp gives it no launch; a view
-/// of an input or a weight is a copy).
+/// Reshape (Flatten, Squeeze, Unsqueeze), or a Slice of consecutive
+/// elements, outside every group and candidate, of a value some kernel
+/// computes, is some of the same bytes under other dims
+/// (lib/Target/Plan.cpp gives it no launch; a view of an input or a weight
+/// is a copy). A Slice starting off a buffer's alignment stays a kernel
+/// unless only the graph's outputs read it.
 static bool isPlannedView(Operation *op) {
-  if (!isa<ONNXReshapeOp, ONNXFlattenOp, ONNXSqueezeOp, ONNXUnsqueezeOp>(op) ||
+  if (!isa<ONNXReshapeOp, ONNXFlattenOp, ONNXSqueezeOp, ONNXUnsqueezeOp,
+           ONNXSliceOp>(op) ||
       !isa<func::FuncOp>(op->getParentOp()))
     return false;
-  if (feedsReturn(op))
-    return false;
   Operation *source = op->getOperand(0).getDefiningOp();
-  return source && !source->hasTrait<OpTrait::ConstantLike>();
+  if (!source || source->hasTrait<OpTrait::ConstantLike>())
+    return false;
+  auto slice = dyn_cast<ONNXSliceOp>(op);
+  if (!slice)
+    return true;
+  std::optional<int64_t> offset = slice.getContiguousOffset();
+  if (!offset)
+    return false;
+  Type element = getElementTypeOrSelf(slice.getData().getType());
+  int64_t bytes =
+      *offset * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  return bytes % kBufferAlignment == 0 ||
+         llvm::all_of(op->getUsers(), llvm::IsaPred<func::ReturnOp>);
 }
 
 /// Why compute op `op`, outside every group, did not join one. `fused`:
@@ -251,6 +264,10 @@ explainAlone(Operation *op, bool fused,
   if (isPlannedView(op)) {
     report.view = true;
     report.strategy = "view, no kernel";
+    if (isa<ONNXSliceOp>(op))
+      return set("view", name + " of consecutive elements of a result the "
+                                "plan computes: some of its bytes, so no "
+                                "kernel runs it");
     return set("view", name + " of a result the plan computes: the same "
                               "bytes under other dims, so no kernel runs "
                               "it");

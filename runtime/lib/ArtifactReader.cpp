@@ -366,12 +366,20 @@ fuse_status validateLaunch(const Artifact &a, Plan &plan, size_t index) {
                 "artifact: plan '%s' launch %zu names group %u but the "
                 "metadata has %zu groups",
                 name, index, launch.group, a.metadata.groups.size());
-  for (uint32_t arg : launch.args)
+  for (uint32_t arg : launch.args) {
     if (arg >= plan.buffers.size())
       return fail(FUSE_ERROR_FORMAT,
                   "artifact: plan '%s' launch %zu names buffer %u but the "
                   "plan has %zu buffers",
                   name, index, arg, plan.buffers.size());
+    // Kernels and libraries load whole vectors from their operands.
+    if (plan.buffers[arg].offset % kAlignment != 0)
+      return fail(FUSE_ERROR_FORMAT,
+                  "artifact: plan '%s' launch %zu passes buffer %u, whose "
+                  "offset %llu is not %llu-byte aligned",
+                  name, index, arg, ull(plan.buffers[arg].offset),
+                  ull(kAlignment));
+  }
 
   if (!launch.isLibrary()) {
     if (launch.kernel >= a.kernels.size())
@@ -639,7 +647,11 @@ fuse_status validatePlan(Artifact &a, Plan &plan) {
                   "artifact: %s is %s (%llu bytes) but says %llu bytes",
                   where.c_str(), typeString(buffer.dtype, buffer.dims).c_str(),
                   ull(bytes), ull(buffer.bytes));
-    if (buffer.offset % kAlignment != 0)
+    // Outputs and intermediates may be views of a value's bytes at any
+    // offset, as long as no launch passes them (validateLaunch).
+    if (buffer.offset % kAlignment != 0 &&
+        !isKind(buffer.kind, BufferKind::Output) &&
+        !isKind(buffer.kind, BufferKind::Intermediate))
       return fail(FUSE_ERROR_FORMAT,
                   "artifact: %s offset %llu is not %llu-byte aligned",
                   where.c_str(), ull(buffer.offset), ull(kAlignment));

@@ -818,3 +818,41 @@ func.func @chain_into_transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %t = onnx.Transpose(%r) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
   return %t : tensor<3x2xf32>
 }
+
+// -----
+
+// Outputs that are Slices of consecutive elements of a graph input (a
+// Split's parts) read one copy of it, which the plan lets them view; a
+// Slice of elements that are not consecutive, or one another op reads,
+// keeps reading the input.
+// CHECK-LABEL: func @split_input_outputs
+// CHECK: %[[COPY:.*]] = onnx.Identity(%arg0) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK: onnx.Slice(%[[COPY]],
+// CHECK: onnx.Slice(%[[COPY]],
+// CHECK: onnx.Slice(%arg0,
+// CHECK: fuse.group elementwise ins(%arg0 :
+// CHECK-NOT: onnx.Identity
+func.func @split_input_outputs(%x: tensor<3x4xf32>) -> (tensor<1x4xf32>, tensor<2x4xf32>, tensor<3x2xf32>, tensor<1x4xf32>) {
+  %c0 = onnx.Constant dense<0> : tensor<1xi64>
+  %c1 = onnx.Constant dense<1> : tensor<1xi64>
+  %c2 = onnx.Constant dense<2> : tensor<1xi64>
+  %c3 = onnx.Constant dense<3> : tensor<1xi64>
+  %a = onnx.Slice(%x, %c0, %c1) axes(%c0) : (tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x4xf32>
+  %b = onnx.Slice(%x, %c1, %c3) axes(%c0) : (tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x4xf32>
+  %cols = onnx.Slice(%x, %c0, %c2) axes(%c1) : (tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x2xf32>
+  %d = onnx.Slice(%x, %c2, %c3) axes(%c0) : (tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x4xf32>
+  %e = onnx.Exp(%d) : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  return %a, %b, %cols, %e : tensor<1x4xf32>, tensor<2x4xf32>, tensor<3x2xf32>, tensor<1x4xf32>
+}
+
+// -----
+
+// One such Slice alone is no reason for a copy.
+// CHECK-LABEL: func @one_slice_output
+// CHECK-NOT: onnx.Identity
+func.func @one_slice_output(%x: tensor<3x4xf32>) -> tensor<1x4xf32> {
+  %c0 = onnx.Constant dense<0> : tensor<1xi64>
+  %c1 = onnx.Constant dense<1> : tensor<1xi64>
+  %a = onnx.Slice(%x, %c0, %c1) axes(%c0) : (tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x4xf32>
+  return %a : tensor<1x4xf32>
+}

@@ -34,13 +34,13 @@ func.func @avgpool_relu(%x: tensor<1x1x128x3096xf32>) -> tensor<1x1x16x387xf32> 
 
 // The diamond's Relu result (64 bytes) is read by two ops: 64 + 2 x 64;
 // Sigmoid's and Tanh's by one each: 2 x (64 + 64). Constants are not
-// kernels; the Reshape stays unfused.
+// kernels; the Reshape of the group's result, a graph output, is a view.
 // CHECK-LABEL: fusion report for @mixed
 // CHECK-NEXT: group 0 (elementwise): onnx.Relu -> onnx.Sigmoid -> onnx.Tanh -> onnx.Add
 // CHECK-NEXT: intermediates: 3 (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
 // CHECK-NEXT: intermediate bytes saved: 448 (192 written + 256 read)
-// CHECK-NEXT: alone: onnx.Reshape, not_fusible: onnx.Reshape does not fuse: a group holds elementwise ops around at most one contraction, pooling or reduction
-// CHECK-NEXT: kernels: 5 before fusion, 2 after (1 group, 1 unfused op)
+// CHECK-NEXT: alone: onnx.Reshape (view, no kernel), view: onnx.Reshape of a result the plan computes: the same bytes under other dims, so no kernel runs it
+// CHECK-NEXT: kernels: 4 before fusion, 1 after (1 group, 0 unfused ops); 1 view, no kernel
 func.func @mixed(%x: tensor<16xf32>) -> tensor<4x4xf32> {
   %s = onnx.Constant dense<[4, 4]> : tensor<2xi64>
   %0 = onnx.Relu(%x) : (tensor<16xf32>) -> tensor<16xf32>
@@ -51,17 +51,17 @@ func.func @mixed(%x: tensor<16xf32>) -> tensor<4x4xf32> {
   return %4 : tensor<4x4xf32>
 }
 
-// A Reshape of a result some kernel computes is a view: the plan aliases
-// its bytes and launches nothing, so it counts as no kernel. One of a
-// graph input, or one whose result is a graph output, is a copy.
+// A Reshape of a result some kernel computes is a view, a graph output or
+// not: the plan aliases its bytes and launches nothing, so it counts as no
+// kernel. One of a graph input is a copy.
 // CHECK-LABEL: fusion report for @views
 // CHECK-NEXT: no fusion groups
 // CHECK-NEXT: alone: onnx.Relu, several_users
 // CHECK-NEXT: alone: onnx.Reshape (view, no kernel), view: onnx.Reshape of a result the plan computes: the same bytes under other dims, so no kernel runs it
 // CHECK-NEXT: alone: onnx.Exp, graph_output
 // CHECK-NEXT: alone: onnx.Reshape, not_fusible
-// CHECK-NEXT: alone: onnx.Reshape, not_fusible
-// CHECK-NEXT: kernels: 4 before fusion, 4 after (0 groups, 4 unfused ops); 1 view, no kernel
+// CHECK-NEXT: alone: onnx.Reshape (view, no kernel), view
+// CHECK-NEXT: kernels: 3 before fusion, 3 after (0 groups, 3 unfused ops); 2 views, no kernel
 func.func @views(%x: tensor<16xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x8xf32>) {
   %s = onnx.Constant dense<[4, 4]> : tensor<2xi64>
   %t = onnx.Constant dense<[2, 8]> : tensor<2xi64>
@@ -71,6 +71,28 @@ func.func @views(%x: tensor<16xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tenso
   %3 = onnx.Reshape(%x, %s) : (tensor<16xf32>, tensor<2xi64>) -> tensor<4x4xf32>
   %4 = onnx.Reshape(%0, %t) : (tensor<16xf32>, tensor<2xi64>) -> tensor<2x8xf32>
   return %2, %3, %4 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x8xf32>
+}
+
+// A Slice of consecutive elements of a computed result is a view when it
+// starts 256-byte aligned or only graph outputs read it (a Split's parts);
+// one of elements that are not consecutive is a kernel.
+// CHECK-LABEL: fusion report for @slice_views
+// CHECK-NEXT: no fusion groups
+// CHECK-NEXT: alone: onnx.Relu, several_users
+// CHECK-NEXT: alone: onnx.Slice (view, no kernel), view: onnx.Slice of consecutive elements of a result the plan computes: some of its bytes, so no kernel runs it
+// CHECK-NEXT: alone: onnx.Slice (view, no kernel), view
+// CHECK-NEXT: alone: onnx.Slice, graph_output
+// CHECK-NEXT: kernels: 2 before fusion, 2 after (0 groups, 2 unfused ops); 2 views, no kernel
+func.func @slice_views(%x: tensor<4x64xf32>) -> (tensor<1x64xf32>, tensor<3x64xf32>, tensor<4x2xf32>) {
+  %c0 = onnx.Constant dense<0> : tensor<1xi64>
+  %c1 = onnx.Constant dense<1> : tensor<1xi64>
+  %c2 = onnx.Constant dense<2> : tensor<1xi64>
+  %c4 = onnx.Constant dense<4> : tensor<1xi64>
+  %0 = onnx.Relu(%x) : (tensor<4x64xf32>) -> tensor<4x64xf32>
+  %1 = onnx.Slice(%0, %c0, %c1) axes(%c0) : (tensor<4x64xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x64xf32>
+  %2 = onnx.Slice(%0, %c1, %c4) axes(%c0) : (tensor<4x64xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x64xf32>
+  %3 = onnx.Slice(%0, %c0, %c2) axes(%c1) : (tensor<4x64xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4x2xf32>
+  return %1, %2, %3 : tensor<1x64xf32>, tensor<3x64xf32>, tensor<4x2xf32>
 }
 
 // Sizes of dynamic intermediates are unknown.

@@ -30,9 +30,7 @@
 namespace fuse {
 namespace target {
 
-/// Alignment of every buffer in an arena and in the weights section:
-/// enough for coalesced GPU access and for any vector load.
-constexpr uint64_t kBufferAlignment = 256;
+using fuse::kBufferAlignment;
 static_assert(kBufferAlignment <= artifact::kMaxCheckStride,
               "the plan's check buffers must stay side by side");
 

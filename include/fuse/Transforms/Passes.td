@@ -162,6 +162,13 @@ def FuseChains : Pass<"fuse-chains", "mlir::func::FuncOp"> {
        epilogue (MatMul + bias + GELU, where the bias add feeds two ops
        of the GELU and so ends the chain of phase 2).
 
+    First, a graph input that two or more graph outputs read through Slices
+    of consecutive elements (a Split's parts) is read by them through an
+    `onnx.Identity`, a kernel of its own: the plan makes each such Slice a
+    view of that copy's bytes, with no launch, so a Split into 10,000
+    outputs is one kernel (the input itself cannot be viewed: a caller may
+    set it again before reading the run's outputs).
+
     No group takes more than `max-group-ops` compute ops: a chain of 20,000
     elementwise ops becomes groups of 256, each one kernel (one group of
     them took minutes to compile, its lowering growing faster than its

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Ops of many inputs: Concat, Sum, Max, Min and Mean of N tensors.
+"""Ops of many inputs: Concat, Sum, Max, Min and Mean of N tensors; Split
+into N outputs.
 
     wide_ops.py model OP N OUT.onnx          # writes the model
     wide_ops.py check OP N --fuse-compile BIN --fuse-run BIN --workdir DIR
@@ -8,7 +9,11 @@
 Op `SumConstants` is N Sums in a chain, each of the last one's result and
 60 constants of its own: a group of them would read 60 weights a Sum. Op
 `MatMulWeights` is x @ W + x + W then N Adds of a weight each: a group of
-128 inputs that split-K (or a library call) splits into two.
+128 inputs that split-K (or a library call) splits into two. `Split` is
+one input [N, 3] split into N outputs [1, 3]; `SplitSqueeze` the Relu of
+[N, 3] split into N parts each squeezed to [3]; `SplitInner` [2, N] split
+along its last dim into N outputs [2, 1] (parts that are not consecutive
+in memory).
 
 `check` compiles for the cpu target (or --target) and compares with
 onnxruntime (exact for Concat, Max and Min; 1e-5 relative for Sum and
@@ -72,7 +77,35 @@ def make_matmul_weights(n):
                              opset_imports=[helper.make_opsetid("", 17)])
 
 
+def make_split(op, n, elem):
+    shape = [2, n] if op == "SplitInner" else [n, 3]
+    part = [2, 1] if op == "SplitInner" else [1, 3]
+    parts = ["p%d" % i for i in range(n)]
+    outputs = ["y%d" % i for i in range(n)]
+    nodes = []
+    source = "x0"
+    if op == "SplitSqueeze":
+        nodes.append(helper.make_node("Relu", ["x0"], ["r"]))
+        source = "r"
+        part = [3]
+        nodes.append(helper.make_node("Constant", [], ["zero"],
+                                      value_ints=[0]))
+    nodes.append(helper.make_node(
+        "Split", [source], parts if op == "SplitSqueeze" else outputs,
+        axis=1 if op == "SplitInner" else 0, num_outputs=n))
+    if op == "SplitSqueeze":
+        nodes += [helper.make_node("Squeeze", [p, "zero"], [y])
+                  for p, y in zip(parts, outputs)]
+    graph = helper.make_graph(
+        nodes, "split", [helper.make_tensor_value_info("x0", elem, shape)],
+        [helper.make_tensor_value_info(y, elem, part) for y in outputs])
+    return helper.make_model(graph, ir_version=8,
+                             opset_imports=[helper.make_opsetid("", 18)])
+
+
 def make_model(op, n, elem=TensorProto.FLOAT):
+    if op.startswith("Split"):
+        return make_split(op, n, elem)
     if op == "SumConstants":
         return make_constant_sums(n, elem)
     if op == "MatMulWeights":
@@ -88,6 +121,10 @@ def make_model(op, n, elem=TensorProto.FLOAT):
     # IR version 8: the onnxruntime of the GPU machine reads at most 13.
     return helper.make_model(graph, ir_version=8,
                              opset_imports=[helper.make_opsetid("", 17)])
+
+
+def what(op):
+    return "outputs" if op.startswith("Split") else "inputs"
 
 
 def run(command):
@@ -126,7 +163,8 @@ def main():
             run([args.fuse_compile, path, "--target=cpu", "-o",
                  path + ".fbin"])
             seconds.append(time.perf_counter() - start)
-            print("%s of %d inputs: %.2f s" % (args.op, n, seconds[-1]))
+            print("%s of %d %s: %.2f s" % (args.op, n, what(args.op),
+                                            seconds[-1]))
         print("ratio %.2f" % (seconds[-1] / seconds[0]))
         return 0
     import onnxruntime
@@ -140,6 +178,9 @@ def main():
                             else n)}
     if args.op == "MatMulWeights":
         feeds = {"x0": rng.standard_normal((16, 16)).astype(np.float32)}
+    if args.op.startswith("Split"):
+        feeds = {"x0": rng.standard_normal(
+            (2, n) if args.op == "SplitInner" else (n, 3)).astype(np.float32)}
     if args.float16:
         feeds = {name: np.full((1, 3), 2000, np.float16) for name in feeds}
     np.savez(path + ".in.npz", **feeds)
@@ -147,14 +188,19 @@ def main():
          path + ".fbin"] + args.compile_flags)
     run([args.fuse_run, path + ".fbin", "--inputs", path + ".in.npz",
          "--outputs", path + ".out.npz"])
-    got = np.load(path + ".out.npz")["y"]
     session = onnxruntime.InferenceSession(
         path, providers=["CPUExecutionProvider"])
-    want = session.run(None, feeds)[0]
-    exact = args.op in ("Concat", "Max", "Min")
+    names = [o.name for o in session.get_outputs()]
+    with np.load(path + ".out.npz") as f:
+        got = np.concatenate([f[name].reshape(-1) for name in names])
+        shapes_ok = all(f[name].shape == want.shape for name, want in
+                        zip(names, session.run(None, feeds)))
+    want = np.concatenate([w.reshape(-1) for w in session.run(None, feeds)])
+    exact = args.op in ("Concat", "Max", "Min") or args.op.startswith("Split")
     error = float(np.abs(got - want).max() / np.abs(want).max())
-    ok = got.shape == want.shape and (error == 0 if exact else error < 1e-5)
-    print("%s of %d inputs: error %.2e %s" % (args.op, n, error,
+    ok = shapes_ok and got.shape == want.shape and (
+        error == 0 if exact else error < 1e-5)
+    print("%s of %d %s: error %.2e %s" % (args.op, n, what(args.op), error,
                                               "PASS" if ok else "FAIL"))
     return 0 if ok else 1
 

@@ -1121,7 +1121,9 @@ DEFECTS = {
     "buffer-kind": edit(lambda m: main_plan(m)["buffers"][2].__setitem__(
         "kind", 6)),
     "buffer-misaligned": edit(lambda m: main_plan(m)["buffers"][2]
-                              .__setitem__("offset", 32)),
+                              .__setitem__("offset", 112)),
+    "input-misaligned": edit(lambda m: main_plan(m)["buffers"][0]
+                             .__setitem__("offset", 32)),
     "buffer-out-of-arena": edit(lambda m: main_plan(m).__setitem__("arena",
                                                                    150)),
     "weight-out-of-section": edit(lambda m: main_plan(m)["buffers"][1]

@@ -359,6 +359,46 @@ LogicalResult ONNXSliceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+std::optional<int64_t> ONNXSliceOp::getContiguousOffset() {
+  auto dataType = dyn_cast<RankedTensorType>(getData().getType());
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (!dataType || !type || !dataType.hasStaticShape() ||
+      !type.hasStaticShape())
+    return std::nullopt;
+  auto starts = getConstantIntValues(getStarts());
+  auto ends = getConstantIntValues(getEnds());
+  std::optional<SmallVector<int64_t>> axes, steps;
+  if (getAxes())
+    axes = getConstantIntValues(getAxes());
+  if (getSteps())
+    steps = getConstantIntValues(getSteps());
+  if (!starts || !ends || (getAxes() && !axes) || (getSteps() && !steps))
+    return std::nullopt;
+  std::string error;
+  FailureOr<SliceParams> params =
+      resolveSlice(dataType.getShape(), *starts, *ends,
+                   axes.value_or(SmallVector<int64_t>()),
+                   steps.value_or(SmallVector<int64_t>()), error);
+  if (failed(params))
+    return std::nullopt;
+  ArrayRef<int64_t> shape = dataType.getShape();
+  if (llvm::is_contained(params->sizes, 0))
+    return 0; // No element: any offset.
+  // Consecutive when, past the first dim that takes more than one element,
+  // every dim is taken whole, and that dim steps by 1.
+  int64_t offset = 0, stride = 1;
+  bool whole = true; // The dims after the current one are taken whole.
+  for (int64_t i = dataType.getRank() - 1; i >= 0; --i) {
+    int64_t size = params->sizes[i];
+    if (size > 1 && (!whole || params->steps[i] != 1))
+      return std::nullopt;
+    offset += params->starts[i] * stride;
+    whole = whole && size == shape[i];
+    stride *= shape[i];
+  }
+  return offset;
+}
+
 LogicalResult ONNXGatherOp::inferReturnTypes(MLIRContext *,
                                              std::optional<Location> loc,
                                              Adaptor adaptor,

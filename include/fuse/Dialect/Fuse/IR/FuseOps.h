@@ -36,6 +36,11 @@ constexpr llvm::StringLiteral kOneRowAttrName = "fuse.one_row";
 /// Marks a result of the graph function that is an index check
 /// (IndexCheckAttr), not an output of the model.
 constexpr llvm::StringLiteral kIndexCheckAttrName = "fuse.index_check";
+
+/// Alignment of every buffer in an execution plan's arena and weights:
+/// enough for coalesced GPU access and any vector load. A view of part of
+/// a value's bytes that a launch reads starts at such an offset too.
+constexpr uint64_t kBufferAlignment = 256;
 /// A unit attribute on the ops a split-K rewrite adds (the operands' views,
 /// the sum of the partial products): not ops of the model, so the fusion
 /// report does not count them.

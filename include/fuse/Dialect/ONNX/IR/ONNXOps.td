@@ -764,6 +764,13 @@ def ONNXSliceOp : ONNX_Op<"Slice", [AttrSizedOperandSegments]> {
     `(` $data `,` $starts `,` $ends `)` (`axes` `(` $axes^ `)`)?
     (`steps` `(` $steps^ `)`)? attr-dict `:` functional-type(operands, results)
   }];
+  let extraClassDeclaration = [{
+    /// The offset, in elements of `data`, from which the result's elements
+    /// follow each other in `data`'s row-major order, when they do (static
+    /// shapes, constant bounds): the result is then a view of `data`'s
+    /// bytes. A Split's parts along its first dim of size above 1 are.
+    std::optional<int64_t> getContiguousOffset();
+  }];
 }
 
 def ONNXGatherOp : ONNX_Op<"Gather"> {
