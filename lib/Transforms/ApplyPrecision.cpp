@@ -245,9 +245,8 @@ public:
         }
         current = *group;
       }
-      if (modelTypes && computesModelHalf(current))
-        for (Value result : current->getResults())
-          halfOrigin.insert(result);
+      if (modelTypes)
+        markHalfResults(current);
     }
 
     for (auto group : body.getOps<GroupOp>()) {
@@ -288,20 +287,73 @@ private:
     return op->hasAttr(kModelHalfAttrName);
   }
 
-  /// With model-types: whether `op` (a group, or an op at the top level)
-  /// computes what the model computes in half precision: it is, or holds,
-  /// an op the widening marked, or it reads a value that does (or a
-  /// widened half-precision input or weight).
-  bool computesModelHalf(Operation *op) {
+  /// With model-types: whether `value`, outside any group, is what the
+  /// model computes in half precision (or a widened half-precision input or
+  /// weight).
+  bool isHalfValue(Value value) {
+    return halfOrigin.contains(value) || getWidenedHalf(value);
+  }
+
+  /// Whether op `op` computes its results in half precision in the model,
+  /// `isHalf` telling which of its operands hold such values: the widening
+  /// marked it, or (an op made after the widening, which it did not mark)
+  /// its first float operand, the one of its type T, is half. A Where's
+  /// condition or a Gather's indices decide nothing, nor does the input of
+  /// a Cast, whose result type is its own.
+  static bool computesHalf(Operation *op, function_ref<bool(Value)> isHalf) {
     if (isModelHalf(op))
       return true;
-    if (auto group = dyn_cast<GroupOp>(op))
-      if (llvm::any_of(group.getBodyBlock(),
-                       [](Operation &inner) { return isModelHalf(&inner); }))
-        return true;
-    return llvm::any_of(op->getOperands(), [&](Value v) {
-      return halfOrigin.contains(v) || getWidenedHalf(v);
-    });
+    if (isa<ONNXCastOp>(op))
+      return false;
+    for (Value operand : op->getOperands())
+      if (isa<FloatType>(getElementTypeOrSelf(operand.getType())))
+        return isHalf(operand);
+    return false;
+  }
+
+  /// With model-types: whether `op` (a group, or an op at the top level)
+  /// computes any result in half precision in the model.
+  bool computesModelHalf(Operation *op) {
+    if (!isa<GroupOp>(op))
+      return computesHalf(op, [&](Value v) { return isHalfValue(v); });
+    return llvm::any_of(halfResults(cast<GroupOp>(op)),
+                        [](bool half) { return half; });
+  }
+
+  /// For each result of `group`, whether the model computes it in half
+  /// precision: its body followed from the group's operands, op by op. A
+  /// group may hold ops of both kinds (a comparison of half-precision
+  /// values choosing between float32 ones).
+  SmallVector<bool> halfResults(GroupOp group) {
+    llvm::DenseSet<Value> half;
+    Block &body = group.getBodyBlock();
+    for (auto [arg, operand] :
+         llvm::zip(body.getArguments(), group->getOperands()))
+      if (isHalfValue(operand))
+        half.insert(arg);
+    auto isHalf = [&](Value v) { return half.contains(v) || isHalfValue(v); };
+    for (Operation &op : body.without_terminator())
+      if (computesHalf(&op, isHalf))
+        half.insert(op.result_begin(), op.result_end());
+    SmallVector<bool> results;
+    for (Value yielded : body.getTerminator()->getOperands())
+      results.push_back(half.contains(yielded));
+    return results;
+  }
+
+  /// Adds `op`'s results that the model computes in half precision to
+  /// halfOrigin.
+  void markHalfResults(Operation *op) {
+    auto group = dyn_cast<GroupOp>(op);
+    if (!group) {
+      if (computesModelHalf(op))
+        halfOrigin.insert(op->result_begin(), op->result_end());
+      return;
+    }
+    for (auto [result, half] :
+         llvm::zip(group->getResults(), halfResults(group)))
+      if (half)
+        halfOrigin.insert(result);
   }
 
   /// Whether `value` (a candidate) may be stored in half precision at all:

@@ -191,6 +191,41 @@ func.func @model_types(%x: tensor<4x8xf16>, %y: tensor<4x8xf32>) -> (tensor<4x8x
 
 // -----
 
+// model-types: what a group yields is half precision when its own op is,
+// not when any op of the group is: a comparison of fp16 values choosing
+// between the model's f32 values yields f32, stored f32 (it was stored in
+// fp16, rounding a float32 pool's input: found by fuzz/differential.py);
+// a Where choosing between fp16 values yields fp16.
+// MODEL-LABEL: func @model_types_where
+// MODEL: %[[W:.*]] = fuse.group elementwise ins(%{{.*}}, %{{.*}}, %arg2, %arg3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+// MODEL: fuse.group elementwise ins(%[[W]] : tensor<4xf32>) -> tensor<4xf32> {
+// MODEL: fuse.group elementwise ins(%arg0, %arg1, %arg2 : tensor<4xf16>, tensor<4xf16>, tensor<4xf32>) {precision = #fuse.precision<fp16>} -> tensor<4xf16> {
+func.func @model_types_where(%a: tensor<4xf16>, %b: tensor<4xf16>, %y: tensor<4xf32>, %z: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf16>) {
+  %a32 = onnx.Cast(%a) {to = 1 : i64} : (tensor<4xf16>) -> tensor<4xf32>
+  %b32 = onnx.Cast(%b) {to = 1 : i64} : (tensor<4xf16>) -> tensor<4xf32>
+  %w = fuse.group elementwise ins(%a32, %b32, %y, %z : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%va: tensor<4xf32>, %vb: tensor<4xf32>, %vy: tensor<4xf32>, %vz: tensor<4xf32>):
+    %e = onnx.Less(%va, %vb) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    %r = onnx.Where(%e, %vy, %vz) : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }
+  %p = fuse.group elementwise ins(%w : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%v: tensor<4xf32>):
+    %n = onnx.Neg(%v) : (tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %n : tensor<4xf32>
+  }
+  %h = fuse.group elementwise ins(%a32, %b32, %y : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%va: tensor<4xf32>, %vb: tensor<4xf32>, %vy: tensor<4xf32>):
+    %e = onnx.Less(%vy, %vy) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    %r = onnx.Where(%e, %va, %vb) {fuse.model_half} : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    fuse.yield %r : tensor<4xf32>
+  }
+  %o = onnx.Cast(%h) {to = 10 : i64} : (tensor<4xf32>) -> tensor<4xf16>
+  return %p, %o : tensor<4xf32>, tensor<4xf16>
+}
+
+// -----
+
 // fuse.attention reads and writes fp16 when its query, key and value and
 // its result all can be (their producers' results are narrowed, its
 // reader widens); its f32 mask stays f32.
