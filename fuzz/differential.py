@@ -597,6 +597,11 @@ def int_bound(op, inputs, types):
         r = power(b[0], n)
     elif op in ("Shape", "Size", "ArgMax", "ArgMin", "TopK"):
         r = max([4096] + b)
+    elif op in ("ReduceMin", "ReduceMax") and inputs and not inputs[0].size:
+        # Over nothing: the type's largest or smallest value, whose sum with
+        # anything may overflow (onnxruntime's ReduceProd of INT64_MAX - 7
+        # went through a double and came back INT64_MAX).
+        r = 2 ** (31 if types[0][0] == "int32" else 63) - 1
     else:
         r = max(b)
     return min(r, cap)
@@ -1925,7 +1930,8 @@ def compare(got, want, expect, f64=None):
     element that differs from onnxruntime's still passes when it is
     within the tolerance of the float64 result, no more than 8 times as
     far from it as onnxruntime's, within 8 times the distance rounding
-    errors move it, or the very inf or NaN it is: an ill-conditioned op
+    errors move it (or any finite value when they move it by more than its
+    own size), or the very inf or NaN it is: an ill-conditioned op
     (Tan near a pole, a Cos of a large float16 sum, a normalization of
     near-equal values) magnifies
     both implementations' rounding, and onnxruntime is not always the
@@ -1969,11 +1975,15 @@ def compare(got, want, expect, f64=None):
                     near_ref = err_fuse <= atol * scale + rtol * np.abs(x)
                     no_worse = err_fuse <= 8 * np.abs(r - x)
                     conditioned = err_fuse <= 8 * moved
+                    # Rounding errors move it by more than its own size
+                    # (and a quarter at least): a Tan of a Sinh of 1e7, any
+                    # finite answer is as good.
+                    arbitrary = moved >= np.maximum(0.25, np.abs(x))
                 finite = np.isfinite(h) & np.isfinite(r) & np.isfinite(x)
                 # Or the very value (inf, NaN) computed in float64.
                 same = (h == x) | (np.isnan(h) & np.isnan(x))
-                bad &= ~((finite & (near_ref | no_worse | conditioned)) |
-                         same)
+                bad &= ~((finite & (near_ref | no_worse | conditioned |
+                                    arbitrary)) | same)
             if expect.get(name, {}).get("undefined"):
                 bad &= ~(np.isnan(h) & (r == 0))
         if bad.any():
