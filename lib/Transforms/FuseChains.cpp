@@ -11,9 +11,11 @@
 #include "FusionUtils.h"
 
 #include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 #include "fuse/Transforms/Passes.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace fuse {
 #define GEN_PASS_DEF_FUSECHAINS
@@ -323,31 +325,125 @@ private:
   int64_t maxOps;
 };
 
-/// Outputs that are Slices of consecutive elements of a graph input (a
-/// Split's parts) read one copy of it, a kernel of its own, whose bytes the
-/// plan lets them view (no launch each): a Split into 10,000 outputs is one
-/// kernel, not 10,000. The input itself cannot be viewed: the caller may
-/// set it again before reading the outputs of the run.
-static void copySlicedInputs(func::FuncOp func) {
+namespace {
+/// A Slice that takes `size` elements from `start` along `axis` and every
+/// other dim whole (a Split's part), read by graph outputs only.
+struct OutputPart {
+  ONNXSliceOp slice;
+  int64_t axis, start, size;
+};
+} // namespace
+
+static std::optional<OutputPart> getOutputPart(ONNXSliceOp slice) {
+  if (!llvm::all_of(slice->getUsers(), llvm::IsaPred<func::ReturnOp>))
+    return std::nullopt;
+  std::optional<SliceParams> params = slice.getStaticParams();
+  if (!params)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(slice.getData().getType());
+  std::optional<OutputPart> part;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (params->sizes[i] > 1 && params->steps[i] != 1)
+      return std::nullopt;
+    if (params->sizes[i] == type.getDimSize(i))
+      continue;
+    if (part || params->sizes[i] == 0)
+      return std::nullopt; // Cut along two dims, or empty.
+    part = OutputPart{slice, i, params->starts[i], params->sizes[i]};
+  }
+  return part;
+}
+
+/// Graph outputs that are parts of one value along one dim (a Split's)
+/// become views of one copy of it, whose bytes the plan lets them share
+/// (no launch each): a Split into 10,000 outputs is one kernel, not
+/// 10,000. Parts along the first dim of size above 1 are consecutive: a
+/// graph input gets an onnx.Identity (an input itself cannot be viewed: a
+/// caller may set it again before reading the run's outputs); a computed
+/// value needs nothing. Equal parts along another dim are consecutive in a
+/// transposed copy, [K, A, s * B] for K parts of s of [A, K * s, B], each
+/// part a Slice of it along its first dim reshaped back.
+static void stageOutputParts(func::FuncOp func) {
   if (func.isExternal())
     return;
-  for (BlockArgument arg : func.getArguments()) {
-    SmallVector<ONNXSliceOp> slices;
-    for (Operation *user : arg.getUsers()) {
-      auto slice = dyn_cast<ONNXSliceOp>(user);
-      if (slice && slice.getData() == arg &&
-          llvm::all_of(slice->getUsers(), llvm::IsaPred<func::ReturnOp>) &&
-          slice.getContiguousOffset())
-        slices.push_back(slice);
-    }
-    if (slices.size() < 2)
+  SmallVector<Value> values(func.getArguments());
+  for (Operation &op : func.getBody().front())
+    if (!isa<ONNXConstantOp>(op))
+      llvm::append_range(values, op.getResults());
+  SmallVector<ONNXSliceOp> replaced;
+  for (Value value : values) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape() || type.getNumElements() == 0)
       continue;
-    auto builder = OpBuilder::atBlockBegin(&func.getBody().front());
-    Value copy = ONNXIdentityOp::create(builder, slices.front().getLoc(),
-                                        arg.getType(), arg);
-    for (ONNXSliceOp slice : slices)
-      slice.getDataMutable().assign(copy);
+    // The parts along the dim most of them cut.
+    llvm::MapVector<int64_t, SmallVector<OutputPart>> byAxis;
+    for (Operation *user : value.getUsers())
+      if (auto slice = dyn_cast<ONNXSliceOp>(user);
+          slice && slice.getData() == value)
+        if (std::optional<OutputPart> part = getOutputPart(slice))
+          byAxis[part->axis].push_back(*part);
+    SmallVector<OutputPart> *parts = nullptr;
+    for (auto &[axis, list] : byAxis)
+      if (!parts || list.size() > parts->size())
+        parts = &list;
+    if (!parts || parts->size() < 2)
+      continue;
+    int64_t axis = parts->front().axis;
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < axis; ++i)
+      outer *= shape[i];
+    for (int64_t i = axis + 1; i < type.getRank(); ++i)
+      inner *= shape[i];
+    OpBuilder builder(func.getContext());
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      builder.setInsertionPointToStart(arg.getOwner());
+    else
+      builder.setInsertionPointAfter(value.getDefiningOp());
+    Location loc = parts->front().slice.getLoc();
+    if (outer == 1) {
+      if (!isa<BlockArgument>(value))
+        continue;
+      Value copy = ONNXIdentityOp::create(builder, loc, type, value);
+      for (OutputPart &part : *parts)
+        part.slice.getDataMutable().assign(copy);
+      continue;
+    }
+    int64_t size = parts->front().size, dim = shape[axis];
+    if (dim % size != 0 || llvm::any_of(*parts, [&](const OutputPart &p) {
+          return p.size != size || p.start % size != 0;
+        }))
+      continue;
+    int64_t count = dim / size;
+    Type element = type.getElementType();
+    Value grouped = ONNXReshapeOp::create(
+        builder, loc,
+        RankedTensorType::get({outer, count, size * inner}, element), value,
+        createI64Constant(builder, loc, {outer, count, size * inner}));
+    Value stacked = ONNXTransposeOp::create(
+        builder, loc,
+        RankedTensorType::get({count, outer, size * inner}, element), grouped,
+        builder.getDenseI64ArrayAttr({1, 0, 2}));
+    Value zero = createI64Constant(builder, loc, {0});
+    for (OutputPart &part : *parts) {
+      builder.setInsertionPoint(part.slice);
+      int64_t k = part.start / size;
+      Value piece = ONNXSliceOp::create(
+          builder, part.slice.getLoc(),
+          RankedTensorType::get({1, outer, size * inner}, element), stacked,
+          createI64Constant(builder, loc, {k}),
+          createI64Constant(builder, loc, {k + 1}), zero, Value());
+      auto partType = cast<RankedTensorType>(part.slice.getType());
+      Value reshaped = ONNXReshapeOp::create(
+          builder, part.slice.getLoc(), partType, piece,
+          createI64Constant(builder, loc, partType.getShape()));
+      part.slice.replaceAllUsesWith(reshaped);
+      replaced.push_back(part.slice);
+    }
   }
+  // Afterwards: `values` holds their results.
+  for (ONNXSliceOp slice : replaced)
+    slice.erase();
 }
 
 struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
@@ -355,7 +451,7 @@ struct FuseChainsPass : public fuse::impl::FuseChainsBase<FuseChainsPass> {
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    copySlicedInputs(getOperation());
+    stageOutputParts(getOperation());
     GreedyRewriteConfig config;
     config.enableFolding(false)
         .enableConstantCSE(false)

@@ -219,6 +219,17 @@ describeBlocker(FusionBlocker blocker, Operation *user,
   llvm_unreachable("a blocker to describe");
 }
 
+/// Whether only graph outputs read `op`'s result, directly or through
+/// Reshapes (Flatten, Squeeze, Unsqueeze).
+static bool isReadByOutputsOnly(Operation *op) {
+  return llvm::all_of(op->getUsers(), [](Operation *user) {
+    return isa<func::ReturnOp>(user) ||
+           (isa<ONNXReshapeOp, ONNXFlattenOp, ONNXSqueezeOp, ONNXUnsqueezeOp>(
+                user) &&
+            isReadByOutputsOnly(user));
+  });
+}
+
 /// Whether the execution plan runs `op` as a view rather than a kernel: a
 /// Reshape (Flatten, Squeeze, Unsqueeze), or a Slice of consecutive
 /// elements, outside every group and candidate, of a value some kernel
@@ -243,8 +254,7 @@ static bool isPlannedView(Operation *op) {
   Type element = getElementTypeOrSelf(slice.getData().getType());
   int64_t bytes =
       *offset * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-  return bytes % kBufferAlignment == 0 ||
-         llvm::all_of(op->getUsers(), llvm::IsaPred<func::ReturnOp>);
+  return bytes % kBufferAlignment == 0 || isReadByOutputsOnly(op);
 }
 
 /// Why compute op `op`, outside every group, did not join one. `fused`:

@@ -856,3 +856,40 @@ func.func @one_slice_output(%x: tensor<3x4xf32>) -> tensor<1x4xf32> {
   %a = onnx.Slice(%x, %c0, %c1) axes(%c0) : (tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x4xf32>
   return %a : tensor<1x4xf32>
 }
+
+// -----
+
+// Equal parts along another dim are consecutive in a transposed copy:
+// [3, 2 x 2] as [3, 2, 2], its first two dims swapped, each part a Slice
+// of that along its first dim (a view in the plan), reshaped back.
+// CHECK-LABEL: func @split_inner_outputs
+// CHECK: %[[G:.*]] = onnx.Reshape(%arg0, %{{.*}}) : (tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x2xf32>
+// CHECK: %[[T:.*]] = onnx.Transpose(%[[G]]) {perm = array<i64: 1, 0, 2>} : (tensor<3x2x2xf32>) -> tensor<2x3x2xf32>
+// CHECK: %[[P0:.*]] = onnx.Slice(%[[T]], %{{.*}}, %{{.*}}) axes(%{{.*}}) : (tensor<2x3x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x3x2xf32>
+// CHECK: %[[R0:.*]] = onnx.Reshape(%[[P0]], %{{.*}}) : (tensor<1x3x2xf32>, tensor<2xi64>) -> tensor<3x2xf32>
+// CHECK: %[[P1:.*]] = onnx.Slice(%[[T]],
+// CHECK: %[[R1:.*]] = onnx.Reshape(%[[P1]],
+// CHECK: return %[[R1]], %[[R0]]
+func.func @split_inner_outputs(%x: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %c0 = onnx.Constant dense<0> : tensor<1xi64>
+  %c1 = onnx.Constant dense<1> : tensor<1xi64>
+  %c2 = onnx.Constant dense<2> : tensor<1xi64>
+  %c4 = onnx.Constant dense<4> : tensor<1xi64>
+  %a = onnx.Slice(%x, %c0, %c2) axes(%c1) : (tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x2xf32>
+  %b = onnx.Slice(%x, %c2, %c4) axes(%c1) : (tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x2xf32>
+  return %b, %a : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// Parts of unequal sizes along an inner dim stay Slices of their own.
+// CHECK-LABEL: func @split_inner_unequal
+// CHECK-NOT: onnx.Transpose
+func.func @split_inner_unequal(%x: tensor<3x4xf32>) -> (tensor<3x1xf32>, tensor<3x3xf32>) {
+  %c0 = onnx.Constant dense<0> : tensor<1xi64>
+  %c1 = onnx.Constant dense<1> : tensor<1xi64>
+  %c4 = onnx.Constant dense<4> : tensor<1xi64>
+  %a = onnx.Slice(%x, %c0, %c1) axes(%c1) : (tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x1xf32>
+  %b = onnx.Slice(%x, %c1, %c4) axes(%c1) : (tensor<3x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x3xf32>
+  return %a, %b : tensor<3x1xf32>, tensor<3x3xf32>
+}

@@ -162,12 +162,15 @@ def FuseChains : Pass<"fuse-chains", "mlir::func::FuncOp"> {
        epilogue (MatMul + bias + GELU, where the bias add feeds two ops
        of the GELU and so ends the chain of phase 2).
 
-    First, a graph input that two or more graph outputs read through Slices
-    of consecutive elements (a Split's parts) is read by them through an
-    `onnx.Identity`, a kernel of its own: the plan makes each such Slice a
-    view of that copy's bytes, with no launch, so a Split into 10,000
-    outputs is one kernel (the input itself cannot be viewed: a caller may
-    set it again before reading the run's outputs).
+    First, graph outputs that are parts of one value along one dim (a
+    Split's) are made views of one copy of it: parts along its first dim of
+    size above 1 are consecutive, and a graph input gets an `onnx.Identity`,
+    a kernel of its own (the input itself cannot be viewed: a caller may set
+    it again before reading the run's outputs); equal parts along another
+    dim become Slices along the first dim of one transposed copy (an
+    `onnx.Reshape` to `[A, K, s * B]` and an `onnx.Transpose` to `[K, A, s
+    * B]`), each reshaped back. The plan makes each such Slice a view, with
+    no launch, so a Split into 10,000 outputs is one or two kernels.
 
     No group takes more than `max-group-ops` compute ops: a chain of 20,000
     elementwise ops becomes groups of 256, each one kernel (one group of

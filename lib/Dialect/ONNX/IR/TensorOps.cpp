@@ -359,11 +359,9 @@ LogicalResult ONNXSliceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-std::optional<int64_t> ONNXSliceOp::getContiguousOffset() {
+std::optional<SliceParams> ONNXSliceOp::getStaticParams() {
   auto dataType = dyn_cast<RankedTensorType>(getData().getType());
-  auto type = dyn_cast<RankedTensorType>(getType());
-  if (!dataType || !type || !dataType.hasStaticShape() ||
-      !type.hasStaticShape())
+  if (!dataType || !dataType.hasStaticShape())
     return std::nullopt;
   auto starts = getConstantIntValues(getStarts());
   auto ends = getConstantIntValues(getEnds());
@@ -381,6 +379,14 @@ std::optional<int64_t> ONNXSliceOp::getContiguousOffset() {
                    steps.value_or(SmallVector<int64_t>()), error);
   if (failed(params))
     return std::nullopt;
+  return *params;
+}
+
+std::optional<int64_t> ONNXSliceOp::getContiguousOffset() {
+  std::optional<SliceParams> params = getStaticParams();
+  if (!params)
+    return std::nullopt;
+  auto dataType = cast<RankedTensorType>(getData().getType());
   ArrayRef<int64_t> shape = dataType.getShape();
   if (llvm::is_contained(params->sizes, 0))
     return 0; // No element: any offset.

@@ -10,6 +10,7 @@
 #define FUSE_DIALECT_ONNX_IR_ONNXOPS_H
 
 #include "fuse/Dialect/ONNX/IR/ONNXDialect.h"
+#include "fuse/Dialect/ONNX/IR/ONNXShapeHelpers.h"
 #include "fuse/Dialect/ONNX/IR/ONNXTraits.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"

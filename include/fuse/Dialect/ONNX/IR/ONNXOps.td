@@ -765,6 +765,9 @@ def ONNXSliceOp : ONNX_Op<"Slice", [AttrSizedOperandSegments]> {
     (`steps` `(` $steps^ `)`)? attr-dict `:` functional-type(operands, results)
   }];
   let extraClassDeclaration = [{
+    /// What it takes of each dim of `data`, when that is known at compile
+    /// time (static shapes, constant bounds).
+    std::optional<SliceParams> getStaticParams();
     /// The offset, in elements of `data`, from which the result's elements
     /// follow each other in `data`'s row-major order, when they do (static
     /// shapes, constant bounds): the result is then a view of `data`'s
