@@ -374,10 +374,7 @@ static std::optional<uint64_t> getViewOffset(func::FuncOp kernel) {
 /// Whether `value` is read by nothing but the graph's return and view
 /// kernels whose results are likewise: no launch reads it, so its bytes
 /// need no alignment and may be a graph input's.
-static bool isOnlyReturned(Value value, bool inCandidate,
-                           SymbolTable &symbols) {
-  if (inCandidate)
-    return false;
+static bool isOnlyReturned(Value value, SymbolTable &symbols) {
   for (Operation *user : value.getUsers()) {
     if (isa<func::ReturnOp>(user))
       continue;
@@ -388,7 +385,7 @@ static bool isOnlyReturned(Value value, bool inCandidate,
         call ? symbols.lookup<func::FuncOp>(call.getCallee()) : func::FuncOp();
     if (!kernel || call.getOperand(0) != value ||
         llvm::count(call.getOperands(), value) != 1 || !getViewOffset(kernel) ||
-        !isOnlyReturned(call.getResult(0), false, symbols))
+        !isOnlyReturned(call.getResult(0), symbols))
       return false;
   }
   return true;
@@ -535,7 +532,7 @@ FailureOr<PlanDesc> fuse::target::buildPlan(func::FuncOp host, StringRef name,
           !checked.contains(call.getResult(0))) {
         uint64_t at = viewOffset.lookup(call.getOperand(0)) + *offset;
         if (at % kBufferAlignment == 0 ||
-            isOnlyReturned(call.getResult(0), inCandidate, symbols)) {
+            isOnlyReturned(call.getResult(0), symbols)) {
           storageOf[call.getResult(0)] = storage(call.getOperand(0));
           viewOffset[call.getResult(0)] = at;
           views.push_back(call.getResult(0));

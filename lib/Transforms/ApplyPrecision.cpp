@@ -221,9 +221,9 @@ public:
     // Lone compute ops become groups, so that each has a body to cast in
     // (tf32: only contractions need one). Casts between float types stay:
     // they are what the policy narrows or removes. With model-types, what
-    // the model computes in half precision: ops it marked, and ops that
-    // read what they compute (passes after the widening make ops of their
-    // own, which it did not mark).
+    // the model computes in half precision: ops the widening marked, and
+    // ops whose first float operand is such a value (passes after the
+    // widening make ops of their own, which it did not mark).
     halfOrigin.clear();
     for (Operation &op : llvm::make_early_inc_range(body)) {
       Operation *current = &op;
@@ -311,13 +311,10 @@ private:
     return false;
   }
 
-  /// With model-types: whether `op` (a group, or an op at the top level)
-  /// computes any result in half precision in the model.
+  /// With model-types: whether `op`, an op at the top level (no group),
+  /// computes its results in half precision in the model.
   bool computesModelHalf(Operation *op) {
-    if (!isa<GroupOp>(op))
-      return computesHalf(op, [&](Value v) { return isHalfValue(v); });
-    return llvm::any_of(halfResults(cast<GroupOp>(op)),
-                        [](bool half) { return half; });
+    return computesHalf(op, [&](Value v) { return isHalfValue(v); });
   }
 
   /// For each result of `group`, whether the model computes it in half
