@@ -58,6 +58,11 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace fuse {
+#define GEN_PASS_REGISTRATION
+#include "fuse/Pipelines/Passes.h.inc"
+} // namespace fuse
+
 using namespace mlir;
 
 void fuse::registerCompilerDialects(DialectRegistry &registry) {
@@ -254,6 +259,7 @@ void fuse::registerCompilerPasses() {
 }
 
 void fuse::registerFusePipelines() {
+  registerFusePipelinesPasses();
   PassPipelineRegistration<>(
       "fuse-lower-kernels-to-loops",
       "Lower kernel functions to bufferized functions with one parallel "

@@ -112,6 +112,16 @@ private:
 } // namespace
 
 /// The one host function of an imported model.
+/// Whether the compile is for the cpu target.
+static bool isCpu(const CompileOptions &options) {
+  return options.pipeline.target == KernelTarget::cpu;
+}
+
+/// The artifact's target.
+static artifact::Target getArtifactTarget(const CompileOptions &options) {
+  return isCpu(options) ? artifact::Target::Cpu : artifact::Target::Cuda;
+}
+
 static FailureOr<func::FuncOp> getHost(ModuleOp module) {
   func::FuncOp host;
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -250,9 +260,8 @@ struct Plans {
 static LogicalResult buildPlans(ArrayRef<ModuleOp> sources,
                                 const CompileOptions &options, Plans &plans) {
   artifact::File &artifact = plans.artifact;
-  artifact.target = options.target;
-  artifact.arch = options.target == artifact::Target::Cuda ? options.cuda.chip
-                                                           : options.cpu;
+  artifact.target = getArtifactTarget(options);
+  artifact.arch = isCpu(options) ? options.cpu : options.pipeline.gpuArch;
   for (auto [i, source] : llvm::enumerate(sources)) {
     FailureOr<func::FuncOp> host = getHost(source);
     if (failed(host) ||
@@ -351,7 +360,7 @@ static FailureOr<KernelImage> lowerKernels(ModuleOp kernels,
     return failure();
   if (last == CompileStage::Loops)
     return image;
-  if (options.target == artifact::Target::Cpu) {
+  if (isCpu(options)) {
     if (failed(lowerTo(CompileStage::LLVM, "lower loops to LLVM",
                        buildLoopsToCPUPipeline, /*perKernel=*/true)))
       return failure();
@@ -368,7 +377,9 @@ static FailureOr<KernelImage> lowerKernels(ModuleOp kernels,
   if (failed(lowerTo(
           CompileStage::LLVM, "lower loops to NVVM",
           [&](OpPassManager &pm) {
-            buildLoopsToNVVMPipeline(pm, options.cuda);
+            CudaOptions cuda;
+            cuda.chip = options.pipeline.gpuArch;
+            buildLoopsToNVVMPipeline(pm, cuda);
           },
           /*perKernel=*/false)))
     return failure();
@@ -689,54 +700,23 @@ static LogicalResult checkStartAt(ModuleOp module,
               "IR of stage 'kernels' or before";
   if (from == CompileStage::LLVM) {
     bool gpu = !module.getOps<gpu::GPUModuleOp>().empty();
-    if (gpu != (options.target == artifact::Target::Cuda))
+    if (gpu == isCpu(options))
       return emitError(module.getLoc())
              << "the input is LLVM IR for "
-             << (gpu ? "cuda (a gpu.module)" : "the cpu") << ", not for --target="
-             << (options.target == artifact::Target::Cuda ? "cuda" : "cpu");
+             << (gpu ? "cuda (a gpu.module)" : "the cpu")
+             << ", not for --target=" << (isCpu(options) ? "cpu" : "cuda");
     return success();
   }
   if (from > CompileStage::Imported)
-    return checkStrategiesTarget(module, options.target);
+    return checkStrategiesTarget(module, getArtifactTarget(options));
   return success();
-}
-
-/// The vector registers of the cpu's x86-64 level: AVX-512 (x86-64-v4)
-/// has 32, the lower levels 16.
-static int64_t getCpuVectorRegisters(const CompileOptions &options) {
-  return options.cpu == "x86-64-v4" ? 32 : 16;
-}
-
-/// The f32 lanes of the cpu's vectors: SSE's 4 up to x86-64-v2, AVX2's 8
-/// (x86-64-v3), AVX-512's 16 (x86-64-v4).
-static int64_t getCpuVectorWidth(const CompileOptions &options) {
-  if (options.cpu == "x86-64-v4")
-    return 16;
-  return options.cpu == "x86-64-v3" ? 8 : 4;
-}
-
-unsigned fuse::getChipVersion(StringRef chip) {
-  StringRef number = chip.starts_with("sm_") ? chip.drop_front(3) : "";
-  if (!number.empty() &&
-      std::isalpha(static_cast<unsigned char>(number.back())))
-    number = number.drop_back();
-  unsigned version = 0;
-  if (number.empty() || number.getAsInteger(10, version))
-    return 0;
-  return version;
-}
-
-/// The target as fuse-select-strategies' option takes it.
-static KernelTarget getKernelTarget(const CompileOptions &options) {
-  return options.target == artifact::Target::Cuda ? KernelTarget::cuda
-                                                  : KernelTarget::cpu;
 }
 
 /// The fusion-report pass that `options` ask for.
 static std::unique_ptr<Pass> createReportPass(const CompileOptions &options) {
   FusionReportOptions report;
   report.format = *options.fusionReport;
-  report.fused = options.fuse;
+  report.fused = options.pipeline.fuse;
   return fuse::createFusionReport(
       options.fusionReportStream ? *options.fusionReportStream : llvm::errs(),
       report);
@@ -759,21 +739,8 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
     return failure();
   // The model's own precision, before --io-precision changes its edges.
   Precision modelPrecision = getModelPrecision(module);
-  // Both plans exchange the same types: the edges change before the
-  // reference plan is taken.
-  if (options.ioPrecision &&
-      failed(stages.runPasses(module, [&](OpPassManager &pm) {
-        SetIOTypesOptions io;
-        io.type = *options.ioPrecision;
-        pm.nest<func::FuncOp>().addPass(createSetIOTypes(io));
-      })))
-    return failure();
-
-  // After constants fold (constant indices are checked at import), before
-  // the reference plan is taken: both plans check.
-  if (options.indexChecks &&
-      failed(stages.runPasses(module, [&](OpPassManager &pm) {
-        pm.nest<func::FuncOp>().addPass(createInsertIndexChecks());
+  if (failed(stages.runPasses(module, [&](OpPassManager &pm) {
+        buildFuseInputPipeline(pm, options.pipeline);
       })))
     return failure();
 
@@ -794,131 +761,18 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
       reference = module.clone();
   }
 
-  bool cpu = options.target == artifact::Target::Cpu;
-  bool libraries = !cpu && options.strategy != StrategyPreference::generated;
-  Precision precision = options.precision.value_or(modelPrecision);
   stages.begin("fuse and select strategies");
   return stages.runPasses(module, [&](OpPassManager &pm) {
-    // A model exported in half precision computes in f32 like any other;
-    // the precision policy then decides what is stored in half precision.
-    if (modelPrecision != Precision::fp32) {
-      WidenFloatsOptions widen;
-      widen.toF32 = true;
-      pm.nest<func::FuncOp>().addPass(createWidenFloats(widen));
-    }
-    // Attention chains become one op, one kernel (after the reference plan
-    // is taken: the reference computes them op by op).
-    if (options.fuse && options.attentionKernel) {
-      RaiseAttentionOptions attention;
-      attention.fuseProjections = options.fusedProjections;
-      pm.nest<func::FuncOp>().addPass(createRaiseAttention(attention));
-    }
-    // On the cpu every convolution goes through im2col: the tiled
-    // matmul has no padding logic in its inner loop (light ResNet-50
-    // 253 -> 187 ms, SqueezeNet 20.3 -> 16.5 ms with --cpu=native).
-    bool nhwcDirect = options.conv == ConvMode::nhwc_direct;
-    bool autoConv = options.conv == ConvMode::automatic;
-    if (options.conv == ConvMode::gemm || options.conv == ConvMode::nhwc ||
-        nhwcDirect || (autoConv && (libraries || cpu))) {
-      ConvsToMatmulsOptions convs;
-      if (!autoConv || cpu)
-        convs.maxColumns = 0;
-      // Half-precision matrices: rows of 8 elements are 16 bytes, and
-      // aligned 1x1 convolutions run faster as matmuls than on cuDNN's
-      // NCHW kernels; on cuda NHWC activations let each convolution be
-      // one matmul with the batch in its rows.
-      bool half = precision == Precision::fp16 || precision == Precision::bf16;
-      if (half) {
-        convs.rowAlignment = 8;
-        convs.pointwise = !cpu;
-      }
-      // On tensor cores (half precision, TF32) NHWC activations, with the
-      // windowed convolutions cuDNN NHWC calls (onnx.NhwcConv) rather than
-      // im2col and a matmul: ResNet-50 at batch 32 on the H200 fp16 1.61 ->
-      // 1.09 ms, tf32 4.31 -> 3.10 ms. In fp32 NCHW stays faster (8.64
-      // against 9.25 ms; docs/models.md).
-      bool autoNhwc =
-          autoConv && libraries && (half || precision == Precision::tf32);
-      convs.channelsLast =
-          options.conv == ConvMode::nhwc || nhwcDirect || autoNhwc;
-      convs.directWindows = nhwcDirect || autoNhwc;
-      // cuDNN's half-precision NHWC kernels for 3 input channels (an RGB
-      // image) are slower than for 4 (docs/precision.md).
-      if (half && convs.directWindows)
-        convs.minChannels = 4;
-      // An RGB stem next to a depthwise convolution (MobileNetV2's) runs
-      // faster NHWC in fp16 on cuDNN's 4-channel kernels, slower in bf16
-      // (docs/models.md).
-      convs.inputChannelsLast =
-          precision == Precision::fp16 && convs.directWindows;
-      pm.nest<func::FuncOp>().addPass(createConvsToMatmuls(convs));
-    }
-    if (options.fuse)
-      pm.nest<func::FuncOp>().addPass(createFuseChains());
-    if (precision != Precision::fp32) {
-      ApplyPrecisionOptions policy;
-      policy.precision = precision;
-      policy.keepFp32.assign(options.keepFp32.begin(), options.keepFp32.end());
-      // Without --precision, a model in half precision keeps its types.
-      policy.modelTypes = !options.precision;
-      pm.nest<func::FuncOp>().addPass(createApplyPrecision(policy));
-    }
-    // Equal groups (and ops) on equal operands become one kernel: a
-    // transformer's layers each compute the same attention mask from the
-    // model's input. After fusion, so that an op two groups would each
-    // take in stays in both.
-    if (options.fuse)
-      pm.nest<func::FuncOp>().addPass(createCSEPass());
-    SelectStrategiesOptions select;
-    select.target = getKernelTarget(options);
-    select.cpuVectorRegisters = getCpuVectorRegisters(options);
-    select.cpuVectorWidth = getCpuVectorWidth(options);
-    select.strategy = options.strategy;
-    select.depthwise = options.depthwise;
-    select.gpuContractionTile.assign(options.gpuContractionTile.begin(),
-                                     options.gpuContractionTile.end());
-    select.gpuStagePlanes = options.gpuStagePlanes;
-    select.gpuTransposeTiles = options.gpuTransposeTiles;
-    select.gpuMmaContractions = options.gpuMmaContractions;
-    select.mmaOverLibrary = options.mmaOverLibrary;
-    select.gpuTileContractions = options.gpuTileContractions;
-    select.gpuKTile = options.gpuKTile;
-    select.gpuStages = options.gpuStages;
-    select.gpuAsyncCopy = options.gpuAsyncCopy;
-    select.gpuTensorCores = !cpu && getChipVersion(options.cuda.chip) >= 80;
-    select.gpuClusters = !cpu && getChipVersion(options.cuda.chip) >= 90;
-    select.gpuMmaSplitK = options.gpuMmaSplitK;
-    select.splitK = options.splitK;
-    select.candidates = options.candidates.value_or(!cpu);
-    pm.nest<func::FuncOp>().addPass(createSelectStrategies(select));
+    buildFuseGraphPipeline(pm, options.pipeline, modelPrecision);
     if (options.fusionReport)
       pm.addPass(createReportPass(options));
   });
 }
 
-Precision fuse::getModelPrecision(ModuleOp module) {
-  bool f16 = false, bf16 = false;
-  auto look = [&](Type type) {
-    Type element = getElementTypeOrSelf(type);
-    f16 |= element.isF16();
-    bf16 |= element.isBF16();
-  };
-  module.walk([&](Operation *op) {
-    for (Type type : op->getResultTypes())
-      look(type);
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument arg : block.getArguments())
-          look(arg.getType());
-  });
-  return f16 ? Precision::fp16 : bf16 ? Precision::bf16 : Precision::fp32;
-}
-
 FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
                                        const CompileOptions &requested,
                                        llvm::raw_ostream &os) {
-  if (requested.target == artifact::Target::Cpu &&
-      resolveCpuLevel(requested.cpu) != requested.cpu)
+  if (isCpu(requested) && resolveCpuLevel(requested.cpu) != requested.cpu)
     return emitError(module.getLoc(), "unknown x86-64 levels '")
            << requested.cpu
            << "': expected a comma-separated list of x86-64, x86-64-v2, "
@@ -927,11 +781,15 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   // for each higher one at the end.
   CompileOptions options = requested;
   SmallVector<std::string> higherLevels;
-  if (options.target == artifact::Target::Cpu) {
+  if (isCpu(options)) {
     higherLevels = getCpuLevels(requested.cpu);
     options.cpu = higherLevels.front();
+    options.pipeline.cpu = options.cpu;
     higherLevels.erase(higherLevels.begin());
   }
+  if (std::string wrong = verifyPipelineOptions(options.pipeline);
+      !wrong.empty())
+    return emitError(module.getLoc()) << wrong;
   if (failed(checkStartAt(module, options)))
     return failure();
   Stages stages(options);
@@ -984,10 +842,12 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   if (reference) {
     stages.begin("outline the reference plan");
     if (failed(stages.runPasses(*reference, [&](OpPassManager &pm) {
+          SelectStrategiesOptions main =
+              getSelectStrategiesOptions(options.pipeline);
           SelectStrategiesOptions select;
-          select.target = getKernelTarget(options);
-          select.cpuVectorRegisters = getCpuVectorRegisters(options);
-          select.cpuVectorWidth = getCpuVectorWidth(options);
+          select.target = main.target;
+          select.cpuVectorRegisters = main.cpuVectorRegisters;
+          select.cpuVectorWidth = main.cpuVectorWidth;
           select.strategy = StrategyPreference::generated;
           if (options.referenceF64)
             pm.nest<func::FuncOp>().addPass(createWidenFloats());
@@ -1001,8 +861,7 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   if (stop(CompileStage::Kernels, module))
     return uint64_t(0);
 
-  if (options.target == artifact::Target::Cpu &&
-      options.stopAfter == CompileStage::Assembly)
+  if (isCpu(options) && options.stopAfter == CompileStage::Assembly)
     return emitError(module.getLoc(),
                      "there is no PTX stage for the cpu target");
 
@@ -1058,21 +917,22 @@ FailureOr<uint64_t> fuse::compileModel(ModuleOp module,
   }
   artifact::File &artifact = plans->artifact;
   artifact.image.assign(image->image.begin(), image->image.end());
-  if (options.target == artifact::Target::Cpu)
+  if (isCpu(options))
     artifact.imageLevel = artifact::cpuLevelNumber(options.cpu);
   // The same kernels for each higher level, tiled for its registers.
   for (const std::string &level : higherLevels) {
     CompileOptions levelOptions = options;
     levelOptions.cpu = level;
+    levelOptions.pipeline.cpu = level;
     OwningOpRef<ModuleOp> levelKernels = ModuleOp::create(module.getLoc());
     forEachCompiledKernel(sources, plans->kernels,
                           [&](func::FuncOp kernel, uint32_t) {
                             copyKernel(kernel, *levelKernels);
                           });
     for (auto kernel : levelKernels->getOps<func::FuncOp>())
-      retileCpuKernel(
-          kernel, getCpuVectorRegisters(options), getCpuVectorWidth(options),
-          getCpuVectorRegisters(levelOptions), getCpuVectorWidth(levelOptions));
+      retileCpuKernel(kernel, getCpuVectorRegisters(options.cpu),
+                      getCpuVectorWidth(options.cpu),
+                      getCpuVectorRegisters(level), getCpuVectorWidth(level));
     stages.begin("kernels for " + level);
     LowerKernels how;
     how.announce = false;

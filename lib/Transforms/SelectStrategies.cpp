@@ -72,9 +72,15 @@ static constexpr int64_t kContractionColumnsGpu = 2;
 static constexpr int64_t kMaxContractionColumnsGpu = 8;
 /// The largest tile of a window kernel whose last dim 4 does not divide.
 static constexpr int64_t kMaxWindowTile = 8;
-/// Threads a tiled flat kernel keeps at least (two blocks per SM of the
-/// H100): below that, fewer threads cost more than tiles save.
-static constexpr int64_t kMinTiledThreads = 2 * 132 * kFlatBlock;
+/// Blocks a kernel should launch at least: one per SM of the GPU the
+/// module is compiled for (its `fuse.target`; smaller thread tiles give
+/// more).
+static int64_t getMinTileBlocks(Operation *op) { return getTargetSms(op); }
+/// Threads a tiled flat kernel keeps at least (two blocks per SM): below
+/// that, fewer threads cost more than tiles save.
+static int64_t getMinTiledThreads(Operation *op) {
+  return 2 * getTargetSms(op) * kFlatBlock;
+}
 /// The most shared memory a `planes` block stages: its input planes. Nine
 /// blocks of it fit in an H100 SM's 228 KB, more than its threads allow (8
 /// blocks of 256).
@@ -282,17 +288,13 @@ static bool isReadElementwise(Operation *root, Value value) {
   }
 }
 
-/// Blocks a `transpose` grid should have, where the tensor allows: two per
-/// SM of an H100 (132).
-static constexpr int64_t kMinTransposeBlocks = 2 * 132;
-
 /// The `transpose` strategy of a kernel whose loop is a Transpose's (and
 /// elementwise ops'), or null: only where both the output run and the
 /// input run (TransposeTileDims) have 16 iterations or more; with fewer,
 /// one side's accesses are nearly adjacent already and the flat mapping's
 /// tile serves. Tiles of 64 output-run by 32 input-run iterations, less
 /// where a run is shorter (the next power of two), halved (to 16 x 16)
-/// while the grid would have fewer than kMinTransposeBlocks blocks.
+/// while the grid would have fewer than two blocks per SM.
 /// Tiles of powers of two keep a warp's accesses in whole sectors where
 /// the runs allow; tiles that split the runs evenly (83 x 49 for a 14 x
 /// 14 map of 576 channels) ran slower (docs/models.md, "Transposes").
@@ -335,7 +337,7 @@ static KernelStrategyAttr chooseTransposeTiles(Operation *root) {
        {std::pair<int64_t, int64_t>{64, 32}, {32, 32}, {32, 16}, {16, 16}}) {
     tile = {tileOf(dims->outputIterations, output),
             tileOf(dims->inputIterations, input)};
-    if (dims->getGrid(tile) >= kMinTransposeBlocks)
+    if (dims->getGrid(tile) >= 2 * getMinTileBlocks(root))
       break;
   }
   int64_t block =
@@ -591,7 +593,7 @@ static KernelStrategyAttr chooseStagedOutputPlanes(Operation *root,
   if (planes * planeBytes > kMaxStagedPlaneBytes)
     return {};
   int64_t grid = llvm::divideCeil(numPlanes, planes);
-  if (grid < kMinTiledThreads / kFlatBlock)
+  if (grid < getMinTiledThreads(root) / kFlatBlock)
     return {};
   int64_t block = std::min<int64_t>(
       1024, llvm::alignTo(planes * threadsPerPlane, 32));
@@ -661,7 +663,7 @@ static KernelStrategyAttr choosePlanes(Operation *root,
   }
   if (!tile.empty())
     planeIterations /= computeProduct(tile);
-  int64_t minBlocks = kMinTiledThreads / kFlatBlock;
+  int64_t minBlocks = getMinTiledThreads(root) / kFlatBlock;
   int64_t planes = std::min(std::max<int64_t>(1, kFlatBlock / planeIterations),
                             kMaxStagedPlaneBytes / planeBytes);
   auto grid = [&] { return (numPlanes + planes - 1) / planes; };
@@ -682,9 +684,6 @@ static constexpr int64_t kTileSizes[] = {8, 4, 2, 1};
 /// Threads along the last dim of a `tiles` block, and in all.
 static constexpr int64_t kTileColumnsThreads = 16;
 static constexpr int64_t kTileThreads = 256;
-/// Blocks a `tiles` kernel should launch at least: one per SM of the H100
-/// (smaller thread tiles give more).
-static constexpr int64_t kMinTileBlocks = 132;
 /// Split-K: at most 16 slices, each of at least 128 iterations of the
 /// reduction (8 chunks of a 16-deep `tiles` block).
 static constexpr int64_t kMaxSplitK = 16;
@@ -713,7 +712,7 @@ static constexpr int64_t kMaxSplitOutputs = 8;
 /// A 7x7 map's 49 columns take 7 (ResNet-50's layer4 at batch 32: a
 /// 512 x 49 output per image in 8 x 7 tiles, not 8 x 1).
 static SmallVector<KernelStrategyAttr>
-rankLoopTiles(MLIRContext *ctx, ArrayRef<int64_t> loop,
+rankLoopTiles(Operation *root, ArrayRef<int64_t> loop,
               const GpuKernelOptions &options);
 
 /// The dims of extent more than 1 of the result of `root`, a generated
@@ -746,13 +745,15 @@ rankContractionTiles(Operation *root, const GpuKernelOptions &options) {
   SmallVector<int64_t> loop = getTileableLoop(root);
   if (loop.empty())
     return {};
-  return rankLoopTiles(root->getContext(), loop, options);
+  return rankLoopTiles(root, loop, options);
 }
 
 /// rankContractionTiles for a kernel loop of these extents.
 static SmallVector<KernelStrategyAttr>
-rankLoopTiles(MLIRContext *ctx, ArrayRef<int64_t> loop,
+rankLoopTiles(Operation *root, ArrayRef<int64_t> loop,
               const GpuKernelOptions &options) {
+  MLIRContext *ctx = root->getContext();
+  int64_t minBlocks = getMinTileBlocks(root);
   int64_t rank = loop.size();
   SmallVector<std::pair<int64_t, int64_t>> sizes;
   for (int64_t rows : kTileSizes)
@@ -804,9 +805,9 @@ rankLoopTiles(MLIRContext *ctx, ArrayRef<int64_t> loop,
       continue;
     ranked.push_back({strategy, computeProduct(threadTile), blocks});
   }
-  auto better = [](const Ranked &a, const Ranked &b) {
-    bool aEnough = a.blocks >= kMinTileBlocks;
-    bool bEnough = b.blocks >= kMinTileBlocks;
+  auto better = [&](const Ranked &a, const Ranked &b) {
+    bool aEnough = a.blocks >= minBlocks;
+    bool bEnough = b.blocks >= minBlocks;
     if (aEnough != bEnough)
       return aEnough;
     if (aEnough)
@@ -832,7 +833,7 @@ static Operation *getContraction(GroupOp group);
 static Type getHalfStorage(GroupOp group);
 
 /// Block tiles of the `mma` mapping, rows x columns x warps, in order of
-/// preference: the first with a block per SM of the H100 (132), else the
+/// preference: the first with a block per SM (getMinTileBlocks), else the
 /// last (the most blocks). Larger tiles read each operand fewer times
 /// from L2, which bounds the smaller ones on large products.
 struct MmaBlockTile {
@@ -859,6 +860,7 @@ static KernelStrategyAttr chooseMmaTiles(Operation *root,
       loop.size() < 2)
     return {};
   Operation *contraction = getContraction(group);
+  int64_t minBlocks = getMinTileBlocks(root);
   // (A Gemm's alpha scales each product in its reduction loop.)
   auto gemm = dyn_cast<ONNXGemmOp>(contraction);
   if (gemm &&
@@ -933,13 +935,13 @@ static KernelStrategyAttr chooseMmaTiles(Operation *root,
     for (const MmaBlockTile &tile : kMmaBlockTiles) {
       int64_t split = options.mmaSplitK > 0 ? options.mmaSplitK : 1;
       while (options.mmaSplitK == 0 && split < kMaxMmaSplitK &&
-             blocksOf(tile) * split < kMinTileBlocks)
+             blocksOf(tile) * split < minBlocks)
         split *= 2;
       // (A split that does not fit takes a smaller one: fewer blocks,
       // which only the smallest tile accepts.)
       bool smallest = &tile == &std::end(kMmaBlockTiles)[-1];
       for (; split >= 1; split /= 2) {
-        if (blocksOf(tile) * split < kMinTileBlocks && !smallest)
+        if (blocksOf(tile) * split < minBlocks && !smallest)
           break;
         if (KernelStrategyAttr strategy = chooseChunks(tile, split))
           return strategy;
@@ -949,7 +951,7 @@ static KernelStrategyAttr chooseMmaTiles(Operation *root,
   }
   MmaBlockTile tile = std::end(kMmaBlockTiles)[-1];
   for (MmaBlockTile candidate : kMmaBlockTiles)
-    if (blocksOf(candidate) >= kMinTileBlocks) {
+    if (blocksOf(candidate) >= minBlocks) {
       tile = candidate;
       break;
     }
@@ -1015,13 +1017,12 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
     // Tiles shrink (or go) to keep two blocks per SM: at batch 1, BERT-base's
     // contractions tiled down to one block per SM took 10.5 ms against 7.3
     // one output per thread.
-    tile = chooseGpuContractionTile(root, iterations,
-                                    gpuOptions.contractionTile,
-                                    kMinTiledThreads);
+    tile = chooseGpuContractionTile(
+        root, iterations, gpuOptions.contractionTile, getMinTiledThreads(root));
     if (tile.empty())
       tile = chooseThreadTile(root);
     int64_t outputs = computeProduct(tile);
-    if (iterations / outputs >= kMinTiledThreads)
+    if (iterations / outputs >= getMinTiledThreads(root))
       iterations /= outputs;
     else
       tile.clear();
@@ -1036,11 +1037,13 @@ static KernelStrategyAttr chooseKernel(Operation *root, bool gpu,
 }
 
 /// Blocks an `attention` grid should have, if the rows allow: two per SM
-/// of an H100 (132). Fewer, larger blocks read K and V fewer times; at
+/// (getAttentionMinBlocks). Fewer, larger blocks read K and V fewer times; at
 /// batch 1 the GPU would be mostly idle (BERT-base's 12 heads of 128
 /// rows: 16-row blocks, 96 of them, 15.9 us against 20.4 with 64 rows;
 /// batch 32: 64-row blocks, 79 against 115 with 32; bench/probes).
-static constexpr int64_t kMinAttentionBlocks = 2 * 132;
+static int64_t getAttentionMinBlocks(Operation *op) {
+  return 2 * getTargetSms(op);
+}
 
 /// The `attention_mma` strategy of `op` (query shape `q`, value head size
 /// `dv`), or null when its tensors are not f16 or bf16 or its head sizes
@@ -1059,7 +1062,7 @@ static KernelStrategyAttr chooseAttentionMma(AttentionOp op,
   int64_t maxKeys = llvm::alignTo(keyCount, 16);
   for (int64_t rows : {64, 32, 16}) {
     int64_t blocks = llvm::divideCeil(q[1], rows) * headRows;
-    if (rows != 16 && (blocks < kMinAttentionBlocks ||
+    if (rows != 16 && (blocks < getAttentionMinBlocks(op) ||
                        rows > static_cast<int64_t>(llvm::alignTo(q[1], 16))))
       continue;
     for (auto [keys, stages] : {std::pair<int64_t, int64_t>{64, 2},
@@ -1099,7 +1102,7 @@ static KernelStrategyAttr chooseAttention(AttentionOp op, bool gpu,
   if (dv % 16 == 0 && dv <= 128) {
     for (int64_t rows : {64, 32, 16}) {
       int64_t blocks = llvm::divideCeil(q[1], rows) * headRows;
-      if (rows != 16 && (blocks < kMinAttentionBlocks || rows > maxRows))
+      if (rows != 16 && (blocks < getAttentionMinBlocks(op) || rows > maxRows))
         continue;
       for (int64_t keys : {64, 32, 16})
         if ((keys == 16 || keys <= maxKeys) &&
@@ -1348,8 +1351,9 @@ static int64_t chooseSplitK(GroupOp group, bool gpu,
     return 1;
   // Launching a block per SM first, then more outputs a thread; short of
   // a block per SM, more blocks.
-  auto score = [](KernelStrategyAttr s) {
-    bool enough = s.getGrid() >= kMinTileBlocks;
+  int64_t minBlocks = getMinTileBlocks(group);
+  auto score = [&](KernelStrategyAttr s) {
+    bool enough = s.getGrid() >= minBlocks;
     return std::make_pair(enough, enough ? computeProduct(s.getThreadTile())
                                          : s.getGrid());
   };
@@ -1363,7 +1367,7 @@ static int64_t chooseSplitK(GroupOp group, bool gpu,
     SmallVector<int64_t> split{s};
     llvm::append_range(split, loop);
     SmallVector<KernelStrategyAttr> ranked =
-        rankLoopTiles(group.getContext(), split, options);
+        rankLoopTiles(group, split, options);
     if (!ranked.empty() && score(ranked.front()) > best) {
       best = score(ranked.front());
       slices = s;
@@ -1619,12 +1623,8 @@ struct SelectStrategiesPass
                 "16, not "
              << static_cast<int64_t>(cpuVectorWidth);
     if (!gpuContractionTile.empty() &&
-        (gpuContractionTile.size() != 2 ||
-         llvm::any_of(gpuContractionTile,
-                      [](int64_t s) {
-                        return s < 1 || s > 16 || !llvm::isPowerOf2_64(s);
-                      }) ||
-         gpuContractionTile[0] * gpuContractionTile[1] > 128))
+        !isGpuContractionTile(SmallVector<int64_t>(gpuContractionTile.begin(),
+                                                   gpuContractionTile.end())))
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-contraction-tile must be two "
                 "powers of two from 1 to 16 (rows,columns) of at most 128 "
@@ -1668,9 +1668,20 @@ struct SelectStrategiesPass
     gpuOptions.stages = gpuStages;
     gpuOptions.asyncCopy = gpuAsyncCopy;
     gpuOptions.userTile = !gpuContractionTile.empty();
-    gpuOptions.mmaContractions = gpuTensorCores && gpuMmaContractions;
+    // The module's GPU decides what it has; the options stand for it in IR
+    // without a target.
+    bool tensorCores = gpuTensorCores, clusters = gpuClusters;
+    auto module = func->getParentOfType<ModuleOp>();
+    if (auto target = module
+                          ? module->getAttrOfType<TargetAttr>(kTargetAttrName)
+                          : TargetAttr()) {
+      unsigned version = getChipVersion(target.getArch());
+      tensorCores = version >= 80;
+      clusters = version >= 90;
+    }
+    gpuOptions.mmaContractions = tensorCores && gpuMmaContractions;
     gpuOptions.mmaOverLibrary = mmaOverLibrary;
-    gpuOptions.clusters = gpuClusters;
+    gpuOptions.clusters = clusters;
     gpuOptions.mmaSplitK = gpuMmaSplitK;
     bool libraries = gpu && strategy != StrategyPreference::generated;
     // Depthwise convolutions are fuse's kernels by default: with their whole
@@ -1762,7 +1773,7 @@ struct SelectStrategiesPass
       }
       if (auto attention = dyn_cast<AttentionOp>(op)) {
         op.setAttr(kStrategyAttrName,
-                   chooseAttention(attention, gpu, gpuTensorCores));
+                   chooseAttention(attention, gpu, tensorCores));
         continue;
       }
       if (isComputeOp(&op) && op.getNumResults() == 1)

@@ -78,7 +78,8 @@ def _shape_spec(name, dims):
     return f"{name}={'x'.join(text)}"
 
 
-def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
+def compile(model, target="cpu", *, arch="sm_90", sms=0,
+            cpu="x86-64,x86-64-v3",
             strategy="auto", input_shapes=None, fusion=True,
             reference=False, depthwise="kernel", conv="auto", cuda_path=None,
             fusion_report=False, output=None, precision="auto",
@@ -90,6 +91,9 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
     target: "cpu" (x86-64 code; the default here, since it runs wherever
         the package does) or "cuda" (cubin for `arch`, plus PTX).
     arch: the GPU architecture for cuda ("sm_90").
+    sms: the GPU's streaming multiprocessors, by which kernels' grids are
+        sized (fuse-compile --gpu-sms); 0: the architecture's usual part's
+        (sm_80 108, sm_86 84, sm_89 58, sm_90 132).
     cpu: the x86-64 levels to compile cpu kernels for, comma-separated:
         "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4" or "native" (this
         machine's). The artifact runs on hosts of the lowest level or
@@ -126,6 +130,10 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
         if value not in choices:
             raise ValueError(f"{name} must be {', '.join(choices[:-1])} or "
                              f"{choices[-1]}, not {value!r}")
+    if (not isinstance(sms, int) or isinstance(sms, bool) or sms < 0
+            or sms > 4096):
+        raise ValueError(f"sms must be an int from 1 to 4096 (0: the "
+                         f"architecture's), not {sms!r}")
     if isinstance(keep_fp32, str) or not all(
             isinstance(p, str) for p in keep_fp32):
         raise TypeError("keep_fp32 must be a sequence of node-name patterns "
@@ -138,7 +146,7 @@ def compile(model, target="cpu", *, arch="sm_90", cpu="x86-64,x86-64-v3",
     # Imported here: the compiler loads LLVM, which serving does not need.
     from . import _compiler
     artifact, diagnostics = _compiler.compile(
-        data, source, out, target, arch, cpu, _os.fspath(cuda_path),
+        data, source, out, target, arch, sms, cpu, _os.fspath(cuda_path),
         strategy, depthwise, conv, fusion, reference, fusion_report, shapes,
         precision, list(keep_fp32), io_precision, bool(index_checks))
     if diagnostics:

@@ -45,6 +45,8 @@ struct Request {
   /// "model", "fp32", "fp16" or "bf16".
   std::string ioPrecision = "model";
   bool indexChecks = true;
+  /// The GPU's SMs (0: the architecture's).
+  int64_t sms = 0;
 };
 
 /// The request as fuse-compile's flags, for the artifact's Build section
@@ -52,7 +54,9 @@ struct Request {
 std::string getFlags(const Request &request) {
   std::string flags = "--target=" + request.target;
   if (request.target == "cuda")
-    flags += " --gpu-arch=" + request.arch;
+    flags += " --gpu-arch=" + request.arch +
+             (request.sms != 0 ? " --gpu-sms=" + std::to_string(request.sms)
+                               : std::string());
   else
     flags += " --cpu=" + request.cpu;
   if (!request.fuse)
@@ -113,14 +117,16 @@ Result compileRequest(llvm::StringRef model, const std::string &source,
     }
   }
   fuse::CompileOptions options;
-  options.target = request.target == "cuda" ? fuse::artifact::Target::Cuda
-                                            : fuse::artifact::Target::Cpu;
-  options.cuda.chip = request.arch;
+  fuse::FusePipelineOptions &pipeline = options.pipeline;
+  pipeline.target = request.target == "cuda" ? fuse::KernelTarget::cuda
+                                             : fuse::KernelTarget::cpu;
+  pipeline.gpuArch = request.arch;
+  pipeline.gpuSms = request.sms;
   options.cpu = request.cpu;
   options.cudaPath = request.cudaPath;
-  options.fuse = request.fuse;
+  pipeline.fuse = request.fuse;
   options.reference = request.reference;
-  options.indexChecks = request.indexChecks;
+  pipeline.indexChecks = request.indexChecks;
   if (request.fusionReport)
     options.fusionReport = fuse::ReportFormat::text;
   // fuse.compile checked the spellings (python/fuse/__init__.py).
@@ -135,14 +141,18 @@ Result compileRequest(llvm::StringRef model, const std::string &source,
                 << "' is not a value fuse-compile takes";
     return result;
   }
-  options.strategy = *strategy;
-  options.depthwise = *depthwise;
-  options.conv = *conv;
+  pipeline.strategy = *strategy;
+  pipeline.depthwise = *depthwise;
+  pipeline.conv = *conv;
   if (request.precision != "auto")
-    options.precision = fuse::symbolizePrecision(request.precision);
-  options.keepFp32 = request.keepFp32;
+    if (std::optional<fuse::Precision> precision =
+            fuse::symbolizePrecision(request.precision))
+      pipeline.precision = fuse::getPrecisionChoice(*precision);
+  pipeline.keepFp32.assign(request.keepFp32.begin(), request.keepFp32.end());
   if (request.ioPrecision != "model")
-    options.ioPrecision = fuse::symbolizePrecision(request.ioPrecision);
+    if (std::optional<fuse::Precision> io =
+            fuse::symbolizePrecision(request.ioPrecision))
+      pipeline.ioPrecision = fuse::getPrecisionChoice(*io);
   options.flags = getFlags(request);
 
   std::lock_guard<std::mutex> lock(compileMutex);
@@ -246,7 +256,7 @@ NB_MODULE(_compiler, m) {
   m.def(
       "compile",
       [](nb::object model, const std::string &source, const std::string &output,
-         const std::string &target, const std::string &arch,
+         const std::string &target, const std::string &arch, int64_t sms,
          const std::string &cpu, const std::string &cudaPath,
          const std::string &strategy, const std::string &depthwise,
          const std::string &conv, bool fuse, bool reference, bool fusionReport,
@@ -268,10 +278,11 @@ NB_MODULE(_compiler, m) {
                         std::move(keepFp32),
                         ioPrecision,
                         indexChecks};
+        request.sms = sms;
         return compile(std::move(model), source, output, std::move(request));
       },
-      "model"_a.none(), "source"_a, "output"_a, "target"_a, "arch"_a, "cpu"_a,
-      "cuda_path"_a, "strategy"_a, "depthwise"_a, "conv"_a, "fuse"_a,
+      "model"_a.none(), "source"_a, "output"_a, "target"_a, "arch"_a, "sms"_a,
+      "cpu"_a, "cuda_path"_a, "strategy"_a, "depthwise"_a, "conv"_a, "fuse"_a,
       "reference"_a, "fusion_report"_a, "input_shapes"_a, "precision"_a,
       "keep_fp32"_a, "io_precision"_a, "index_checks"_a,
       "Compiles a model (bytes, or None to read `source`, a path); returns "

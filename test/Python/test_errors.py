@@ -149,6 +149,19 @@ def test_cuda_artifact_without_a_gpu():
         fuse.InferenceSession(artifact)
 
 
+def test_gpu_sms():
+    # The grids' SM count goes to the compile (recorded as fuse-compile's
+    # flag in the artifact); one out of range is refused before it.
+    artifact = fuse.compile(models.MODELS["conv_bias_relu"](), target="cuda",
+                            arch="sm_80", sms=7)
+    assert b"--gpu-arch=sm_80 --gpu-sms=7" in artifact
+    for bad in (-1, 5000, 2.5, True):
+        with pytest.raises(ValueError, match=r"sms must be an int from 1 "
+                                             r"to 4096"):
+            fuse.compile(models.MODELS["conv_bias_relu"](), target="cuda",
+                         sms=bad)
+
+
 # Running.
 
 def test_wrong_dtype(session, feeds):

@@ -383,6 +383,30 @@ func.func @tiled_transpose(%x: tensor<1x1024x12x64xf32>) -> tensor<1x12x64x1024x
 
 // -----
 
+// Grids are sized by the module's GPU (fuse.target; without one, an
+// H100's 132 SMs): 64 x 32 tiles of a 640-long output run give 10 x 24 =
+// 240 blocks, fewer than two per SM of 132 SMs, so the tiles halve to 32 x
+// 32 (480 blocks); 240 are two per SM of an A100's 108.
+// CHECK-LABEL: func @transpose_grid_sm90
+// CHECK: onnx.Transpose{{.*}}fuse.strategy = #fuse.kernel<transpose, grid = 480, block = 256, block_tile = [32, 32]>
+func.func @transpose_grid_sm90(%x: tensor<1x640x12x64xf32>) -> tensor<1x12x64x640xf32> {
+  %0 = onnx.Transpose(%x) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x640x12x64xf32>) -> tensor<1x12x64x640xf32>
+  return %0 : tensor<1x12x64x640xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @transpose_grid_sm80
+// CHECK: onnx.Transpose{{.*}}fuse.strategy = #fuse.kernel<transpose, grid = 240, block = 256, block_tile = [64, 32]>
+module attributes {fuse.target = #fuse.target<arch = "sm_80", sms = 108>} {
+  func.func @transpose_grid_sm80(%x: tensor<1x640x12x64xf32>) -> tensor<1x12x64x640xf32> {
+    %0 = onnx.Transpose(%x) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x640x12x64xf32>) -> tensor<1x12x64x640xf32>
+    return %0 : tensor<1x12x64x640xf32>
+  }
+}
+
+// -----
+
 // Too few outputs to keep two blocks per SM once tiled: one per thread;
 // on the cpu, which runs the loop on one thread anyway, still tiled. A
 // last dim that 4 does not divide gets no tile.

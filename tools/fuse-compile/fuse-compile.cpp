@@ -63,6 +63,12 @@ static cl::opt<std::string> gpuArch("gpu-arch",
                                     cl::desc("GPU architecture for cuda"),
                                     cl::init("sm_90"),
                                     cl::cat(compileCategory));
+static cl::opt<int64_t> gpuSms(
+    "gpu-sms",
+    cl::desc("Streaming multiprocessors of the GPU the kernels' grids are "
+             "sized for (default: the --gpu-arch's usual part: sm_80 108, "
+             "sm_86 84, sm_89 58, sm_90 132)"),
+    cl::init(0), cl::cat(compileCategory));
 static cl::opt<std::string> cpuLevel(
     "cpu",
     cl::desc("x86-64 levels to compile the cpu kernels for, comma-separated: "
@@ -137,57 +143,40 @@ static cl::opt<std::string> fusionReportFile(
              "(implies --fusion-report, as text unless it says otherwise)"),
     cl::value_desc("file"), cl::cat(compileCategory));
 /// --precision's values: a precision, or auto (the model's own).
-enum class PrecisionFlag { Auto, Fp32, Tf32, Fp16, Bf16 };
-static cl::opt<PrecisionFlag> precisionFlag(
+static cl::opt<fuse::PrecisionChoice> precisionFlag(
     "precision",
     cl::desc("The precision groups compute in (docs/precision.md). Kernels "
              "always compute in f32 registers; this says how values are "
              "stored between kernels and how contractions multiply"),
-    cl::init(PrecisionFlag::Auto),
+    cl::init(fuse::PrecisionChoice::model),
     cl::values(
-        clEnumValN(PrecisionFlag::Auto, "auto",
+        clEnumValN(fuse::PrecisionChoice::model, "auto",
                    "the model's own: fp16 or bf16 for a model that holds "
                    "tensors of that type, else fp32 (default)"),
-        clEnumValN(PrecisionFlag::Fp32, "fp32",
+        clEnumValN(fuse::PrecisionChoice::fp32, "fp32",
                    "f32 values and products, no tensor cores"),
-        clEnumValN(PrecisionFlag::Tf32, "tf32",
+        clEnumValN(fuse::PrecisionChoice::tf32, "tf32",
                    "f32 values, contractions on TF32 tensor cores"),
-        clEnumValN(PrecisionFlag::Fp16, "fp16",
+        clEnumValN(fuse::PrecisionChoice::fp16, "fp16",
                    "fp16 weights and values between kernels, contractions "
                    "on fp16 tensor cores with f32 sums"),
-        clEnumValN(PrecisionFlag::Bf16, "bf16",
+        clEnumValN(fuse::PrecisionChoice::bf16, "bf16",
                    "bf16 weights and values, contractions on bf16 tensor "
                    "cores with f32 sums")),
     cl::cat(compileCategory));
 /// --io-precision's values: a float type, or model (Auto: the model's own).
-static cl::opt<PrecisionFlag> ioPrecisionFlag(
+static cl::opt<fuse::PrecisionChoice> ioPrecisionFlag(
     "io-precision",
     cl::desc("The element type of the model's float inputs and outputs "
              "(integer and boolean ones keep theirs); casts at the edges "
              "run inside the first and last kernels"),
-    cl::init(PrecisionFlag::Auto),
-    cl::values(clEnumValN(PrecisionFlag::Auto, "model",
+    cl::init(fuse::PrecisionChoice::model),
+    cl::values(clEnumValN(fuse::PrecisionChoice::model, "model",
                           "the types the ONNX model declares (default)"),
-               clEnumValN(PrecisionFlag::Fp32, "fp32", "float32"),
-               clEnumValN(PrecisionFlag::Fp16, "fp16", "float16"),
-               clEnumValN(PrecisionFlag::Bf16, "bf16", "bfloat16")),
+               clEnumValN(fuse::PrecisionChoice::fp32, "fp32", "float32"),
+               clEnumValN(fuse::PrecisionChoice::fp16, "fp16", "float16"),
+               clEnumValN(fuse::PrecisionChoice::bf16, "bf16", "bfloat16")),
     cl::cat(compileCategory));
-/// A precision flag's precision; none for auto (the model's own).
-static std::optional<fuse::Precision> getPrecision(PrecisionFlag flag) {
-  switch (flag) {
-  case PrecisionFlag::Auto:
-    return std::nullopt;
-  case PrecisionFlag::Fp32:
-    return fuse::Precision::fp32;
-  case PrecisionFlag::Tf32:
-    return fuse::Precision::tf32;
-  case PrecisionFlag::Fp16:
-    return fuse::Precision::fp16;
-  case PrecisionFlag::Bf16:
-    return fuse::Precision::bf16;
-  }
-  return std::nullopt;
-}
 static cl::list<std::string> keepFp32(
     "keep-fp32",
     cl::desc("Keep the groups of nodes whose names match these patterns "
@@ -709,14 +698,18 @@ int main(int argc, char **argv) {
   importTiming.stop();
 
   fuse::CompileOptions options;
-  options.target = target;
-  options.cuda.chip = gpuArch;
+  fuse::FusePipelineOptions &pipeline = options.pipeline;
+  pipeline.target = target == fuse::artifact::Target::Cpu
+                        ? fuse::KernelTarget::cpu
+                        : fuse::KernelTarget::cuda;
+  pipeline.gpuArch = gpuArch;
+  pipeline.gpuSms = gpuSms;
   options.cpu = *level;
   options.cudaPath = cudaPath.empty() ? defaultCudaPath() : cudaPath.getValue();
-  options.fuse = !noFuse;
-  options.attentionKernel = !noAttentionKernel;
-  options.fusedProjections = !noFusedProjections;
-  options.indexChecks = !noIndexChecks;
+  pipeline.fuse = !noFuse;
+  pipeline.attentionKernel = !noAttentionKernel;
+  pipeline.fusedProjections = !noFusedProjections;
+  pipeline.indexChecks = !noIndexChecks;
   if (reference && noReference) {
     errs() << "fuse-compile: --reference and --no-reference contradict each "
               "other\n";
@@ -739,58 +732,32 @@ int main(int argc, char **argv) {
     }
     options.fusionReportStream = &reportFile->os();
   }
-  options.precision = getPrecision(precisionFlag);
-  options.ioPrecision = getPrecision(ioPrecisionFlag);
-  options.keepFp32.assign(keepFp32.begin(), keepFp32.end());
-  options.strategy = *strategyValue;
-  options.depthwise = *depthwiseValue;
-  if (!gpuContractionTile.empty()) {
-    if (gpuContractionTile.size() != 2 ||
-        llvm::any_of(gpuContractionTile,
-                     [](int64_t s) {
-                       return s < 1 || s > 16 || !llvm::isPowerOf2_64(s);
-                     }) ||
-        gpuContractionTile[0] * gpuContractionTile[1] > 128) {
-      errs() << "fuse-compile: --gpu-contraction-tile must be two powers of "
-                "two from 1 to 16, rows,columns, of at most 128 outputs\n";
-      return 1;
-    }
-    options.gpuContractionTile.assign(gpuContractionTile.begin(),
-                                      gpuContractionTile.end());
-  }
-  options.gpuStagePlanes = gpuStagePlanes;
-  options.gpuTransposeTiles = gpuTransposeTiles;
-  options.gpuMmaContractions = gpuMmaContractions;
-  options.mmaOverLibrary = mmaOverLibrary;
-  if (gpuMmaSplitK != 0 && !fuse::isMmaSplitK(gpuMmaSplitK)) {
-    errs() << "fuse-compile: --gpu-mma-split-k must be 0 (fuse's choice), 1 "
-              "(never), 2, 4 or 8\n";
-    return 1;
-  }
-  options.gpuMmaSplitK = gpuMmaSplitK;
-  if (gpuKTile < 0 || gpuKTile > 256) {
-    errs() << "fuse-compile: --gpu-k-tile must be from 0 to 256\n";
-    return 1;
-  }
-  options.gpuTileContractions = gpuTileContractions;
-  options.gpuKTile = gpuKTile;
-  if (gpuAsyncCopy ? gpuStages != 2 && gpuStages != 3
-                   : gpuStages != 1 && gpuStages != 2) {
-    errs() << "fuse-compile: --gpu-stages must be 1 or 2 (2 or 3 with "
-              "--gpu-async-copy)\n";
-    return 1;
-  }
-  options.gpuStages = gpuStages;
-  options.gpuAsyncCopy = gpuAsyncCopy;
-  if (splitK < 0 || splitK > 16 || (splitK > 1 && (splitK & (splitK - 1)))) {
-    errs() << "fuse-compile: --split-k must be 0 (the heuristic), 1 (never), "
-              "2, 4, 8 or 16\n";
-    return 1;
-  }
-  options.splitK = splitK;
+  pipeline.precision = precisionFlag;
+  pipeline.ioPrecision = ioPrecisionFlag;
+  pipeline.keepFp32.assign(keepFp32.begin(), keepFp32.end());
+  pipeline.strategy = *strategyValue;
+  pipeline.depthwise = *depthwiseValue;
+  pipeline.gpuContractionTile.assign(gpuContractionTile.begin(),
+                                     gpuContractionTile.end());
+  pipeline.gpuStagePlanes = gpuStagePlanes;
+  pipeline.gpuTransposeTiles = gpuTransposeTiles;
+  pipeline.gpuMmaContractions = gpuMmaContractions;
+  pipeline.mmaOverLibrary = mmaOverLibrary;
+  pipeline.gpuMmaSplitK = gpuMmaSplitK;
+  pipeline.gpuTileContractions = gpuTileContractions;
+  pipeline.gpuKTile = gpuKTile;
+  pipeline.gpuStages = gpuStages;
+  pipeline.gpuAsyncCopy = gpuAsyncCopy;
+  pipeline.splitK = splitK;
   if (candidates.getNumOccurrences())
-    options.candidates = candidates;
-  options.conv = *convValue;
+    pipeline.candidates = candidates ? fuse::Toggle::on : fuse::Toggle::off;
+  pipeline.conv = *convValue;
+  pipeline.cpu = fuse::getCpuLevels(*level).front();
+  if (std::string wrong = fuse::verifyPipelineOptions(pipeline);
+      !wrong.empty()) {
+    errs() << "fuse-compile: --" << wrong << "\n";
+    return 1;
+  }
   options.stopAfter = emit;
   options.startAt = startAt;
   options.configurePassManager = [](PassManager &pm) {

@@ -59,22 +59,12 @@ enum class CompileStage {
 llvm::StringRef getStageName(CompileStage stage);
 
 struct CompileOptions {
-  artifact::Target target = artifact::Target::Cuda;
-  CudaOptions cuda;
+  /// The passes' options up to the kernels (fuse-pipeline's): target,
+  /// GPU architecture, fusion, precision, strategies. Its `cpu` level is
+  /// set by compileModel from `cpu` below, its `stage` unused.
+  FusePipelineOptions pipeline;
   /// CUDA toolkit root, for ptxas and libdevice.
   std::string cudaPath = "/usr/local/cuda";
-  bool fuse = true;
-  /// Raise attention chains to fuse.attention, one kernel each (with
-  /// `fuse`; fuse-compile --no-attention-kernel turns it off).
-  bool attentionKernel = true;
-  /// With the attention kernel, compute Q, K and V projected from one
-  /// input by one MatMul (fuse-raise-attention's fuse-projections;
-  /// fuse-compile --no-fused-projections turns it off).
-  bool fusedProjections = true;
-  /// Check at run time that gathered indices are in range
-  /// (fuse-insert-index-checks; fuse-compile --no-index-checks turns it
-  /// off, and an index out of range is clamped).
-  bool indexChecks = true;
   /// Also compile the model unfused, as plan "reference" (fuse-compile
   /// --reference; off by default: it doubles the compile).
   bool reference = false;
@@ -90,51 +80,6 @@ struct CompileOptions {
   std::optional<ReportFormat> fusionReport;
   /// Where the fusion report goes; null: stderr.
   llvm::raw_ostream *fusionReportStream = nullptr;
-  /// The precision policy (fuse-apply-precision): fp32, tf32, fp16 or
-  /// bf16; unset: the model's own (fp16 or bf16 for a model that holds
-  /// tensors of that type, else fp32).
-  std::optional<Precision> precision;
-  /// The element type of the model's float inputs and outputs
-  /// (fuse-set-io-types: fp32, fp16 or bf16); unset: the model's own.
-  std::optional<Precision> ioPrecision;
-  /// Node-name patterns whose groups stay fp32 (fuse-apply-precision's
-  /// keep-fp32).
-  std::vector<std::string> keepFp32;
-  /// fuse-select-strategies' strategy.
-  StrategyPreference strategy = StrategyPreference::automatic;
-  /// fuse-select-strategies' depthwise.
-  DepthwiseImpl depthwise = DepthwiseImpl::kernel;
-  /// Convolutions as im2col and a matmul (fuse-convs-to-matmuls): auto
-  /// (small ones, on cuda with libraries; in half precision and tf32
-  /// there, nhwc-direct), direct (none), gemm (all), nhwc (all, over NHWC
-  /// activations) or nhwc-direct (NHWC activations, only 1x1 stride-1
-  /// convolutions as matmuls, the others onnx.NhwcConv).
-  ConvMode conv = ConvMode::automatic;
-  /// fuse-select-strategies' gpu-contraction-tile (rows, columns); empty
-  /// for its default.
-  std::vector<int64_t> gpuContractionTile;
-  /// fuse-select-strategies' gpu-stage-planes.
-  bool gpuStagePlanes = true;
-  /// fuse-select-strategies' gpu-transpose-tiles.
-  bool gpuTransposeTiles = true;
-  /// fuse-select-strategies' gpu-mma-contractions and mma-over-library.
-  bool gpuMmaContractions = true;
-  bool mmaOverLibrary = false;
-  /// fuse-select-strategies' gpu-mma-split-k (0: the heuristic).
-  int64_t gpuMmaSplitK = 0;
-  /// fuse-select-strategies' gpu-tile-contractions and gpu-k-tile.
-  bool gpuTileContractions = true;
-  int64_t gpuKTile = 16;
-  /// fuse-select-strategies' gpu-stages and gpu-async-copy.
-  int64_t gpuStages = 2;
-  bool gpuAsyncCopy = false;
-  /// fuse-select-strategies' split-k: 0 the heuristic, 1 never, else the
-  /// slices.
-  int64_t splitK = 0;
-  /// Contraction groups carry every applicable strategy as candidates, the
-  /// heuristic's pick selected, for fuse-tune (fuse-select-strategies'
-  /// candidates); unset: on cuda yes, on cpu no.
-  std::optional<bool> candidates;
   /// The options as fuse-compile's flags, recorded in the artifact's Build
   /// section with the compiler's version (fuse-run --info shows both):
   /// the command line without the model's and the output's file names.
@@ -173,10 +118,6 @@ struct CompileOptions {
   bool serialSums = false;
 };
 
-/// The number of an NVIDIA architecture ("sm_90a": 90), 0 when it has none
-/// (what --gpu-arch must name: sm_50 or later).
-unsigned getChipVersion(llvm::StringRef chip);
-
 /// The x86-64 microarchitecture levels that `--cpu=spec` means, a
 /// comma-separated list of "x86-64" (any x86-64: SSE2), "x86-64-v2"
 /// (SSE4.2), "x86-64-v3" (AVX2, FMA), "x86-64-v4" (AVX-512), or "native",
@@ -189,10 +130,6 @@ std::optional<std::string> resolveCpuLevel(llvm::StringRef spec);
 
 /// The levels of a resolved list (resolveCpuLevel), lowest first.
 llvm::SmallVector<std::string> getCpuLevels(llvm::StringRef levels);
-
-/// The half type a model holds tensors of (its arguments, weights and
-/// values): fp16 before bf16; fp32 when it holds neither.
-Precision getModelPrecision(mlir::ModuleOp module);
 
 /// The stage `module` is at, as `--emit` prints it, told from what it
 /// holds: LLVM (a gpu.module or LLVM functions), Loops (kernel functions

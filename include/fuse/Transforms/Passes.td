@@ -499,7 +499,8 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
            "buffers instead of through registers">,
     Option<"gpuTensorCores", "gpu-tensor-cores", "bool", "false",
            "The GPU has mma.sync tensor cores (sm_80 and later): attention "
-           "over f16 or bf16 tensors uses the `attention_mma` mapping">,
+           "over f16 or bf16 tensors uses the `attention_mma` mapping (a "
+           "module's fuse.target decides instead)">,
     Option<"gpuMmaContractions", "gpu-mma-contractions", "bool", "true",
            "With gpu-tensor-cores, MatMul and Gemm kernels of f16 or bf16 "
            "groups run on tensor cores (the `mma` mapping) where their "
@@ -511,7 +512,7 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
     Option<"gpuClusters", "gpu-clusters", "bool", "false",
            "The GPU has thread block clusters (sm_90 and later): `mma` "
            "kernels of few output tiles split their reduction among the "
-           "blocks of a cluster">,
+           "blocks of a cluster (a module's fuse.target decides instead)">,
     Option<"gpuMmaSplitK", "gpu-mma-split-k", "int64_t", "0",
            "Blocks of a cluster that share an `mma` kernel's block tile "
            "(1, 2, 4 or 8; 0: the heuristic's choice), with gpu-clusters; "
@@ -634,6 +635,32 @@ def OutlineKernels : Pass<"fuse-outline-kernels", "mlir::ModuleOp"> {
   let options = [
     Option<"prefix", "prefix", "std::string", "\"\"",
            "Prefix of the kernel names (to keep two plans' kernels apart)">,
+  ];
+}
+
+def SetTarget : Pass<"fuse-set-target", "mlir::ModuleOp"> {
+  let summary = "Attach the GPU the strategies are chosen for";
+  let description = [{
+    Sets the module's `fuse.target` attribute (`#fuse.target<arch, sms>`)
+    from `gpu-arch` and `gpu-sms`; without `gpu-sms`, the SM count of the
+    architecture's usual data-center part: sm_70 80 (V100), sm_75 40 (T4),
+    sm_80 108 (A100), sm_86 84 (A40), sm_89 58 (L4), sm_90 132 (H100,
+    H200), sm_100 148 (B200); another architecture takes the count of the
+    nearest one below it (sm_70's below sm_70). fuse-select-strategies
+    reads it: the decision of how large the GPU is is made once, here.
+
+    ```mlir
+    // fuse-opt --fuse-set-target='gpu-arch=sm_80'
+    module attributes {fuse.target = #fuse.target<arch = "sm_80", sms = 108>}
+    ```
+  }];
+  let dependentDialects = ["::fuse::FuseDialect"];
+  let options = [
+    Option<"gpuArch", "gpu-arch", "std::string", "\"sm_90\"",
+           "The GPU architecture (sm_50 or later)">,
+    Option<"gpuSms", "gpu-sms", "int64_t", "0",
+           "Its streaming multiprocessors (0: the architecture's usual "
+           "count)">,
   ];
 }
 

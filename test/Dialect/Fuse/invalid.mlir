@@ -1,5 +1,6 @@
 // RUN: fuse-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
-// Verifier errors of fuse.group, fuse.alternatives and fuse.yield.
+// Verifier errors of fuse.group, fuse.alternatives and fuse.yield, and of
+// the fuse attributes.
 
 func.func @arg_count(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'fuse.group' op has 1 inputs but its body has 2 arguments}}
@@ -901,3 +902,14 @@ func.func @mma_split_grid() attributes {s = #fuse.kernel<mma, grid = 6, block = 
 func.func @mma_split_shared() attributes {s = #fuse.kernel<mma, grid = 8, block = 256, block_tile = [128, 128], k_tile = 32, stages = 2, split_k = 2>} {
   return
 }
+
+// -----
+
+// The GPU target's arch and SM count.
+// expected-error @+1 {{target sms must be from 1 to 4096, not 0}}
+module attributes {fuse.target = #fuse.target<arch = "sm_90", sms = 0>} {}
+
+// -----
+
+// expected-error @+1 {{target arch must be an NVIDIA architecture from sm_50 on, not 'gfx90a'}}
+module attributes {fuse.target = #fuse.target<arch = "gfx90a", sms = 104>} {}

@@ -68,6 +68,48 @@ IndexCheckAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+unsigned fuse::getChipVersion(StringRef chip) {
+  StringRef number = chip.starts_with("sm_") ? chip.drop_front(3) : "";
+  if (!number.empty() &&
+      std::isalpha(static_cast<unsigned char>(number.back())))
+    number = number.drop_back();
+  unsigned version = 0;
+  if (number.empty() || number.getAsInteger(10, version))
+    return 0;
+  return version;
+}
+
+int64_t fuse::getDefaultSmCount(unsigned chipVersion) {
+  // Usual data-center parts: V100, T4, A100, A40, L4, H100, B200.
+  static constexpr std::pair<unsigned, int64_t> kKnown[] = {
+      {70, 80}, {75, 40}, {80, 108}, {86, 84}, {89, 58}, {90, 132}, {100, 148}};
+  int64_t sms = kKnown[0].second;
+  for (auto [version, count] : kKnown)
+    if (version <= chipVersion)
+      sms = count;
+  return sms;
+}
+
+int64_t fuse::getTargetSms(Operation *op) {
+  auto module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
+  if (module)
+    if (auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName))
+      return target.getSms();
+  return kDefaultTargetSms;
+}
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef arch, int64_t sms) {
+  if (getChipVersion(arch) < 50)
+    return emitError() << "target arch must be an NVIDIA architecture from "
+                          "sm_50 on, not '"
+                       << arch << "'";
+  if (sms < 1 || sms > 4096)
+    return emitError() << "target sms must be from 1 to 4096, not " << sms;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // KernelStrategyAttr
 //===----------------------------------------------------------------------===//

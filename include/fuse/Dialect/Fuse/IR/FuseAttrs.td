@@ -425,6 +425,26 @@ def Fuse_IndexCheckAttr : Fuse_Attr<"IndexCheck", "index_check"> {
   let genVerifyDecl = 1;
 }
 
+def Fuse_TargetAttr : Fuse_Attr<"Target", "target"> {
+  let summary = "the GPU the kernels are compiled for, and its size";
+  let description = [{
+    The module attribute `fuse.target`, which fuse-set-target attaches for
+    the cuda target: the architecture (`sm_80` and later: tensor cores;
+    `sm_90` and later: thread block clusters) and its number of streaming
+    multiprocessors, by which fuse-select-strategies sizes its grids (a
+    block per SM for contraction tiles, two for the flat, planes,
+    transpose and attention kernels). A module without it is taken as
+    sm_90 with 132 SMs (an H100's).
+
+    ```mlir
+    module attributes {fuse.target = #fuse.target<arch = "sm_80", sms = 108>}
+    ```
+  }];
+  let parameters = (ins StringRefParameter<>:$arch, "int64_t":$sms);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def Fuse_StrategyAttr : AnyAttrOf<[Fuse_KernelStrategyAttr,
                                    Fuse_CublasLtStrategyAttr,
                                    Fuse_CudnnStrategyAttr]>;

@@ -63,6 +63,24 @@ inline bool isAttentionMapping(Mapping mapping) {
   return mapping == Mapping::attention || mapping == Mapping::attention_mma;
 }
 
+/// The number of an NVIDIA architecture ("sm_90a": 90), 0 when it has none
+/// (what --gpu-arch must name: sm_50 or later).
+unsigned getChipVersion(llvm::StringRef chip);
+
+/// The SM count fuse-set-target gives an architecture (by its number) when
+/// none is given: its usual data-center part's.
+int64_t getDefaultSmCount(unsigned chipVersion);
+
+/// The SMs of a module without a `fuse.target` (an H100's).
+constexpr int64_t kDefaultTargetSms = 132;
+
+/// The name of the module attribute holding the GPU target.
+constexpr llvm::StringLiteral kTargetAttrName = "fuse.target";
+
+/// The SMs of the GPU that `op`'s module is compiled for (its
+/// `fuse.target`), kDefaultTargetSms without one.
+int64_t getTargetSms(mlir::Operation *op);
+
 /// Static shared memory a block may have without opting in to more.
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
@@ -92,6 +110,18 @@ int64_t getMmaSharedBytes(int64_t blockRows, int64_t blockCols, int64_t kTile,
 /// The most blocks of a cluster (the portable limit) and so the most
 /// slices of an `mma` contraction's reduction.
 constexpr int64_t kMaxMmaSplitK = 8;
+/// Whether `tile` is a thread tile a `tiles` contraction can be given
+/// (gpu-contraction-tile): rows and columns, powers of two from 1 to 16,
+/// of at most 128 outputs.
+inline bool isGpuContractionTile(llvm::ArrayRef<int64_t> tile) {
+  return tile.size() == 2 &&
+         llvm::all_of(tile,
+                      [](int64_t s) {
+                        return s >= 1 && s <= 16 && llvm::isPowerOf2_64(s);
+                      }) &&
+         tile[0] * tile[1] <= 128;
+}
+
 /// Whether an `mma` kernel can split its reduction `splitK` ways: 1 (no
 /// split), or the blocks of a cluster, a power of two up to kMaxMmaSplitK.
 inline bool isMmaSplitK(int64_t splitK) {
