@@ -52,16 +52,6 @@ struct AttentionMasks {
 
 } // namespace
 
-static int64_t intAttrOr(NodeImporter &n, StringRef name, int64_t value) {
-  const auto *attr = n.findAttr(name);
-  return attr ? attr->i() : value;
-}
-
-static float floatAttrOr(NodeImporter &n, StringRef name, float value) {
-  const auto *attr = n.findAttr(name);
-  return attr ? attr->f() : value;
-}
-
 /// [B, S, H * D] -> [B, H, S, D].
 static Value splitHeads(NodeEmitter &e, Value x, int64_t heads) {
   if (!x)
@@ -254,9 +244,9 @@ LogicalResult fuse::detail::importAttention(NodeImporter &n) {
     return failure();
   const AttentionDims &d = *dims;
   AttentionMasks masks;
-  masks.causal = intAttrOr(n, "is_causal", 0) != 0;
-  masks.leftWindow = intAttrOr(n, "left_window_size", -1);
-  masks.rightWindow = intAttrOr(n, "right_window_size", -1);
+  masks.causal = n.intAttrOr("is_causal", 0) != 0;
+  masks.leftWindow = n.intAttrOr("left_window_size", -1);
+  masks.rightWindow = n.intAttrOr("right_window_size", -1);
   if (masks.leftWindow < -1 || masks.rightWindow < -1)
     return n.emitError() << "window sizes must be -1 or more";
   // The masks are built as constants at import: bound them (a K of 2^40
@@ -274,7 +264,7 @@ LogicalResult fuse::detail::importAttention(NodeImporter &n) {
                            << " new) would have more than " << kMaxMaskElements
                            << " elements";
   }
-  int64_t mode = intAttrOr(n, "qk_matmul_output_mode", 0);
+  int64_t mode = n.intAttrOr("qk_matmul_output_mode", 0);
   if (mode < 0 || mode > 3)
     return n.emitError() << "qk_matmul_output_mode = " << mode
                          << " is not supported (0 to 3)";
@@ -312,7 +302,7 @@ LogicalResult fuse::detail::importAttention(NodeImporter &n) {
   Value scaledK = e.op("onnx.Mul", {e.transpose(k, {0, 1, 3, 2}), rootScale});
   Value qk = e.op("onnx.MatMul", {scaledQ, scaledK});
   Value capped = qk;
-  if (float softcap = floatAttrOr(n, "softcap", 0.0f); softcap != 0.0f) {
+  if (float softcap = n.floatAttrOr("softcap", 0.0f); softcap != 0.0f) {
     Value cap = e.scalar(type, softcap);
     capped = e.op("onnx.Mul",
                   {e.op("onnx.Tanh", {e.op("onnx.Div", {qk, cap})}), cap});

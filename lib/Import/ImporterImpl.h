@@ -139,6 +139,10 @@ mlir::LogicalResult importSoftmaxCrossEntropyLoss(NodeImporter &n);
 /// The importer for `opType` in the default domain, or null.
 const OpImportInfo *lookupOpImporter(llvm::StringRef opType);
 
+/// The importer for `opType` in onnxruntime's contrib domain
+/// (`com.microsoft`, ContribImporters.cpp), or null.
+const OpImportInfo *lookupContribOpImporter(llvm::StringRef opType);
+
 /// The context of one node while it is imported.
 class NodeImporter {
 public:
@@ -184,6 +188,15 @@ public:
   mlir::InFlightDiagnostic emitError();
 
   const ::onnx::AttributeProto *findAttr(llvm::StringRef name) const;
+  /// The node's int (float) attribute `name`, or `otherwise` without one.
+  int64_t intAttrOr(llvm::StringRef name, int64_t otherwise) const {
+    const auto *attr = findAttr(name);
+    return attr ? attr->i() : otherwise;
+  }
+  float floatAttrOr(llvm::StringRef name, float otherwise) const {
+    const auto *attr = findAttr(name);
+    return attr ? attr->f() : otherwise;
+  }
 
   /// Converts the node's attributes (all of which were checked against
   /// `info.attrs`) to MLIR attributes, leaving out those in `skip`.

@@ -247,6 +247,9 @@ private:
   Location nodeLocation(const ::onnx::NodeProto &node, unsigned index,
                         std::pair<unsigned, unsigned> pos);
   std::string describeUnsupported(const ::onnx::NodeProto &node);
+  /// The importer of `node`'s operator in its domain (the default one, or
+  /// com.microsoft when the model imports it), or null.
+  const OpImportInfo *lookupImporter(const ::onnx::NodeProto &node) const;
   LogicalResult
   checkOperators(const ::onnx::GraphProto &graph,
                  ArrayRef<std::pair<unsigned, unsigned>> lines);
@@ -543,6 +546,18 @@ static bool isDefaultDomain(const ::onnx::NodeProto &node) {
   return node.domain().empty() || node.domain() == "ai.onnx";
 }
 
+/// onnxruntime's contrib operators' domain.
+static constexpr llvm::StringLiteral kContribDomain = "com.microsoft";
+
+const OpImportInfo *
+ModelImporter::lookupImporter(const ::onnx::NodeProto &node) const {
+  if (isDefaultDomain(node))
+    return lookupOpImporter(node.op_type());
+  if (node.domain() == kContribDomain && domainOpsets.count(kContribDomain))
+    return lookupContribOpImporter(node.op_type());
+  return nullptr;
+}
+
 /// "unsupported operator 'LRN' (domain 'ai.onnx', opset 17)".
 std::string
 ModelImporter::describeUnsupported(const ::onnx::NodeProto &node) {
@@ -572,7 +587,7 @@ LogicalResult ModelImporter::checkOperators(
   SmallVector<Missing> missing;
   llvm::StringMap<size_t> byOperator;
   for (auto [index, node] : llvm::enumerate(graph.node())) {
-    if (isDefaultDomain(node) && lookupOpImporter(node.op_type()))
+    if (lookupImporter(node))
       continue;
     std::string key = node.domain() + "\n" + node.op_type();
     auto [it, inserted] = byOperator.try_emplace(key, missing.size());
@@ -611,22 +626,24 @@ LogicalResult ModelImporter::importNode(const ::onnx::NodeProto &node,
                                         unsigned index,
                                         std::pair<unsigned, unsigned> pos) {
   Location loc = nodeLocation(node, index, pos);
-  const OpImportInfo *info =
-      isDefaultDomain(node) ? lookupOpImporter(node.op_type()) : nullptr;
+  const OpImportInfo *info = lookupImporter(node);
   if (!info) // checkOperators reported it.
     return mlir::emitError(loc) << nameNode(node, index) << ": "
                                 << describeUnsupported(node);
 
-  // The schema version in effect: the newest change not after the opset.
+  // The schema version in effect: the newest change not after the opset
+  // of the node's domain.
+  int64_t domainOpset =
+      isDefaultDomain(node) ? opset : domainOpsets.lookup(node.domain());
   int version = 0;
   for (int v : info->versions)
-    if (v <= opset)
+    if (v <= domainOpset)
       version = v;
   std::string description = describeNode(node, index, version);
   if (version == 0)
     return mlir::emitError(loc)
            << description << ": operator '" << node.op_type()
-           << "' does not exist in opset " << opset
+           << "' does not exist in opset " << domainOpset
            << " (it was added in opset " << info->versions.front() << ")";
 
   NodeImporter importer(node, *info, version, opset, builder, loc, description);

@@ -1091,6 +1091,16 @@ static const llvm::StringMap<OpImportInfo> &getOpImporters() {
         2,
         1,
         importGeneric}},
+      // onnxruntime's, in the default domain: RMSNormalization (its second
+      // output, inv_std_var, is refused where it is read).
+      {"SimplifiedLayerNormalization",
+       {"onnx.RMSNormalization",
+        {1},
+        {{"axis", K::Int}, {"epsilon", K::Float}, {"stash_type", K::Int}},
+        2,
+        2,
+        2,
+        importGeneric}},
       // Data movement, scans and index reductions.
       {"Pad",
        {"onnx.Pad",
