@@ -90,6 +90,25 @@ def cases():
         [helper.make_node("SimplifiedLayerNormalization", ["x", "g"], ["y"],
                           axis=-1, epsilon=1e-5)],
         X, ["y"], [weight("g", [16])], contrib=False)
+    # BERT's self-attention, Q, K and V weights packed, 4 heads of 4.
+    attn = [weight("w", [16, 48], 0.5), weight("b", [48])]
+    yield "attention", model(
+        [helper.make_node("Attention", ["x", "w", "b"], ["y"], domain=MS,
+                          num_heads=4)], X, ["y"], attn)
+    # A length per row (as the optimizer's ReduceSum of the mask gives).
+    lengths = helper.make_tensor_value_info("len", TensorProto.INT32, [2])
+    m = model([helper.make_node("Attention", ["x", "w", "b", "len"], ["y"],
+                                domain=MS, num_heads=4, scale=0.3)],
+              X, ["y"], attn)
+    m.graph.input.append(lengths)
+    yield "attention_lengths", m
+    raw = helper.make_tensor_value_info("mask", TensorProto.INT32, [2, 5])
+    m = model([helper.make_node("Attention", ["x", "w", "", "mask"], ["y"],
+                                domain=MS, num_heads=2,
+                                mask_filter_value=-1e4)],
+              X, ["y"], attn[:1])
+    m.graph.input.append(raw)
+    yield "attention_raw_mask", m
     bias_add = [("x", [2, 5, 16]), ("s", [2, 5, 16])]
     yield "bias_add", model(
         [helper.make_node("BiasAdd", ["x", "b", "s"], ["y"], domain=MS)],
@@ -108,11 +127,20 @@ def errors():
     yield "err_no_opset", model(
         [helper.make_node("Gelu", ["x"], ["y"], domain=MS)], X, ["y"],
         contrib=False)
-    yield "err_attention", model(
-        [helper.make_node("Attention", ["x", "w", "b"], ["y"], domain=MS,
-                          num_heads=2),
+    yield "err_unsupported", model(
+        [helper.make_node("EmbedLayerNormalization", ["x"], ["y"], domain=MS),
          helper.make_node("QOrderedGelu", ["y"], ["z"], domain=MS)],
-        X, ["z"], [weight("w", [16, 48]), weight("b", [48])])
+        X, ["z"])
+
+
+    yield "err_attention_past", model(
+        [helper.make_node("Attention", ["x", "w", "b", "", "x"], ["y"],
+                          domain=MS, num_heads=4)], X, ["y"],
+        [weight("w", [16, 48]), weight("b", [48])])
+    yield "err_attention_causal", model(
+        [helper.make_node("Attention", ["x", "w"], ["y"], domain=MS,
+                          num_heads=4, unidirectional=1)], X, ["y"],
+        [weight("w", [16, 48])])
 
 
 def oracles():
