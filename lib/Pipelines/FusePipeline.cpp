@@ -9,7 +9,10 @@
 #include "fuse/Pipelines/Pipelines.h"
 
 #include "fuse/Dialect/ONNX/IR/ONNXDialect.h"
+#include "fuse/Dialect/ONNX/IR/ONNXOps.h"
+#include "fuse/Dialect/ONNX/IR/ONNXTraits.h"
 #include "fuse/Transforms/Passes.h"
+#include "fuse/runtime/Artifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -40,6 +43,103 @@ std::optional<Precision> fuse::getPrecision(PrecisionChoice choice) {
   return std::nullopt;
 }
 
+static bool hasNoElements(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && llvm::is_contained(tensor.getShape(), 0);
+}
+
+/// What the lowering cannot take of empty tensors (a dim of 0), refused
+/// before it: a reduction of an empty tensor (its loop tiling needs a
+/// non-empty iteration space) and an output with no elements that a kernel
+/// computes (the kernel would have no loop to run).
+static LogicalResult checkEmptyTensors(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    // (A reduction of a dynamic result, its axes not constant, is left to
+    // the lowering, which asks for static shapes; once they are, graph
+    // simplification folds a Reduce* of nothing to its identity.)
+    if ((isReductionOp(op) ||
+         isa<ONNXSoftmaxOp, ONNXLayerNormalizationOp, ONNXLRNOp,
+             ONNXGroupNormalizationOp, ONNXCumSumOp, ONNXCumProdOp,
+             ONNXArgMaxOp, ONNXArgMinOp>(op)) &&
+        hasNoElements(op->getOperand(0).getType()) &&
+        cast<ShapedType>(op->getResult(0).getType()).hasStaticShape()) {
+      op->emitError() << "reduces a tensor with no elements ("
+                      << op->getOperand(0).getType()
+                      << "); empty reductions are not supported";
+      return WalkResult::interrupt();
+    }
+    // A contraction over an empty tensor (a MatMul with K = 0) crashed
+    // the kernel-loop tiling. Other ops may take and make empty tensors
+    // (a Slice to nothing that a Concat then skips).
+    if (isContractionOp(op))
+      for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
+                                                op->getResultTypes()))
+        if (hasNoElements(type)) {
+          op->emitError() << "'" << op->getName()
+                          << "' contracts a tensor with no elements (" << type
+                          << "); empty contractions are not supported";
+          return WalkResult::interrupt();
+        }
+    // A constant output (folded) needs no kernel.
+    if (isa<func::ReturnOp>(op))
+      for (Value operand : op->getOperands())
+        if (hasNoElements(operand.getType()) &&
+            !operand.getDefiningOp<ONNXConstantOp>()) {
+          op->emitError() << "an output with no elements (" << operand.getType()
+                          << ") is not supported";
+          return WalkResult::interrupt();
+        }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// Tensors the artifact would describe with more dims than the runtime
+/// takes (artifact::kMaxRank, the C API's FUSE_MAX_RANK): refused here
+/// rather than written into a file the runtime refuses.
+static LogicalResult checkRanks(ModuleOp module) {
+  auto tooHigh = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getRank() > artifact::kMaxRank;
+  };
+  for (auto func : module.getOps<func::FuncOp>()) {
+    for (auto [i, arg] : llvm::enumerate(func.getArguments()))
+      if (tooHigh(arg.getType())) {
+        auto name = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
+        return emitError(func.getLoc())
+               << "graph input '" << (name ? name.getValue() : StringRef("?"))
+               << "' has rank "
+               << cast<RankedTensorType>(arg.getType()).getRank()
+               << "; fuse's runtime takes tensors of rank at most "
+               << artifact::kMaxRank;
+      }
+    for (Operation &op : func.getBody().getOps())
+      for (Type type : op.getResultTypes())
+        if (tooHigh(type))
+          return op.emitError()
+                 << "'" << op.getName() << "' makes a tensor of rank "
+                 << cast<RankedTensorType>(type).getRank()
+                 << "; fuse's runtime takes tensors of rank at most "
+                 << artifact::kMaxRank;
+  }
+  return success();
+}
+
+LogicalResult fuse::checkSimplifiedModel(ModuleOp module) {
+  WalkResult stage = module.walk<WalkOrder::PreOrder>([](Operation *op) {
+    if (!isa<FuseDialect>(op->getDialect()))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "': fuse's pipeline takes a model as imported (onnx "
+                       "ops), not IR of a later stage";
+    return WalkResult::interrupt();
+  });
+  if (stage.wasInterrupted())
+    return failure();
+  return failure(failed(checkEmptyTensors(module)) ||
+                 failed(checkRanks(module)));
+}
+
 PrecisionChoice fuse::getPrecisionChoice(Precision precision) {
   switch (precision) {
   case Precision::fp32:
@@ -68,7 +168,8 @@ std::string fuse::verifyPipelineOptions(const FusePipelineOptions &options) {
       getChipVersion(options.gpuArch) < 80)
     return "gpu-async-copy needs sm_80 or later (cp.async)";
   if (options.gpuSms < 0 || options.gpuSms > 4096)
-    return "gpu-sms must be from 1 to 4096 (0: the architecture's)";
+    return "gpu-sms must be from 1 to 4096 (0: the architecture's), not " +
+           std::to_string(options.gpuSms);
   if (!options.gpuContractionTile.empty() &&
       !isGpuContractionTile(options.gpuContractionTile))
     return "gpu-contraction-tile must be two powers of two from 1 to 16, "
@@ -253,9 +354,13 @@ struct FusePipelinePass
   using Base::Base;
 
   void getDependentDialects(DialectRegistry &registry) const override {
-    OpPassManager pm(ModuleOp::getOperationName());
-    buildStages(pm, Precision::fp16);
-    pm.getDependentDialects(registry);
+    // Every pass the dynamic pipeline may run, for either kind of model.
+    for (Precision model : {Precision::fp32, Precision::fp16}) {
+      OpPassManager pm(ModuleOp::getOperationName());
+      pm.nest<func::FuncOp>().addPass(createSimplifyGraph());
+      buildStages(pm, model);
+      pm.getDependentDialects(registry);
+    }
   }
 
   /// Values out of range are errors where the pipeline is parsed.
@@ -274,7 +379,8 @@ struct FusePipelinePass
     ModuleOp module = getOperation();
     OpPassManager simplify(ModuleOp::getOperationName());
     simplify.nest<func::FuncOp>().addPass(createSimplifyGraph());
-    if (failed(runPipeline(simplify, module)))
+    if (failed(runPipeline(simplify, module)) ||
+        failed(checkSimplifiedModel(module)))
       return signalPassFailure();
     // The model's own precision, before io-precision changes its edges.
     OpPassManager rest(ModuleOp::getOperationName());

@@ -137,88 +137,6 @@ static FailureOr<func::FuncOp> getHost(ModuleOp module) {
   return host;
 }
 
-static bool hasNoElements(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && llvm::is_contained(tensor.getShape(), 0);
-}
-
-/// What the lowering cannot take of empty tensors (a dim of 0), refused
-/// before it: a reduction of an empty tensor (its loop tiling needs a
-/// non-empty iteration space) and an output with no elements that a kernel
-/// computes (the kernel would have no loop to run).
-static LogicalResult checkEmptyTensors(ModuleOp module) {
-  WalkResult result = module.walk([](Operation *op) {
-    // (A reduction of a dynamic result, its axes not constant, is left to
-    // the lowering, which asks for static shapes; once they are, graph
-    // simplification folds a Reduce* of nothing to its identity.)
-    if ((isReductionOp(op) ||
-         isa<ONNXSoftmaxOp, ONNXLayerNormalizationOp, ONNXLRNOp,
-             ONNXGroupNormalizationOp, ONNXCumSumOp, ONNXCumProdOp,
-             ONNXArgMaxOp, ONNXArgMinOp>(op)) &&
-        hasNoElements(op->getOperand(0).getType()) &&
-        cast<ShapedType>(op->getResult(0).getType()).hasStaticShape()) {
-      op->emitError() << "reduces a tensor with no elements ("
-                      << op->getOperand(0).getType()
-                      << "); empty reductions are not supported";
-      return WalkResult::interrupt();
-    }
-    // A contraction over an empty tensor (a MatMul with K = 0) crashed
-    // the kernel-loop tiling. Other ops may take and make empty tensors
-    // (a Slice to nothing that a Concat then skips).
-    if (isContractionOp(op))
-      for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
-                                                op->getResultTypes()))
-        if (hasNoElements(type)) {
-          op->emitError() << "'" << op->getName()
-                          << "' contracts a tensor with no elements (" << type
-                          << "); empty contractions are not supported";
-          return WalkResult::interrupt();
-        }
-    // A constant output (folded) needs no kernel.
-    if (isa<func::ReturnOp>(op))
-      for (Value operand : op->getOperands())
-        if (hasNoElements(operand.getType()) &&
-            !operand.getDefiningOp<ONNXConstantOp>()) {
-          op->emitError() << "an output with no elements ("
-                          << operand.getType() << ") is not supported";
-          return WalkResult::interrupt();
-        }
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
-}
-
-/// Tensors the artifact would describe with more dims than the runtime
-/// takes (artifact::kMaxRank, the C API's FUSE_MAX_RANK): refused here
-/// rather than written into a file the runtime refuses.
-static LogicalResult checkRanks(ModuleOp module) {
-  auto tooHigh = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.getRank() > artifact::kMaxRank;
-  };
-  for (auto func : module.getOps<func::FuncOp>()) {
-    for (auto [i, arg] : llvm::enumerate(func.getArguments()))
-      if (tooHigh(arg.getType())) {
-        auto name = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
-        return emitError(func.getLoc())
-               << "graph input '" << (name ? name.getValue() : StringRef("?"))
-               << "' has rank "
-               << cast<RankedTensorType>(arg.getType()).getRank()
-               << "; fuse's runtime takes tensors of rank at most "
-               << artifact::kMaxRank;
-      }
-    for (Operation &op : func.getBody().getOps())
-      for (Type type : op.getResultTypes())
-        if (tooHigh(type))
-          return op.emitError()
-                 << "'" << op.getName() << "' makes a tensor of rank "
-                 << cast<RankedTensorType>(type).getRank()
-                 << "; fuse's runtime takes tensors of rank at most "
-                 << artifact::kMaxRank;
-  }
-  return success();
-}
-
 StringRef fuse::getStageName(CompileStage stage) {
   switch (stage) {
   case CompileStage::Imported:
@@ -707,8 +625,24 @@ static LogicalResult checkStartAt(ModuleOp module,
              << ", not for --target=" << (isCpu(options) ? "cpu" : "cuda");
     return success();
   }
-  if (from > CompileStage::Imported)
-    return checkStrategiesTarget(module, getArtifactTarget(options));
+  if (from == CompileStage::Imported)
+    return success();
+  if (failed(checkStrategiesTarget(module, getArtifactTarget(options))))
+    return failure();
+  // Strategies chosen for one GPU are not re-chosen for another.
+  auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName);
+  const FusePipelineOptions &pipeline = options.pipeline;
+  if (target && !isCpu(options) &&
+      (target.getArch() != pipeline.gpuArch ||
+       (pipeline.gpuSms != 0 && target.getSms() != pipeline.gpuSms)))
+    return emitError(module.getLoc())
+           << "the input is IR of stage '" << getStageName(from) << "' for "
+           << target.getArch() << " with " << target.getSms()
+           << " SMs (its fuse.target), not --gpu-arch=" << pipeline.gpuArch
+           << (pipeline.gpuSms != 0
+                   ? " --gpu-sms=" + std::to_string(pipeline.gpuSms)
+                   : std::string())
+           << ": compile the model for that GPU";
   return success();
 }
 
@@ -732,10 +666,12 @@ static LogicalResult simplifyAndFuse(ModuleOp module,
   // Shape subgraphs fold away and BatchNorm folds into Conv before
   // anything else, in the reference plan too.
   stages.begin("simplify graph");
-  if (failed(stages.runPasses(module, [&](OpPassManager &pm) {
-        pm.nest<func::FuncOp>().addPass(createSimplifyGraph());
-      })) ||
-      failed(checkEmptyTensors(module)) || failed(checkRanks(module)))
+  if (failed(stages.runPasses(module,
+                              [&](OpPassManager &pm) {
+                                pm.nest<func::FuncOp>().addPass(
+                                    createSimplifyGraph());
+                              })) ||
+      failed(checkSimplifiedModel(module)))
     return failure();
   // The model's own precision, before --io-precision changes its edges.
   Precision modelPrecision = getModelPrecision(module);

@@ -11,6 +11,7 @@ fuse-compile); `InferenceSession` loads an artifact through the runtime's C
 API, like onnxruntime's InferenceSession. docs/python.md has the details.
 """
 
+import numbers as _numbers
 import os as _os
 import warnings as _warnings
 
@@ -130,8 +131,8 @@ def compile(model, target="cpu", *, arch="sm_90", sms=0,
         if value not in choices:
             raise ValueError(f"{name} must be {', '.join(choices[:-1])} or "
                              f"{choices[-1]}, not {value!r}")
-    if (not isinstance(sms, int) or isinstance(sms, bool) or sms < 0
-            or sms > 4096):
+    if (not isinstance(sms, _numbers.Integral) or isinstance(sms, bool)
+            or sms < 0 or sms > 4096):
         raise ValueError(f"sms must be an int from 1 to 4096 (0: the "
                          f"architecture's), not {sms!r}")
     if isinstance(keep_fp32, str) or not all(
@@ -146,7 +147,7 @@ def compile(model, target="cpu", *, arch="sm_90", sms=0,
     # Imported here: the compiler loads LLVM, which serving does not need.
     from . import _compiler
     artifact, diagnostics = _compiler.compile(
-        data, source, out, target, arch, sms, cpu, _os.fspath(cuda_path),
+        data, source, out, target, arch, int(sms), cpu, _os.fspath(cuda_path),
         strategy, depthwise, conv, fusion, reference, fusion_report, shapes,
         precision, list(keep_fp32), io_precision, bool(index_checks))
     if diagnostics:

@@ -155,6 +155,9 @@ def test_gpu_sms():
     artifact = fuse.compile(models.MODELS["conv_bias_relu"](), target="cuda",
                             arch="sm_80", sms=7)
     assert b"--gpu-arch=sm_80 --gpu-sms=7" in artifact
+    artifact = fuse.compile(models.MODELS["conv_bias_relu"](), target="cuda",
+                            arch="sm_80", sms=np.int64(9))
+    assert b"--gpu-arch=sm_80 --gpu-sms=9" in artifact
     for bad in (-1, 5000, 2.5, True):
         with pytest.raises(ValueError, match=r"sms must be an int from 1 "
                                              r"to 4096"):

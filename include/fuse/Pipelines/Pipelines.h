@@ -76,6 +76,12 @@ int64_t getCpuVectorWidth(llvm::StringRef level);
 /// values): fp16 before bf16; fp32 when it holds neither.
 Precision getModelPrecision(mlir::ModuleOp module);
 
+/// What the later stages cannot take, refused after fuse-simplify-graph
+/// with an error at the op: IR of a later stage (fuse ops), reductions and
+/// contractions of tensors with no elements, empty outputs that a kernel
+/// would compute, tensors of more dims than the runtime takes.
+mlir::LogicalResult checkSimplifiedModel(mlir::ModuleOp module);
+
 /// The input stage: the GPU target (cuda), the model's float edges in
 /// `io-precision`, then the run-time index checks.
 void buildFuseInputPipeline(mlir::OpPassManager &pm,

@@ -525,7 +525,7 @@ def SelectStrategies : Pass<"fuse-select-strategies", "mlir::func::FuncOp"> {
     Option<"splitK", "split-k", "int64_t", "0",
            "Split-K of generated MatMul kernels (f32): 0, the heuristic (on "
            "cuda, when the best `tiles` strategy gives its threads at most 8 "
-           "outputs or launches fewer blocks than the H100 has SMs, the "
+           "outputs or launches fewer blocks than the target has SMs, the "
            "reduction is cut into the 2 to 16 slices of at least 128 whose "
            "tiling gives the most outputs a thread at a block per SM: one "
            "kernel computes the slices' partial products, a "

@@ -913,3 +913,17 @@ module attributes {fuse.target = #fuse.target<arch = "sm_90", sms = 0>} {}
 
 // expected-error @+1 {{target arch must be an NVIDIA architecture from sm_50 on, not 'gfx90a'}}
 module attributes {fuse.target = #fuse.target<arch = "gfx90a", sms = 104>} {}
+
+// -----
+
+// expected-error @+1 {{'fuse.target' must be a #fuse.target}}
+module attributes {fuse.target = 5 : i64} {}
+
+// -----
+
+module {
+  // expected-error @+1 {{'fuse.target' belongs on a module}}
+  func.func @f() attributes {fuse.target = #fuse.target<arch = "sm_90", sms = 132>} {
+    return
+  }
+}

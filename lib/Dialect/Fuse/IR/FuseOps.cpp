@@ -31,6 +31,18 @@ void FuseDialect::registerAttributes() {
       >();
 }
 
+LogicalResult FuseDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != kTargetAttrName)
+    return success();
+  if (!isa<TargetAttr>(attr.getValue()))
+    return op->emitError() << "'" << kTargetAttrName
+                           << "' must be a #fuse.target";
+  if (!isa<ModuleOp>(op))
+    return op->emitError() << "'" << kTargetAttrName << "' belongs on a module";
+  return success();
+}
+
 LogicalResult FuseDialect::verifyRegionResultAttribute(Operation *op,
                                                        unsigned region,
                                                        unsigned result,

@@ -433,8 +433,10 @@ def Fuse_TargetAttr : Fuse_Attr<"Target", "target"> {
     `sm_90` and later: thread block clusters) and its number of streaming
     multiprocessors, by which fuse-select-strategies sizes its grids (a
     block per SM for contraction tiles, two for the flat, planes,
-    transpose and attention kernels). A module without it is taken as
-    sm_90 with 132 SMs (an H100's).
+    transpose and attention kernels), and whether it has tensor cores and
+    clusters. In a module without it grids are sized for 132 SMs (an
+    H100's), and tensor cores and clusters are as fuse-select-strategies'
+    options say.
 
     ```mlir
     module attributes {fuse.target = #fuse.target<arch = "sm_80", sms = 108>}

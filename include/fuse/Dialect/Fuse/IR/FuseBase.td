@@ -21,6 +21,7 @@ def Fuse_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   // fuse.index_check on the graph function's results.
   let hasRegionResultAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
   }];
