@@ -37,22 +37,13 @@
 #include "ImporterImpl.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
 
 using namespace mlir;
 using namespace fuse;
 using namespace fuse::detail;
-
-/// The element type of `v`, a tensor.
-static Type elementOf(Value v) {
-  return cast<TensorType>(v.getType()).getElementType();
-}
-
-/// An f32 attribute named `name`.
-static NamedAttribute floatAttr(NodeImporter &n, StringRef name, double value) {
-  return n.builder.getNamedAttr(name, n.builder.getF32FloatAttr(value));
-}
 
 /// Pushes `y` as the node's only result.
 static LogicalResult finish(NodeImporter &n, NodeEmitter &e, Value y) {
@@ -86,8 +77,8 @@ static LogicalResult importFastGelu(NodeImporter &n) {
 static LogicalResult importQuickGelu(NodeImporter &n) {
   NodeEmitter e(n);
   Value x = n.input(0);
-  Value scaled = e.op(
-      "onnx.Mul", {x, e.scalar(elementOf(x), n.floatAttrOr("alpha", 1.702))});
+  Value scaled = e.op("onnx.Mul", {x, e.scalar(getElementTypeOrSelf(x),
+                                               n.floatAttrOr("alpha", 1.702))});
   return finish(n, e, e.op("onnx.Mul", {x, e.op("onnx.Sigmoid", {scaled})}));
 }
 
@@ -123,7 +114,7 @@ static LogicalResult importFusedMatMul(NodeImporter &n) {
   Value y = e.op("onnx.MatMul", {*a, *b});
   double alpha = n.floatAttrOr("alpha", 1.0);
   if (alpha != 1.0)
-    y = e.op("onnx.Mul", {y, e.scalar(elementOf(y), alpha)});
+    y = e.op("onnx.Mul", {y, e.scalar(getElementTypeOrSelf(y), alpha)});
   return finish(n, e, y);
 }
 
@@ -142,7 +133,7 @@ static LogicalResult importSkipNorm(NodeImporter &n, bool simplified) {
     sum = e.op("onnx.Add", {sum, n.input(biasInput)});
   SmallVector<NamedAttribute> attrs = {
       e.intAttr("axis", -1),
-      floatAttr(n, "epsilon", n.floatAttrOr("epsilon", 1e-12))};
+      e.floatAttr("epsilon", n.floatAttrOr("epsilon", 1e-12))};
   Value y = simplified ? e.op("onnx.RMSNormalization", {sum, n.input(2)}, attrs)
                        : e.op("onnx.LayerNormalization",
                               {sum, n.input(2), n.input(3)}, attrs);

@@ -239,8 +239,9 @@ public:
   mlir::Value scalar(mlir::Type elementType, double value) {
     return n.createScalarConstant(elementType, value);
   }
-  /// An i64 attribute named `name`.
+  /// An i64 (f32) attribute named `name`.
   mlir::NamedAttribute intAttr(llvm::StringRef name, int64_t value);
+  mlir::NamedAttribute floatAttr(llvm::StringRef name, double value);
   /// A DenseI64ArrayAttr named `name`.
   mlir::NamedAttribute intsAttr(llvm::StringRef name,
                                 llvm::ArrayRef<int64_t> values);

@@ -183,6 +183,10 @@ NamedAttribute NodeEmitter::intAttr(StringRef name, int64_t value) {
   return n.builder.getNamedAttr(name, n.builder.getI64IntegerAttr(value));
 }
 
+NamedAttribute NodeEmitter::floatAttr(StringRef name, double value) {
+  return n.builder.getNamedAttr(name, n.builder.getF32FloatAttr(value));
+}
+
 NamedAttribute NodeEmitter::intsAttr(StringRef name, ArrayRef<int64_t> values) {
   return n.builder.getNamedAttr(name, n.builder.getDenseI64ArrayAttr(values));
 }

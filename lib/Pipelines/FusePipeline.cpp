@@ -167,9 +167,9 @@ std::string fuse::verifyPipelineOptions(const FusePipelineOptions &options) {
   if (options.target == KernelTarget::cuda && options.gpuAsyncCopy &&
       getChipVersion(options.gpuArch) < 80)
     return "gpu-async-copy needs sm_80 or later (cp.async)";
-  if (options.gpuSms < 0 || options.gpuSms > 4096)
-    return "gpu-sms must be from 1 to 4096 (0: the architecture's), not " +
-           std::to_string(options.gpuSms);
+  if (options.gpuSms < 0 || options.gpuSms > kMaxTargetSms)
+    return "gpu-sms must be from 1 to " + std::to_string(kMaxTargetSms) +
+           " (0: the architecture's), not " + std::to_string(options.gpuSms);
   if (!options.gpuContractionTile.empty() &&
       !isGpuContractionTile(options.gpuContractionTile))
     return "gpu-contraction-tile must be two powers of two from 1 to 16, "
@@ -178,11 +178,9 @@ std::string fuse::verifyPipelineOptions(const FusePipelineOptions &options) {
     return "gpu-mma-split-k must be 0 (fuse's choice), 1 (never), 2, 4 or 8";
   if (options.gpuKTile < 0 || options.gpuKTile > 256)
     return "gpu-k-tile must be from 0 to 256";
-  if (options.gpuAsyncCopy ? options.gpuStages != 2 && options.gpuStages != 3
-                           : options.gpuStages != 1 && options.gpuStages != 2)
+  if (!isGpuStages(options.gpuStages, options.gpuAsyncCopy))
     return "gpu-stages must be 1 or 2 (2 or 3 with --gpu-async-copy)";
-  int64_t splitK = options.splitK;
-  if (splitK < 0 || splitK > 16 || (splitK > 1 && (splitK & (splitK - 1))))
+  if (!isSplitK(options.splitK))
     return "split-k must be 0 (the heuristic), 1 (never), 2, 4, 8 or 16";
   return "";
 }

@@ -630,7 +630,7 @@ static LogicalResult checkStartAt(ModuleOp module,
   if (failed(checkStrategiesTarget(module, getArtifactTarget(options))))
     return failure();
   // Strategies chosen for one GPU are not re-chosen for another.
-  auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName);
+  TargetAttr target = getTarget(module);
   const FusePipelineOptions &pipeline = options.pipeline;
   if (target && !isCpu(options) &&
       (target.getArch() != pipeline.gpuArch ||

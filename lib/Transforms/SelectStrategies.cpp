@@ -684,9 +684,8 @@ static constexpr int64_t kTileSizes[] = {8, 4, 2, 1};
 /// Threads along the last dim of a `tiles` block, and in all.
 static constexpr int64_t kTileColumnsThreads = 16;
 static constexpr int64_t kTileThreads = 256;
-/// Split-K: at most 16 slices, each of at least 128 iterations of the
-/// reduction (8 chunks of a 16-deep `tiles` block).
-static constexpr int64_t kMaxSplitK = 16;
+/// Split-K: at most kMaxSplitK slices, each of at least 128 iterations of
+/// the reduction (8 chunks of a 16-deep `tiles` block).
 static constexpr int64_t kMinSplitSlice = 128;
 /// The heuristic leaves a product unsplit when its best `tiles` strategy
 /// launches a block per SM with more than this many outputs a thread: the
@@ -1632,8 +1631,7 @@ struct SelectStrategiesPass
     if (gpuKTile < 0 || gpuKTile > 256)
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-k-tile must be from 0 to 256";
-    if (splitK < 0 || splitK > kMaxSplitK ||
-        (splitK > 1 && !llvm::isPowerOf2_64(splitK)))
+    if (!isSplitK(splitK))
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: split-k must be 0 (the heuristic), 1 "
                 "(never) or a power of two up to "
@@ -1642,8 +1640,7 @@ struct SelectStrategiesPass
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-mma-split-k must be 0 (the "
                 "heuristic), 1 (never), 2, 4 or 8";
-    if (gpuAsyncCopy ? gpuStages != 2 && gpuStages != 3
-                     : gpuStages != 1 && gpuStages != 2)
+    if (!isGpuStages(gpuStages, gpuAsyncCopy))
       return emitError(UnknownLoc::get(context))
              << "fuse-select-strategies: gpu-stages must be 1 or 2 (2 or 3 "
                 "with gpu-async-copy)";
@@ -1671,10 +1668,7 @@ struct SelectStrategiesPass
     // The module's GPU decides what it has; the options stand for it in IR
     // without a target.
     bool tensorCores = gpuTensorCores, clusters = gpuClusters;
-    auto module = func->getParentOfType<ModuleOp>();
-    if (auto target = module
-                          ? module->getAttrOfType<TargetAttr>(kTargetAttrName)
-                          : TargetAttr()) {
+    if (TargetAttr target = getTarget(func)) {
       unsigned version = getChipVersion(target.getArch());
       tensorCores = version >= 80;
       clusters = version >= 90;

@@ -30,9 +30,9 @@ public:
           << gpuArch << "'";
       return signalPassFailure();
     }
-    if (gpuSms < 0 || gpuSms > 4096) {
-      module.emitError("fuse-set-target: gpu-sms must be from 1 to 4096 (0: "
-                       "the architecture's), not ")
+    if (gpuSms < 0 || gpuSms > kMaxTargetSms) {
+      module.emitError("fuse-set-target: gpu-sms must be from 1 to ")
+          << kMaxTargetSms << " (0: the architecture's), not "
           << static_cast<int64_t>(gpuSms);
       return signalPassFailure();
     }

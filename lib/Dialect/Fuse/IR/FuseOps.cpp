@@ -102,13 +102,16 @@ int64_t fuse::getDefaultSmCount(unsigned chipVersion) {
   return sms;
 }
 
-int64_t fuse::getTargetSms(Operation *op) {
+TargetAttr fuse::getTarget(Operation *op) {
   auto module =
       isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
-  if (module)
-    if (auto target = module->getAttrOfType<TargetAttr>(kTargetAttrName))
-      return target.getSms();
-  return kDefaultTargetSms;
+  return module ? module->getAttrOfType<TargetAttr>(kTargetAttrName)
+                : TargetAttr();
+}
+
+int64_t fuse::getTargetSms(Operation *op) {
+  TargetAttr target = getTarget(op);
+  return target ? target.getSms() : kDefaultTargetSms;
 }
 
 LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -117,8 +120,9 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "target arch must be an NVIDIA architecture from "
                           "sm_50 on, not '"
                        << arch << "'";
-  if (sms < 1 || sms > 4096)
-    return emitError() << "target sms must be from 1 to 4096, not " << sms;
+  if (sms < 1 || sms > kMaxTargetSms)
+    return emitError() << "target sms must be from 1 to " << kMaxTargetSms
+                       << ", not " << sms;
   return success();
 }
 

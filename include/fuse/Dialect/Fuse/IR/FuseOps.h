@@ -71,11 +71,16 @@ unsigned getChipVersion(llvm::StringRef chip);
 /// none is given: its usual data-center part's.
 int64_t getDefaultSmCount(unsigned chipVersion);
 
-/// The SMs of a module without a `fuse.target` (an H100's).
+/// The SMs of a module without a `fuse.target` (an H100's), and the most
+/// a target may have.
 constexpr int64_t kDefaultTargetSms = 132;
+constexpr int64_t kMaxTargetSms = 4096;
 
 /// The name of the module attribute holding the GPU target.
 constexpr llvm::StringLiteral kTargetAttrName = "fuse.target";
+
+/// The `fuse.target` of `op`'s module (of `op`, a module), or null.
+TargetAttr getTarget(mlir::Operation *op);
 
 /// The SMs of the GPU that `op`'s module is compiled for (its
 /// `fuse.target`), kDefaultTargetSms without one.
@@ -120,6 +125,21 @@ inline bool isGpuContractionTile(llvm::ArrayRef<int64_t> tile) {
                         return s >= 1 && s <= 16 && llvm::isPowerOf2_64(s);
                       }) &&
          tile[0] * tile[1] <= 128;
+}
+
+/// The most slices split-K (fuse-select-strategies' `split-k`) cuts a
+/// generated MatMul's reduction into; whether `splitK` is one it takes: 0
+/// (the heuristic), 1 (never), or a power of two up to kMaxSplitK.
+constexpr int64_t kMaxSplitK = 16;
+inline bool isSplitK(int64_t splitK) {
+  return splitK >= 0 && splitK <= kMaxSplitK &&
+         (splitK <= 1 || llvm::isPowerOf2_64(splitK));
+}
+
+/// Whether a staging `tiles` block may have `stages` shared buffers: 1 or
+/// 2, or with `asyncCopy` (cp.async) 2 or 3.
+inline bool isGpuStages(int64_t stages, bool asyncCopy) {
+  return asyncCopy ? stages == 2 || stages == 3 : stages == 1 || stages == 2;
 }
 
 /// Whether an `mma` kernel can split its reduction `splitK` ways: 1 (no
